@@ -1,0 +1,1301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * builtin-dprof.c: perf dprof, a data-centric profiler.
+ *
+ * Blames data types rather than instructions for memory accesses, after
+ * DProf (Pesterev, Zeldovich, Morris; EuroSys 2010):
+ *
+ *   perf dprof record -a -- <workload>
+ *   perf dprof report [--stdio] [--type=NAME]
+ *
+ * record adds three streams to one perf.data: access samples (a memory
+ * sampling PMU, or cpu-clock with interrupt registers where there is
+ * none), and the address set (slab alloc/free tracepoints).  report
+ * replays the address set in time order and resolves every access to
+ * (type, object, offset, member).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/zalloc.h>
+
+#include <subcmd/pager.h>
+#include <subcmd/parse-options.h>
+
+#include "builtin.h"
+#include "perf.h"
+#include "util/addr_location.h"
+#include "util/color.h"
+#include "util/data.h"
+#include "util/debug.h"
+#include "util/dso.h"
+#include "util/event.h"
+#include "util/evlist.h"
+#include "util/evsel.h"
+#include "util/hashmap.h"
+#include "util/machine.h"
+#include "util/map.h"
+#include "util/mem-events.h"
+#include "util/perf_regs.h"
+#include "util/pmu.h"
+#include "util/session.h"
+#include "util/strbuf.h"
+#include "util/symbol.h"
+#include "util/thread.h"
+#include "util/tool.h"
+#include "util/tracepoint.h"
+#include "util/dprof/addrset.h"
+#include "util/dprof/profile.h"
+#include "util/dprof/resolve.h"
+#include "util/dprof/softsample.h"
+#ifdef HAVE_DWARF_SUPPORT
+#include "util/dprof/dwtypes.h"
+#endif
+
+/* x86-64 THREAD_SIZE with KASAN off; stack slots are not a data type */
+#define DPROF_STACK_SPAN	(16 * 1024)
+
+#define DPROF_HOT_MEMBERS	3
+
+static const char * const dprof_kmem_tracepoints[] = {
+	"kmem:kmem_cache_alloc",
+	"kmem:kmalloc",
+	"kmem:kmem_cache_free",
+	"kmem:kfree",
+};
+
+struct perf_dprof;
+
+typedef int (*dprof_tp_handler)(struct perf_dprof *dprof, struct evsel *evsel,
+				struct perf_sample *sample,
+				struct machine *machine);
+
+struct perf_dprof {
+	struct perf_tool	tool;
+	struct dprof_addrset	as;
+	struct dprof_profile	prof;
+	struct dprof_resolver	res;
+	/* options */
+	const char		*input_name;
+	const char		*sort_str;
+	const char		*type_name;
+	const char		*view;
+	float			percent_limit;
+	bool			use_stdio;
+	bool			force;
+	/* what the recording held */
+	bool			has_alloc;
+	bool			has_free;
+	bool			has_soft;
+	bool			has_mem_pmu;
+	bool			alloc_has_name;	/* kernel patch: name on alloc */
+	u64			nr_allocs;
+	u64			nr_frees;
+	u64			nr_names_learned;
+	u64			nr_name_conflicts;
+#ifdef HAVE_DWARF_SUPPORT
+	struct hashmap		*dwarf;		/* dso -> struct dprof_dwarf * */
+#endif
+};
+
+/* ---------------------------------------------------------------------- */
+/* address set: slab allocator events                                      */
+
+static bool evsel__has_field(struct evsel *evsel, const char *name)
+{
+	return evsel__field(evsel, name) != NULL;
+}
+
+/*
+ * The kmalloc size class the object came from.  6.12's tracepoints do not
+ * name the cache; the size class follows from bytes_alloc.
+ */
+static char *kmalloc_cache_name(u64 bytes_alloc)
+{
+	char *name;
+
+	if (bytes_alloc > 8192)
+		return strdup("kmalloc-large");
+	if (bytes_alloc >= 1024 && !(bytes_alloc % 1024)) {
+		if (asprintf(&name, "kmalloc-%" PRIu64 "k", bytes_alloc / 1024) < 0)
+			return NULL;
+	} else if (asprintf(&name, "kmalloc-%" PRIu64, bytes_alloc) < 0) {
+		return NULL;
+	}
+	return name;
+}
+
+static char *kernel_symbol_name(struct machine *machine, u64 addr)
+{
+	struct map *map = NULL;
+	struct symbol *sym = machine__find_kernel_symbol(machine, addr, &map);
+	char *name;
+
+	if (sym)
+		name = strdup(sym->name);
+	else if (asprintf(&name, "%#" PRIx64, addr) < 0)
+		name = NULL;
+	map__put(map);
+	return name;
+}
+
+static int dprof__alloc(struct perf_dprof *dprof, struct evsel *evsel,
+			struct perf_sample *sample, struct machine *machine,
+			enum dprof_kind kind)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr");
+	u64 call_site = evsel__intval(evsel, sample, "call_site");
+	u64 bytes_req = evsel__intval(evsel, sample, "bytes_req");
+	u64 bytes_alloc = evsel__intval(evsel, sample, "bytes_alloc");
+	struct dprof_class *cls;
+	struct dprof_obj *obj;
+
+	if (!ptr)	/* failed allocation */
+		return 0;
+	dprof->nr_allocs++;
+
+	/*
+	 * One class per call site and size: a call site allocates from one
+	 * cache.  The size goes in the top bits, which are all ones for a
+	 * kernel text address, so the key stays unique.
+	 */
+	cls = dprof_profile__findnew_class(&dprof->prof, kind,
+					   call_site ^ (bytes_alloc << 48), NULL);
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->nr_allocs) {
+		cls->obj_size = bytes_req;
+		cls->alloc_size = bytes_alloc;
+		if (kind == DPROF_KIND_KMALLOC) {
+			cls->name = kmalloc_cache_name(bytes_alloc);
+			cls->site_name = kernel_symbol_name(machine, call_site);
+		} else {
+			/* the allocator's caller, until a free names the cache */
+			cls->site_name = kernel_symbol_name(machine, call_site);
+		}
+	}
+	if (kind == DPROF_KIND_SLAB && !cls->name &&
+	    evsel__has_field(evsel, "name")) {
+		const char *name = evsel__strval(evsel, sample, "name");
+
+		if (name) {
+			cls->name = strdup(name);
+			dprof->alloc_has_name = true;
+		}
+	}
+	cls->nr_allocs++;
+
+	obj = dprof_addrset__alloc(&dprof->as, ptr, bytes_alloc, sample->time);
+	if (!obj)
+		return -ENOMEM;
+	obj->priv = cls;
+	obj->cpu = sample->cpu;
+	return 0;
+}
+
+static int dprof__kmem_cache_alloc(struct perf_dprof *dprof,
+				   struct evsel *evsel,
+				   struct perf_sample *sample,
+				   struct machine *machine)
+{
+	return dprof__alloc(dprof, evsel, sample, machine, DPROF_KIND_SLAB);
+}
+
+static int dprof__kmalloc(struct perf_dprof *dprof, struct evsel *evsel,
+			  struct perf_sample *sample, struct machine *machine)
+{
+	return dprof__alloc(dprof, evsel, sample, machine, DPROF_KIND_KMALLOC);
+}
+
+/* An object touched by its freeing CPU too: that is an access. */
+static void dprof_obj__touch(struct dprof_obj *obj, u32 cpu)
+{
+	struct dprof_class *cls = obj->priv;
+
+	if (obj->cpu != cpu && obj->sampled && !obj->bounced) {
+		obj->bounced = true;
+		cls->nr_bounced++;
+	}
+}
+
+static int dprof__free(struct perf_dprof *dprof, struct evsel *evsel,
+		       struct perf_sample *sample, bool named)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr");
+	struct dprof_obj *obj;
+
+	if (!ptr)
+		return 0;
+	dprof->nr_frees++;
+
+	obj = dprof_addrset__find(&dprof->as, ptr);
+	if (obj && obj->base == ptr) {
+		struct dprof_class *cls = obj->priv;
+		const char *name = named ? evsel__strval(evsel, sample, "name") : NULL;
+
+		if (name && cls->kind == DPROF_KIND_SLAB) {
+			if (!cls->name) {
+				cls->name = strdup(name);
+				dprof->nr_names_learned++;
+			} else if (strcmp(cls->name, name)) {
+				dprof->nr_name_conflicts++;
+			}
+		}
+		dprof_obj__touch(obj, sample->cpu);
+	}
+	dprof_addrset__free(&dprof->as, ptr);
+	return 0;
+}
+
+static int dprof__kmem_cache_free(struct perf_dprof *dprof, struct evsel *evsel,
+				  struct perf_sample *sample,
+				  struct machine *machine __maybe_unused)
+{
+	return dprof__free(dprof, evsel, sample, true);
+}
+
+static int dprof__kfree(struct perf_dprof *dprof, struct evsel *evsel,
+			struct perf_sample *sample,
+			struct machine *machine __maybe_unused)
+{
+	return dprof__free(dprof, evsel, sample, false);
+}
+
+/* ---------------------------------------------------------------------- */
+/* access samples                                                          */
+
+static void dprof_access__decode_data_src(struct dprof_access *acc,
+					  const struct perf_sample *sample)
+{
+	union perf_mem_data_src src = { .val = sample->data_src };
+
+	acc->is_write = src.mem_op & PERF_MEM_OP_STORE;
+	if (src.mem_lvl_num && src.mem_lvl_num != PERF_MEM_LVLNUM_NA) {
+		acc->level_known = true;
+		acc->miss = src.mem_lvl_num != PERF_MEM_LVLNUM_L1;
+	} else if (src.mem_lvl && !(src.mem_lvl & PERF_MEM_LVL_NA)) {
+		acc->level_known = true;
+		acc->miss = !((src.mem_lvl & PERF_MEM_LVL_L1) &&
+			      (src.mem_lvl & PERF_MEM_LVL_HIT));
+	}
+	acc->weight = sample->weight;
+}
+
+static void dprof__unresolved(struct perf_dprof *dprof, enum dprof_unres why)
+{
+	dprof->prof.unres[why]++;
+}
+
+static int dprof__account(struct perf_dprof *dprof, struct dprof_class *cls,
+			  struct thread *thread, u64 offset,
+			  struct dprof_access *acc)
+{
+	struct dprof_site *site;
+
+	dprof->prof.resolved[cls->kind]++;
+	site = dprof_class__add(cls, offset, acc);
+	if (!site)
+		return -ENOMEM;
+	if (!site->sym_resolved) {
+		struct addr_location al;
+
+		addr_location__init(&al);
+		site->sym_resolved = true;
+		if (thread__find_symbol_fb(thread, machine__kernel_ip(dprof->res.machine,
+								       acc->ip) ?
+					   PERF_RECORD_MISC_KERNEL :
+					   PERF_RECORD_MISC_USER,
+					   acc->ip, &al)) {
+			site->sym = al.sym;
+			site->sym_off = al.addr - al.sym->start;
+		}
+		addr_location__exit(&al);
+	}
+	return 0;
+}
+
+static int dprof__resolve_addr(struct perf_dprof *dprof, struct thread *thread,
+			       struct dprof_access *acc)
+{
+	struct dprof_static st;
+	struct dprof_obj *obj;
+	struct dprof_class *cls;
+
+	obj = dprof_addrset__find(&dprof->as, acc->addr);
+	if (obj) {
+		cls = obj->priv;
+		if (!obj->sampled) {
+			obj->sampled = true;
+			cls->nr_objects++;
+			cls->ws_bytes += obj->size;
+		}
+		dprof_obj__touch(obj, acc->cpu);
+		return dprof__account(dprof, cls, thread, acc->addr - obj->base, acc);
+	}
+
+	if (!dprof_resolver__static(&dprof->res, thread, acc->addr, &st)) {
+		cls = dprof_profile__findnew_class(&dprof->prof, DPROF_KIND_STATIC,
+						   st.sym->start, st.dso);
+		if (!cls)
+			return -ENOMEM;
+		if (!cls->name) {
+			cls->name = strdup(st.sym->name);
+			cls->obj_size = st.sym->end - st.sym->start;
+			cls->cpu = acc->cpu;
+			cls->nr_objects = 1;
+			cls->ws_bytes = cls->obj_size;
+		} else if (cls->cpu != acc->cpu && !cls->nr_bounced) {
+			cls->nr_bounced = 1;
+		}
+		return dprof__account(dprof, cls, thread, st.offset, acc);
+	}
+
+	if (machine__kernel_ip(dprof->res.machine, acc->addr))
+		dprof__unresolved(dprof, DPROF_UNRES_NO_OBJECT);
+	else
+		dprof__unresolved(dprof, DPROF_UNRES_USER_DYNAMIC);
+	return 0;
+}
+
+static int dprof__resolve_percpu(struct perf_dprof *dprof, struct thread *thread,
+				 struct dprof_access *acc, u64 off)
+{
+	const struct dprof_percpu_sym *sym;
+	struct dprof_class *cls;
+	u64 offset;
+
+	sym = dprof_resolver__percpu(&dprof->res, off, &offset);
+	if (!sym) {
+		dprof__unresolved(dprof, DPROF_UNRES_NO_OBJECT);
+		return 0;
+	}
+	cls = dprof_profile__findnew_class(&dprof->prof, DPROF_KIND_PERCPU,
+					   sym->start, NULL);
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->name) {
+		cls->name = strdup(sym->name);
+		cls->obj_size = sym->size;
+		cls->ws_bytes = sym->size;
+	}
+	/* one copy per CPU: count the copies seen */
+	if (!(cls->cpu_mask & (1ULL << (acc->cpu & 63)))) {
+		cls->cpu_mask |= 1ULL << (acc->cpu & 63);
+		cls->nr_objects++;
+	}
+	return dprof__account(dprof, cls, thread, offset, acc);
+}
+
+/*
+ * Software sampler: the timer interrupt stopped before the instruction at
+ * ip, so the interrupt registers are that instruction's inputs and its
+ * effective address is exact.
+ */
+static int dprof__soft_access(struct perf_dprof *dprof, struct thread *thread,
+			      struct perf_sample *sample,
+			      struct dprof_access *acc)
+{
+	struct dprof_ea ea = { 0 };
+	enum dprof_ea_reason why;
+	const u8 *code;
+	u64 sp;
+	int len;
+
+	len = dprof_resolver__code(&dprof->res, thread, sample->ip, &code);
+	if (len <= 0) {
+		dprof__unresolved(dprof, DPROF_UNRES_NO_CODE);
+		return 0;
+	}
+
+	why = dprof_ea__decode(code, len, sample->ip, &sample->intr_regs, &ea);
+	acc->is_write = ea.is_write;
+	switch (why) {
+	case DPROF_EA_OK:
+		break;
+	case DPROF_EA_SEGMENT:
+		if (ea.seg == 'g' && machine__kernel_ip(dprof->res.machine,
+							sample->ip)) {
+			acc->addr = ea.addr;
+			return dprof__resolve_percpu(dprof, thread, acc, ea.addr);
+		}
+		/* %fs in user space: thread-local storage */
+		dprof__unresolved(dprof, DPROF_UNRES_USER_DYNAMIC);
+		return 0;
+	case DPROF_EA_STACK:
+		dprof__unresolved(dprof, DPROF_UNRES_STACK);
+		return 0;
+	default:
+		dprof__unresolved(dprof, DPROF_UNRES_INSN);
+		if (why < ARRAY_SIZE(dprof->prof.ea_reasons))
+			dprof->prof.ea_reasons[why]++;
+		return 0;
+	}
+
+	acc->addr = ea.addr;
+	if (!perf_reg_value(&sp, &sample->intr_regs, PERF_REG_X86_SP) &&
+	    (acc->addr - sp < DPROF_STACK_SPAN || sp - acc->addr < DPROF_STACK_SPAN)) {
+		dprof__unresolved(dprof, DPROF_UNRES_STACK);
+		return 0;
+	}
+	return dprof__resolve_addr(dprof, thread, acc);
+}
+
+static int dprof__access(struct perf_dprof *dprof, struct evsel *evsel,
+			 struct perf_sample *sample, struct machine *machine)
+{
+	struct dprof_access acc = {
+		.ip	= sample->ip,
+		.time	= sample->time,
+		.cpu	= sample->cpu,
+	};
+	struct thread *thread;
+	int ret;
+
+	if (evsel->core.attr.sample_type & PERF_SAMPLE_DATA_SRC)
+		dprof_access__decode_data_src(&acc, sample);
+	dprof_profile__count(&dprof->prof, &acc);
+
+	thread = machine__findnew_thread(machine, sample->pid, sample->tid);
+	if (!thread)
+		return -ENOMEM;
+
+	if (evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR &&
+	    sample->intr_regs.regs) {
+		ret = dprof__soft_access(dprof, thread, sample, &acc);
+	} else if (sample->addr) {
+		acc.addr = sample->addr;
+		ret = dprof__resolve_addr(dprof, thread, &acc);
+	} else {
+		dprof__unresolved(dprof, DPROF_UNRES_NO_ADDR);
+		ret = 0;
+	}
+	thread__put(thread);
+	return ret;
+}
+
+static int process_sample_event(const struct perf_tool *tool,
+				union perf_event *event __maybe_unused,
+				struct perf_sample *sample,
+				struct evsel *evsel, struct machine *machine)
+{
+	struct perf_dprof *dprof = container_of(tool, struct perf_dprof, tool);
+
+	if (evsel->handler) {
+		dprof_tp_handler f = evsel->handler;
+
+		return f(dprof, evsel, sample, machine);
+	}
+	if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT)
+		return 0;
+	return dprof__access(dprof, evsel, sample, machine);
+}
+
+/* ---------------------------------------------------------------------- */
+/* data types and members                                                  */
+
+#ifdef HAVE_DWARF_SUPPORT
+static size_t ptr__hash(long key, void *ctx __maybe_unused)
+{
+	return (unsigned long)key >> 4;
+}
+
+static bool ptr__equal(long a, long b, void *ctx __maybe_unused)
+{
+	return a == b;
+}
+
+static struct dprof_dwarf *dprof__dwarf(struct perf_dprof *dprof,
+					struct dso *dso)
+{
+	struct dprof_dwarf *dw = NULL;
+
+	if (!dso)
+		return NULL;
+	if (!dprof->dwarf) {
+		dprof->dwarf = hashmap__new(ptr__hash, ptr__equal, NULL);
+		if (IS_ERR(dprof->dwarf)) {
+			dprof->dwarf = NULL;
+			return NULL;
+		}
+	}
+	if (hashmap__find(dprof->dwarf, dso, &dw))
+		return dw;
+	dw = dprof_dwarf__new(dso__long_name(dso));
+	if (!dw)
+		pr_debug("dprof: no DWARF in %s\n", dso__long_name(dso));
+	hashmap__add(dprof->dwarf, dso, dw);
+	return dw;
+}
+
+static void dprof__dwarf_exit(struct perf_dprof *dprof)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!dprof->dwarf)
+		return;
+	hashmap__for_each_entry(dprof->dwarf, cur, bkt)
+		dprof_dwarf__delete(cur->pvalue);
+	hashmap__free(dprof->dwarf);
+}
+
+/* The DWARF type a row holds; false when nothing tells. */
+static bool dprof__row_type(struct perf_dprof *dprof, struct dprof_class *row,
+			    Dwarf_Die *die)
+{
+	struct map *kmap = machine__kernel_map(dprof->res.machine);
+	struct dso *kdso = kmap ? map__dso(kmap) : NULL;
+	struct dprof_dwarf *dw;
+
+	switch (row->kind) {
+	case DPROF_KIND_SLAB:
+		dw = dprof__dwarf(dprof, kdso);
+		return dw && row->name &&
+		       !dprof_dwarf__cache_type(dw, row->name, row->obj_size, die);
+	case DPROF_KIND_PERCPU:
+		dw = dprof__dwarf(dprof, kdso);
+		return dw && !dprof_dwarf__var_type(dw, row->name, die);
+	case DPROF_KIND_STATIC:
+		dw = dprof__dwarf(dprof, row->dso);
+		return dw && !dprof_dwarf__var_type(dw, row->name, die);
+	case DPROF_KIND_KMALLOC:
+	default:
+		return false;
+	}
+}
+#endif
+
+/* What a row shows: its type, and how each offset reads. */
+struct dprof_row_info {
+	struct strbuf	type;		/* "struct file", or empty */
+#ifdef HAVE_DWARF_SUPPORT
+	Dwarf_Die	die;
+#endif
+	bool		has_type;
+};
+
+static void dprof__row_info(struct perf_dprof *dprof __maybe_unused,
+			    struct dprof_class *row, struct dprof_row_info *ri)
+{
+	strbuf_init(&ri->type, 32);
+	ri->has_type = false;
+#ifdef HAVE_DWARF_SUPPORT
+	if (dprof__row_type(dprof, row, &ri->die) &&
+	    !dprof_type__name(&ri->die, &ri->type))
+		ri->has_type = true;
+#endif
+}
+
+/* Member name at @offset, or "+0x18" when the type is not known. */
+static void dprof__member(struct dprof_row_info *ri, u64 offset,
+			  struct strbuf *sb)
+{
+#ifdef HAVE_DWARF_SUPPORT
+	if (ri->has_type && !dprof_type__member_at(&ri->die, offset, sb, NULL, NULL))
+		return;
+#endif
+	strbuf_addf(sb, "+%#" PRIx64, offset);
+}
+
+struct dprof_member_stat {
+	char			*name;
+	u64			offset;		/* lowest offset seen */
+	struct dprof_stats	stats;
+};
+
+static int member_stat__cmp(const void *a, const void *b)
+{
+	const struct dprof_member_stat *ma = a, *mb = b;
+
+	if (ma->stats.samples != mb->stats.samples)
+		return ma->stats.samples < mb->stats.samples ? 1 : -1;
+	return ma->offset < mb->offset ? -1 : ma->offset > mb->offset;
+}
+
+/* Sites of a row folded by member name, hottest first. */
+static struct dprof_member_stat *dprof__members(struct dprof_class *row,
+						struct dprof_row_info *ri,
+						size_t *nr)
+{
+	struct dprof_member_stat *ms;
+	struct hashmap_entry *cur;
+	size_t bkt, n = 0, i;
+
+	ms = calloc(hashmap__size(row->sites) + 1, sizeof(*ms));
+	if (!ms)
+		return NULL;
+
+	hashmap__for_each_entry(row->sites, cur, bkt) {
+		struct dprof_site *site = cur->pvalue;
+		struct strbuf sb;
+
+		strbuf_init(&sb, 16);
+		dprof__member(ri, site->offset, &sb);
+		for (i = 0; i < n; i++) {
+			if (!strcmp(ms[i].name, sb.buf))
+				break;
+		}
+		if (i == n) {
+			ms[n].name = strbuf_detach(&sb, NULL);
+			ms[n].offset = site->offset;
+			n++;
+		} else {
+			strbuf_release(&sb);
+			if (site->offset < ms[i].offset)
+				ms[i].offset = site->offset;
+		}
+		dprof_stats__add(&ms[i].stats, &site->stats);
+	}
+	qsort(ms, n, sizeof(*ms), member_stat__cmp);
+	*nr = n;
+	return ms;
+}
+
+static void dprof_members__free(struct dprof_member_stat *ms, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; ms && i < nr; i++)
+		free(ms[i].name);
+	free(ms);
+}
+
+/* ---------------------------------------------------------------------- */
+/* stdio output                                                            */
+
+static double pct(u64 part, u64 total)
+{
+	return total ? 100.0 * part / total : 0.0;
+}
+
+static void dprof__describe(struct dprof_class *row, struct strbuf *sb)
+{
+	switch (row->kind) {
+	case DPROF_KIND_SLAB:
+		if (row->name)
+			strbuf_addstr(sb, row->name);
+		else
+			strbuf_addf(sb, "slab? %" PRIu64 "B @%s", row->alloc_size,
+				    row->site_name ?: "?");
+		break;
+	case DPROF_KIND_KMALLOC:
+		strbuf_addf(sb, "%s @%s", row->name ?: "kmalloc",
+			    row->site_name ?: "?");
+		break;
+	case DPROF_KIND_PERCPU:
+		strbuf_addf(sb, "percpu %s", row->name);
+		break;
+	case DPROF_KIND_STATIC:
+	default:
+		strbuf_addf(sb, "static %s", row->name);
+		break;
+	}
+}
+
+static void dprof__print_size(FILE *fp, u64 bytes)
+{
+	if (bytes >= 10 * 1024 * 1024)
+		fprintf(fp, " %7.1fM", bytes / (1024.0 * 1024));
+	else if (bytes >= 10 * 1024)
+		fprintf(fp, " %7.1fK", bytes / 1024.0);
+	else
+		fprintf(fp, " %7" PRIu64 "B", bytes);
+}
+
+static void dprof__print_header(struct perf_dprof *dprof, FILE *fp)
+{
+	struct dprof_profile *prof = &dprof->prof;
+	u64 total = prof->nr_samples, resolved = 0;
+	int k, u;
+
+	fprintf(fp, "# perf dprof report: data profile\n#\n");
+	if (dprof->has_mem_pmu)
+		fprintf(fp, "# access samples: memory-sampling PMU (data address%s%s)\n",
+			prof->has_levels ? ", cache level" : ", no cache level",
+			prof->has_latency ? ", latency" : ", no latency");
+	else if (dprof->has_soft)
+		fprintf(fp, "# access samples: software sampler (cpu-clock + instruction decode) -- no miss or latency measured\n");
+	else
+		fprintf(fp, "# access samples: none recorded\n");
+
+	if (dprof->has_alloc)
+		fprintf(fp, "# address set: kmem tracepoints, %" PRIu64 " allocs, %" PRIu64
+			" frees; slab cache names %s; kmalloc caches from bytes_alloc\n",
+			dprof->nr_allocs, dprof->nr_frees,
+			dprof->alloc_has_name ? "from alloc events" :
+			"learned from free events (6.12 kmem_cache_alloc has no name)");
+	else
+		fprintf(fp, "# address set: none -- slab objects are not resolved (record with kmem tracepoints: perf dprof record)\n");
+
+	for (k = 0; k < DPROF_KIND__MAX; k++)
+		resolved += prof->resolved[k];
+	fprintf(fp, "# resolved %.1f%% of %" PRIu64 " samples:", pct(resolved, total), total);
+	for (k = 0; k < DPROF_KIND__MAX; k++)
+		fprintf(fp, "%s %s %.1f%%", k ? "," : "", dprof_kind__str(k),
+			pct(prof->resolved[k], total));
+	fprintf(fp, "\n# not a data type: stack %.1f%%\n",
+		pct(prof->unres[DPROF_UNRES_STACK], total));
+	fprintf(fp, "# unresolved:");
+	for (u = 0; u < DPROF_UNRES__MAX; u++) {
+		if (u == DPROF_UNRES_STACK)
+			continue;
+		if (u == DPROF_UNRES_INSN) {
+			int r;
+
+			for (r = 0; r < DPROF_EA__MAX; r++) {
+				if (prof->ea_reasons[r])
+					fprintf(fp, " %s %.1f%%,", dprof_ea_reason__str(r),
+						pct(prof->ea_reasons[r], total));
+			}
+			continue;
+		}
+		fprintf(fp, " %s %.1f%%%s", dprof_unres__str(u),
+			pct(prof->unres[u], total), u + 1 < DPROF_UNRES__MAX ? "," : "");
+	}
+	fprintf(fp, "\n");
+	if (prof->unres[DPROF_UNRES_NO_CODE])
+		fprintf(fp, "# (no code bytes: pass the kernel image with -k/--vmlinux, or install the binaries' files)\n");
+	fprintf(fp, "#\n");
+}
+
+static void dprof__print_misses(struct perf_dprof *dprof, FILE *fp,
+				const struct dprof_stats *st)
+{
+	if (dprof->prof.has_levels)
+		fprintf(fp, " %6.1f%%", pct(st->misses, dprof->prof.total.misses));
+	else
+		fprintf(fp, " %7s", "n/a");
+	if (dprof->prof.has_latency && st->lat_n)
+		fprintf(fp, " %7.0f", (double)st->lat_sum / st->lat_n);
+	else
+		fprintf(fp, " %7s", "n/a");
+}
+
+static bool dprof__row_matches(struct dprof_class *row,
+			       struct dprof_row_info *ri, const char *name)
+{
+	const char *type = ri->type.buf ?: "";
+
+	if (!strcmp(type, name))
+		return true;
+	if (!strncmp(type, "struct ", 7) && !strcmp(type + 7, name))
+		return true;
+	return row->name && !strcmp(row->name, name);
+}
+
+static void dprof__print_row(struct perf_dprof *dprof, FILE *fp,
+			     struct dprof_class *row, struct dprof_row_info *ri)
+{
+	struct dprof_member_stat *ms;
+	struct strbuf desc;
+	size_t nr = 0, i;
+	double p = pct(row->stats.samples, dprof->prof.nr_samples);
+
+	strbuf_init(&desc, 32);
+	dprof__describe(row, &desc);
+	fprintf(fp, "  %-24s %-32s", ri->has_type ? ri->type.buf :
+		(row->name ?: "?"), desc.buf);
+	color_fprintf(fp, get_percent_color(p), " %6.2f%%", p);
+	dprof__print_misses(dprof, fp, &row->stats);
+	fprintf(fp, " %8" PRIu64, row->nr_objects);
+	dprof__print_size(fp, row->ws_bytes);
+	fprintf(fp, " %6s  ", row->nr_bounced ? "yes" : "no");
+
+	ms = dprof__members(row, ri, &nr);
+	for (i = 0; ms && i < nr && i < DPROF_HOT_MEMBERS; i++)
+		fprintf(fp, "%s%s %.0f%%", i ? ", " : "", ms[i].name,
+			pct(ms[i].stats.samples, row->stats.samples));
+	fprintf(fp, "\n");
+	dprof_members__free(ms, nr);
+	strbuf_release(&desc);
+}
+
+static int site__cmp(const void *a, const void *b)
+{
+	const struct dprof_site *sa = *(const struct dprof_site * const *)a;
+	const struct dprof_site *sb = *(const struct dprof_site * const *)b;
+
+	if (sa->stats.samples != sb->stats.samples)
+		return sa->stats.samples < sb->stats.samples ? 1 : -1;
+	return sa->ip < sb->ip ? -1 : sa->ip > sb->ip;
+}
+
+/* --type=NAME: one type by member and by code location. */
+static void dprof__print_type(struct perf_dprof *dprof, FILE *fp,
+			      struct dprof_class *row, struct dprof_row_info *ri)
+{
+	struct dprof_member_stat *ms;
+	struct dprof_site **sites;
+	struct hashmap_entry *cur;
+	size_t nr = 0, i, n = 0, bkt;
+	struct strbuf desc;
+
+	strbuf_init(&desc, 32);
+	dprof__describe(row, &desc);
+	fprintf(fp, "\n# %s (%s): %" PRIu64 " samples, %" PRIu64 " objects, %" PRIu64
+		" bounced between CPUs, object size %" PRIu64 "\n",
+		ri->has_type ? ri->type.buf : "type unknown", desc.buf,
+		row->stats.samples, row->nr_objects, row->nr_bounced, row->obj_size);
+	if (!ri->has_type)
+		fprintf(fp, "# no DWARF type for it: members shown as offsets\n");
+	fprintf(fp, "#\n# %-8s %-32s %8s %8s %8s %8s\n", "Offset", "Member",
+		"Samples", "Writes", "Misses", "AvgLat");
+	ms = dprof__members(row, ri, &nr);
+	for (i = 0; ms && i < nr; i++) {
+		double p = pct(ms[i].stats.samples, row->stats.samples);
+
+		fprintf(fp, "  %#-8" PRIx64 " %-32s", ms[i].offset, ms[i].name);
+		color_fprintf(fp, get_percent_color(p), " %7.2f%%", p);
+		fprintf(fp, " %7.1f%%", pct(ms[i].stats.writes, ms[i].stats.samples));
+		dprof__print_misses(dprof, fp, &ms[i].stats);
+		fprintf(fp, "\n");
+	}
+	dprof_members__free(ms, nr);
+
+	sites = calloc(hashmap__size(row->sites) + 1, sizeof(*sites));
+	if (!sites)
+		goto out;
+	hashmap__for_each_entry(row->sites, cur, bkt)
+		sites[n++] = cur->pvalue;
+	qsort(sites, n, sizeof(*sites), site__cmp);
+	fprintf(fp, "#\n# %-8s %-32s %8s  %s\n", "Offset", "Member", "Samples",
+		"Code");
+	for (i = 0; i < n; i++) {
+		struct dprof_site *s = sites[i];
+		struct strbuf sb;
+		double p = pct(s->stats.samples, row->stats.samples);
+
+		if (p < dprof->percent_limit)
+			break;
+		strbuf_init(&sb, 16);
+		dprof__member(ri, s->offset, &sb);
+		fprintf(fp, "  %#-8" PRIx64 " %-32s", s->offset, sb.buf);
+		color_fprintf(fp, get_percent_color(p), " %7.2f%%", p);
+		if (s->sym)
+			fprintf(fp, "  %s+%#" PRIx64 "\n", s->sym->name, s->sym_off);
+		else
+			fprintf(fp, "  %#" PRIx64 "\n", s->ip);
+		strbuf_release(&sb);
+	}
+	free(sites);
+out:
+	strbuf_release(&desc);
+}
+
+static int dprof__print(struct perf_dprof *dprof, FILE *fp)
+{
+	struct dprof_class **rows;
+	struct dprof_row_info *info;
+	enum dprof_sort sort = DPROF_SORT_SAMPLES;
+	size_t nr = 0, i;
+	bool found = false;
+
+	if (dprof->sort_str && dprof_sort__parse(dprof->sort_str, &sort)) {
+		pr_err("dprof: unknown sort key '%s' (samples, misses, latency, objects)\n",
+		       dprof->sort_str);
+		return -EINVAL;
+	}
+	if ((sort == DPROF_SORT_MISSES && !dprof->prof.has_levels) ||
+	    (sort == DPROF_SORT_LATENCY && !dprof->prof.has_latency)) {
+		pr_err("dprof: cannot sort by %s: the sampler did not measure it\n",
+		       dprof->sort_str);
+		return -EINVAL;
+	}
+
+	rows = dprof_profile__rows(&dprof->prof, &nr);
+	if (!rows)
+		return -ENOMEM;
+	dprof_rows__sort(rows, nr, sort);
+	info = calloc(nr + 1, sizeof(*info));
+	if (!info) {
+		dprof_rows__free(rows, nr);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++)
+		dprof__row_info(dprof, rows[i], &info[i]);
+
+	dprof__print_header(dprof, fp);
+	fprintf(fp, "# %-24s %-32s %7s %7s %7s %8s %8s %6s  %s\n", "Type",
+		"Cache / kind", "Samples", "Misses", "AvgLat", "Objects",
+		"WS size", "Bounce", "Hot members");
+	for (i = 0; i < nr; i++) {
+		if (dprof->type_name &&
+		    !dprof__row_matches(rows[i], &info[i], dprof->type_name))
+			continue;
+		if (pct(rows[i]->stats.samples, dprof->prof.nr_samples) <
+		    dprof->percent_limit)
+			continue;
+		dprof__print_row(dprof, fp, rows[i], &info[i]);
+	}
+	for (i = 0; dprof->type_name && i < nr; i++) {
+		if (!dprof__row_matches(rows[i], &info[i], dprof->type_name))
+			continue;
+		found = true;
+		dprof__print_type(dprof, fp, rows[i], &info[i]);
+	}
+	if (dprof->type_name && !found)
+		fprintf(fp, "\n# no samples for type '%s'\n", dprof->type_name);
+
+	for (i = 0; i < nr; i++)
+		strbuf_release(&info[i].type);
+	free(info);
+	dprof_rows__free(rows, nr);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* report                                                                  */
+
+static void dprof__scan_evlist(struct perf_dprof *dprof, struct evlist *evlist)
+{
+	struct evsel *evsel;
+
+	evlist__for_each_entry(evlist, evsel) {
+		u64 type = evsel->core.attr.sample_type;
+		const char *name = evsel__name(evsel);
+
+		if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT) {
+			if (!strcmp(name, "kmem:kmem_cache_alloc") ||
+			    !strcmp(name, "kmem:kmalloc"))
+				dprof->has_alloc = true;
+			else if (!strcmp(name, "kmem:kmem_cache_free") ||
+				 !strcmp(name, "kmem:kfree"))
+				dprof->has_free = true;
+			continue;
+		}
+		if (type & PERF_SAMPLE_REGS_INTR)
+			dprof->has_soft = true;
+		else if (type & PERF_SAMPLE_ADDR)
+			dprof->has_mem_pmu = true;
+	}
+}
+
+static int dprof__report(struct perf_dprof *dprof)
+{
+	const struct evsel_str_handler handlers[] = {
+		{ "kmem:kmem_cache_alloc",	dprof__kmem_cache_alloc, },
+		{ "kmem:kmalloc",		dprof__kmalloc, },
+		{ "kmem:kmem_cache_free",	dprof__kmem_cache_free, },
+		{ "kmem:kfree",			dprof__kfree, },
+	};
+	struct perf_data data = {
+		.path	= dprof->input_name,
+		.mode	= PERF_DATA_MODE_READ,
+		.force	= dprof->force,
+	};
+	struct perf_session *session;
+	int err;
+
+	perf_tool__init(&dprof->tool, /*ordered_events=*/true);
+	dprof->tool.sample	= process_sample_event;
+	dprof->tool.mmap	= perf_event__process_mmap;
+	dprof->tool.mmap2	= perf_event__process_mmap2;
+	dprof->tool.comm	= perf_event__process_comm;
+	dprof->tool.exit	= perf_event__process_exit;
+	dprof->tool.fork	= perf_event__process_fork;
+	dprof->tool.namespaces	= perf_event__process_namespaces;
+	dprof->tool.ordering_requires_timestamps = true;
+
+	session = perf_session__new(&data, &dprof->tool);
+	if (IS_ERR(session))
+		return PTR_ERR(session);
+
+	err = perf_session__set_tracepoints_handlers(session, handlers);
+	if (err) {
+		pr_err("dprof: cannot set tracepoint handlers\n");
+		goto out_delete;
+	}
+	dprof__scan_evlist(dprof, session->evlist);
+	if (!dprof->has_soft && !dprof->has_mem_pmu) {
+		pr_err("dprof: %s holds no access samples; record it with 'perf dprof record'\n",
+		       dprof->input_name);
+		err = -EINVAL;
+		goto out_delete;
+	}
+
+	symbol_conf.try_vmlinux_path = true;
+	err = symbol__init(&session->header.env);
+	if (err < 0)
+		goto out_delete;
+
+	dprof_addrset__init(&dprof->as, NULL);
+	err = dprof_profile__init(&dprof->prof);
+	if (err)
+		goto out_delete;
+	err = dprof_resolver__init(&dprof->res, &session->machines.host);
+	if (err)
+		goto out_profile;
+
+	err = perf_session__process_events(session);
+	if (err) {
+		pr_err("dprof: failed to process %s (%d); the file may be truncated\n",
+		       dprof->input_name, err);
+		goto out_resolver;
+	}
+
+	setup_pager();
+	err = dprof__print(dprof, stdout);
+
+out_resolver:
+#ifdef HAVE_DWARF_SUPPORT
+	dprof__dwarf_exit(dprof);
+#endif
+	dprof_resolver__exit(&dprof->res);
+	dprof_addrset__exit(&dprof->as);
+out_profile:
+	dprof_profile__exit(&dprof->prof);
+out_delete:
+	perf_session__delete(session);
+	return err;
+}
+
+static int cmd_dprof_report(int argc, const char **argv)
+{
+	struct perf_dprof dprof = {
+		.input_name	= "perf.data",
+		.view		= "profile",
+	};
+	const char * const usage[] = {
+		"perf dprof report [<options>]",
+		NULL
+	};
+	const struct option options[] = {
+	OPT_STRING('i', "input", &dprof.input_name, "file", "input file name"),
+	OPT_STRING('k', "vmlinux", &symbol_conf.vmlinux_name, "file",
+		   "vmlinux pathname (kernel code, symbols and types)"),
+	OPT_BOOLEAN(0, "stdio", &dprof.use_stdio, "use the stdio interface"),
+	OPT_STRING(0, "view", &dprof.view, "view",
+		   "profile (classify, workingset and flow: not yet)"),
+	OPT_STRING('s', "sort", &dprof.sort_str, "key",
+		   "sort rows by: samples (default), misses, latency, objects"),
+	OPT_STRING('t', "type", &dprof.type_name, "name",
+		   "show one type by member and code location"),
+	OPT_FLOAT(0, "percent-limit", &dprof.percent_limit,
+		  "hide rows below this percentage of samples"),
+	OPT_BOOLEAN('f', "force", &dprof.force, "don't complain, do it"),
+	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
+	OPT_END()
+	};
+
+	argc = parse_options(argc, argv, options, usage, 0);
+	if (argc)
+		usage_with_options(usage, options);
+
+	if (strcmp(dprof.view, "profile")) {
+		pr_err("dprof: view '%s' is not implemented yet; only 'profile' is\n",
+		       dprof.view);
+		return -EINVAL;
+	}
+	/* The TUI browser is not written yet: both modes print text. */
+	return dprof__report(&dprof);
+}
+
+/* ---------------------------------------------------------------------- */
+/* record                                                                  */
+
+struct dprof_record {
+	const char	*period;
+	const char	*freq;
+	const char	*sampler;	/* auto, mem, soft */
+	bool		no_kmem;
+};
+
+/*
+ * "-c" and "-F" given to perf record would also apply to the tracepoints,
+ * which must record every event; so the period goes into the sampling
+ * event's own terms.
+ */
+static char *dprof__event_period(const char *event, struct dprof_record *rec)
+{
+	const char *slash = strchr(event, '/');
+	char *out;
+	int ret;
+
+	if (!rec->period && !rec->freq)
+		return strdup(event);
+	if (!slash)
+		ret = asprintf(&out, "%s/%s=%s/", event,
+			       rec->period ? "period" : "freq",
+			       rec->period ?: rec->freq);
+	else
+		ret = asprintf(&out, "%.*s/%s=%s%s%s", (int)(slash - event), event,
+			       rec->period ? "period" : "freq",
+			       rec->period ?: rec->freq,
+			       slash[1] == '/' ? "" : ",", slash + 1);
+	return ret < 0 ? NULL : out;
+}
+
+#define DPROF_INTR_REGS \
+	"ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15"
+
+static int cmd_dprof_record(int argc, const char **argv)
+{
+	struct dprof_record rec = { .sampler = "auto" };
+	const char * const usage[] = {
+		"perf dprof record [<options>] [<command>]",
+		"perf dprof record [<options>] -- <command> [<options>]",
+		NULL
+	};
+	const struct option options[] = {
+	OPT_STRING('c', "count", &rec.period, "n",
+		   "access sampling period (events, or ns for cpu-clock)"),
+	OPT_STRING('F', "freq", &rec.freq, "n", "access sampling frequency"),
+	OPT_STRING(0, "sampler", &rec.sampler, "auto|mem|soft",
+		   "access sampler: memory PMU, or cpu-clock + registers"),
+	OPT_BOOLEAN(0, "no-kmem", &rec.no_kmem,
+		    "do not record the slab address set"),
+	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
+	OPT_END()
+	};
+	const char **rec_argv;
+	char **owned;
+	int rec_argc, i = 0, j, nr_owned = 0, ret = -1;
+	struct perf_pmu *pmu = NULL;
+	bool use_mem = false;
+
+	argc = parse_options(argc, argv, options, usage,
+			     PARSE_OPT_KEEP_UNKNOWN | PARSE_OPT_STOP_AT_NON_OPTION |
+			     PARSE_OPT_KEEP_DASHDASH);
+	if (rec.period && rec.freq) {
+		pr_err("dprof: use either -c or -F\n");
+		return -EINVAL;
+	}
+
+	if (strcmp(rec.sampler, "soft")) {
+		pmu = perf_mem_events_find_pmu();
+		use_mem = pmu && !perf_pmu__mem_events_init();
+		if (!use_mem && !strcmp(rec.sampler, "mem")) {
+			pr_err("dprof: no memory-sampling PMU (AMD IBS op, Intel PEBS, Arm SPE) here\n");
+			return -ENODEV;
+		}
+	}
+
+	rec_argc = argc + 32 + 9 * (pmu ? perf_pmu__mem_events_num_mem_pmus(pmu) + 1 : 1);
+	rec_argv = calloc(rec_argc + 1, sizeof(char *));
+	owned = calloc(rec_argc + 1, sizeof(char *));
+	if (!rec_argv || !owned)
+		goto out;
+
+	rec_argv[i++] = "record";
+	rec_argv[i++] = "--sample-cpu";
+	rec_argv[i++] = "-T";
+
+	if (use_mem) {
+		struct perf_mem_event *e;
+		int start;
+
+		e = perf_pmu__mem_events_ptr(pmu, PERF_MEM_EVENTS__LOAD_STORE);
+		if (e && e->tag) {
+			perf_mem_record[PERF_MEM_EVENTS__LOAD_STORE] = true;
+		} else {
+			perf_mem_record[PERF_MEM_EVENTS__LOAD] = true;
+			perf_mem_record[PERF_MEM_EVENTS__STORE] = true;
+		}
+		rec_argv[i++] = "-W";
+		rec_argv[i++] = "-d";
+		rec_argv[i++] = "--phys-data";
+		start = i;
+		if (perf_mem_events__record_args(rec_argv, &i))
+			goto out;
+		for (j = start; j < i; j++) {
+			if (!strcmp(rec_argv[j - 1], "-e")) {
+				owned[nr_owned] = dprof__event_period(rec_argv[j], &rec);
+				if (!owned[nr_owned])
+					goto out;
+				rec_argv[j] = owned[nr_owned++];
+			}
+		}
+	} else {
+		if (strcmp(rec.sampler, "soft"))
+			pr_warning("dprof: no memory-sampling PMU (AMD IBS op, Intel PEBS, Arm SPE): "
+				   "sampling with cpu-clock + interrupt registers; no cache misses or latency\n");
+		rec_argv[i++] = "-e";
+		owned[nr_owned] = dprof__event_period("cpu-clock", &rec);
+		if (!owned[nr_owned])
+			goto out;
+		rec_argv[i++] = owned[nr_owned++];
+		rec_argv[i++] = "--intr-regs=" DPROF_INTR_REGS;
+	}
+
+	if (!rec.no_kmem) {
+		size_t t;
+		bool ok = true;
+
+		for (t = 0; t < ARRAY_SIZE(dprof_kmem_tracepoints); t++)
+			ok &= is_valid_tracepoint(dprof_kmem_tracepoints[t]);
+		if (ok) {
+			for (t = 0; t < ARRAY_SIZE(dprof_kmem_tracepoints); t++) {
+				rec_argv[i++] = "-e";
+				rec_argv[i++] = dprof_kmem_tracepoints[t];
+			}
+		} else {
+			pr_warning("dprof: kmem tracepoints not available (needs tracefs at /sys/kernel/tracing, "
+				   "readable events/kmem, and perf_event_paranoid <= -1 or CAP_PERFMON): "
+				   "no address set, slab objects will not be resolved\n");
+		}
+	}
+
+	for (j = 0; j < argc; j++)
+		rec_argv[i++] = argv[j];
+
+	if (verbose > 0) {
+		pr_debug("calling: perf");
+		for (j = 0; j < i; j++)
+			pr_debug(" %s", rec_argv[j]);
+		pr_debug("\n");
+	}
+	ret = cmd_record(i, rec_argv);
+out:
+	for (j = 0; j < nr_owned; j++)
+		free(owned[j]);
+	free(owned);
+	free(rec_argv);
+	return ret;
+}
+
+/* ---------------------------------------------------------------------- */
+
+struct dprof_cmd {
+	const char	*name;
+	const char	*summary;
+	int		(*fn)(int argc, const char **argv);
+};
+
+static const struct dprof_cmd dprof_cmds[] = {
+	{ "record", "record access samples and the slab address set", cmd_dprof_record },
+	{ "report", "show the data profile", cmd_dprof_report },
+	{ .name = NULL, },
+};
+
+int cmd_dprof(int argc, const char **argv)
+{
+	const char * const subcommands[] = { "record", "report", NULL };
+	const char *usage[] = {
+		NULL,
+		NULL
+	};
+	const struct option options[] = {
+	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
+	OPT_END()
+	};
+	const struct dprof_cmd *cmd;
+
+	argc = parse_options_subcommand(argc, argv, options, subcommands, usage,
+					PARSE_OPT_STOP_AT_NON_OPTION);
+	if (!argc)
+		usage_with_options(usage, options);
+
+	for (cmd = dprof_cmds; cmd->name; cmd++) {
+		if (!strcmp(argv[0], cmd->name))
+			return cmd->fn(argc, argv);
+	}
+	pr_err("dprof: unknown command '%s'\n", argv[0]);
+	usage_with_options(usage, options);
+	return -1;
+}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include "debug.h"
+#include "tests/tests.h"
+#include "util/dprof/addrset.h"
+#include "dprof-tests.h"
+
+struct addrset_test {
+	struct dprof_addrset	as;
+	int			released_freed;
+	int			released_other;
+};
+
+static void addrset_test__release(struct dprof_addrset *as,
+				  struct dprof_obj *obj __maybe_unused,
+				  bool freed)
+{
+	struct addrset_test *t = container_of(as, struct addrset_test, as);
+
+	if (freed)
+		t->released_freed++;
+	else
+		t->released_other++;
+}
+
+int test__dprof_addrset(struct test_suite *test __maybe_unused,
+			int subtest __maybe_unused)
+{
+	struct addrset_test t = { };
+	struct dprof_addrset *as = &t.as;
+	struct dprof_obj *a, *b;
+
+	dprof_addrset__init(as, addrset_test__release);
+
+	a = dprof_addrset__alloc(as, 0x1000, 0x100, 10);
+	b = dprof_addrset__alloc(as, 0x1100, 0x40, 11);
+	TEST_ASSERT_VAL("alloc", a && b && as->nr_live == 2);
+
+	/* interior, first and last byte, one past the end, before */
+	TEST_ASSERT_VAL("base", dprof_addrset__find(as, 0x1000) == a);
+	TEST_ASSERT_VAL("inside", dprof_addrset__find(as, 0x10ff) == a);
+	TEST_ASSERT_VAL("adjacent", dprof_addrset__find(as, 0x1100) == b);
+	TEST_ASSERT_VAL("last", dprof_addrset__find(as, 0x113f) == b);
+	TEST_ASSERT_VAL("past end", dprof_addrset__find(as, 0x1140) == NULL);
+	TEST_ASSERT_VAL("before", dprof_addrset__find(as, 0xfff) == NULL);
+
+	/* free, then the same address allocated again (slab reuse) */
+	TEST_ASSERT_VAL("free", dprof_addrset__free(as, 0x1000) == 0);
+	TEST_ASSERT_VAL("freed gone", dprof_addrset__find(as, 0x1010) == NULL);
+	TEST_ASSERT_VAL("release on free", t.released_freed == 1);
+	a = dprof_addrset__alloc(as, 0x1000, 0x80, 20);
+	TEST_ASSERT_VAL("realloc", a && a->alloc_time == 20);
+	TEST_ASSERT_VAL("realloc size", dprof_addrset__find(as, 0x1090) == NULL);
+
+	/* objects alive before the window: their free is unknown */
+	TEST_ASSERT_VAL("unknown free", dprof_addrset__free(as, 0x5000) == -ENOENT);
+	TEST_ASSERT_VAL("unknown free counted", as->nr_unknown_free == 1);
+	/* free of an interior pointer is not a free of the object */
+	TEST_ASSERT_VAL("interior free", dprof_addrset__free(as, 0x1008) == -ENOENT);
+	TEST_ASSERT_VAL("interior kept", dprof_addrset__find(as, 0x1008) == a);
+
+	/* a lost free: an allocation overlapping two live objects evicts both */
+	a = dprof_addrset__alloc(as, 0x1040, 0x100, 30);
+	TEST_ASSERT_VAL("evicted", as->nr_evicted == 2 && t.released_other == 2);
+	TEST_ASSERT_VAL("new covers", dprof_addrset__find(as, 0x1120) == a);
+	TEST_ASSERT_VAL("old gone", dprof_addrset__find(as, 0x1000) == NULL);
+	TEST_ASSERT_VAL("live", as->nr_live == 1);
+
+	dprof_addrset__exit(as);
+	TEST_ASSERT_VAL("teardown", as->nr_live == 0 && t.released_other == 3);
+	return TEST_OK;
+}

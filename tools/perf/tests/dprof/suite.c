@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf test suite for perf dprof: decoders and resolvers that need no
+ * special hardware.  Test cases live one concern per file next to this one.
+ */
+#include "tests/tests.h"
+#include "dprof-tests.h"
+
+static struct test_case tests__dprof[] = {
+	TEST_CASE("dprof: effective address from instruction + registers", dprof_ea),
+	TEST_CASE("dprof: live-object address set", dprof_addrset),
+	TEST_CASE("dprof: static symbol resolution", dprof_static),
+#ifdef HAVE_DWARF_SUPPORT
+	TEST_CASE("dprof: DWARF types and member lookup", dprof_types),
+#else
+	TEST_CASE_REASON("dprof: DWARF types and member lookup", dprof_types,
+			 "perf built without libdw"),
+#endif
+	{ .name = NULL, }
+};
+
+struct test_suite suite__dprof = {
+	.desc = "dprof data profiler",
+	.test_cases = tests__dprof,
+};

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Live-object interval map for perf dprof, replayed from slab
+ * alloc/free events in time order.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <linux/zalloc.h>
+
+#include "addrset.h"
+
+void dprof_addrset__init(struct dprof_addrset *as,
+			 void (*release)(struct dprof_addrset *as,
+					 struct dprof_obj *obj, bool freed))
+{
+	*as = (struct dprof_addrset){ .objs = RB_ROOT, .release = release };
+}
+
+static void dprof_addrset__remove(struct dprof_addrset *as,
+				  struct dprof_obj *obj, bool freed)
+{
+	rb_erase(&obj->node, &as->objs);
+	as->nr_live--;
+	if (as->release)
+		as->release(as, obj, freed);
+	free(obj);
+}
+
+void dprof_addrset__exit(struct dprof_addrset *as)
+{
+	struct rb_node *nd;
+
+	while ((nd = rb_first(&as->objs)) != NULL)
+		dprof_addrset__remove(as, rb_entry(nd, struct dprof_obj, node),
+				      false);
+}
+
+/* The object with the highest base <= @addr, whether or not it covers it. */
+static struct dprof_obj *dprof_addrset__floor(struct dprof_addrset *as,
+					      u64 addr)
+{
+	struct rb_node *nd = as->objs.rb_node;
+	struct dprof_obj *best = NULL;
+
+	while (nd) {
+		struct dprof_obj *obj = rb_entry(nd, struct dprof_obj, node);
+
+		if (addr < obj->base) {
+			nd = nd->rb_left;
+		} else {
+			best = obj;
+			nd = nd->rb_right;
+		}
+	}
+	return best;
+}
+
+/**
+ * dprof_addrset__find - the live object that contains @addr
+ * @as: the address set
+ * @addr: a data address
+ *
+ * Returns NULL when no live object covers @addr.
+ */
+struct dprof_obj *dprof_addrset__find(struct dprof_addrset *as, u64 addr)
+{
+	struct dprof_obj *obj = dprof_addrset__floor(as, addr);
+
+	if (obj && addr - obj->base < obj->size)
+		return obj;
+	return NULL;
+}
+
+static bool dprof_obj__less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct dprof_obj, node)->base <
+	       rb_entry(b, struct dprof_obj, node)->base;
+}
+
+/**
+ * dprof_addrset__alloc - add a newly allocated object
+ * @as: the address set
+ * @base: object address
+ * @size: bytes the allocator handed out (at least 1)
+ * @time: allocation time
+ *
+ * Live objects overlapping [@base, @base + @size) lost their free event;
+ * they are evicted (counted in nr_evicted) before the new object goes in.
+ * Returns the new object, or NULL on allocation failure.
+ */
+struct dprof_obj *dprof_addrset__alloc(struct dprof_addrset *as, u64 base,
+				       u64 size, u64 time)
+{
+	struct dprof_obj *obj, *old;
+
+	if (!size)
+		size = 1;
+
+	old = dprof_addrset__floor(as, base + size - 1);
+	while (old && old->base + old->size > base) {
+		struct rb_node *prev = rb_prev(&old->node);
+
+		dprof_addrset__remove(as, old, false);
+		as->nr_evicted++;
+		old = prev ? rb_entry(prev, struct dprof_obj, node) : NULL;
+	}
+
+	obj = zalloc(sizeof(*obj));
+	if (!obj)
+		return NULL;
+
+	obj->base = base;
+	obj->size = size;
+	obj->alloc_time = time;
+	rb_add(&obj->node, &as->objs, dprof_obj__less);
+	as->nr_live++;
+	as->nr_allocs++;
+	return obj;
+}
+
+/**
+ * dprof_addrset__free - remove the object that starts at @base
+ * @as: the address set
+ * @base: address passed to the free function
+ *
+ * Returns 0, or -ENOENT when no live object starts at @base (it was
+ * allocated before recording began, or its allocation was not recorded).
+ */
+int dprof_addrset__free(struct dprof_addrset *as, u64 base)
+{
+	struct dprof_obj *obj = dprof_addrset__floor(as, base);
+
+	if (!obj || obj->base != base) {
+		as->nr_unknown_free++;
+		return -ENOENT;
+	}
+	as->nr_frees++;
+	dprof_addrset__remove(as, obj, true);
+	return 0;
+}

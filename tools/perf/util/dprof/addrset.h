@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_DPROF_ADDRSET_H
+#define __PERF_DPROF_ADDRSET_H
+
+#include <linux/rbtree.h>
+#include <linux/types.h>
+
+/*
+ * The address set: the kernel objects alive at the current point of the
+ * replay, rebuilt from allocator events processed in time order.  Objects
+ * never overlap: an allocation over a live range means its free was lost
+ * (e.g. not recorded), so the stale object is evicted first.
+ */
+struct dprof_obj {
+	struct rb_node	node;
+	u64		base;
+	u64		size;
+	u64		alloc_time;
+	void		*priv;		/* owned by the user of the set */
+	u32		cpu;		/* allocating CPU */
+	bool		sampled;	/* an access sample hit it */
+	bool		bounced;	/* touched by more than one CPU */
+};
+
+struct dprof_addrset {
+	struct rb_root	objs;
+	u64		nr_live;
+	u64		nr_allocs;
+	u64		nr_frees;
+	u64		nr_evicted;	/* overlapped by a later allocation */
+	u64		nr_unknown_free;/* free of an address not in the set */
+	/* called before an object leaves the set (free, eviction, teardown) */
+	void		(*release)(struct dprof_addrset *as, struct dprof_obj *obj,
+				   bool freed);
+};
+
+void dprof_addrset__init(struct dprof_addrset *as,
+			 void (*release)(struct dprof_addrset *as,
+					 struct dprof_obj *obj, bool freed));
+void dprof_addrset__exit(struct dprof_addrset *as);
+struct dprof_obj *dprof_addrset__alloc(struct dprof_addrset *as, u64 base,
+				       u64 size, u64 time);
+struct dprof_obj *dprof_addrset__find(struct dprof_addrset *as, u64 addr);
+int dprof_addrset__free(struct dprof_addrset *as, u64 base);
+
+#endif /* __PERF_DPROF_ADDRSET_H */

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof data profile: per-class aggregation of resolved access
+ * samples and the merge into one row per data type.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/zalloc.h>
+
+#include "util/hashmap.h"
+#include "profile.h"
+
+static const char * const unres_str[DPROF_UNRES__MAX] = {
+	[DPROF_UNRES_NO_ADDR]		= "no data address",
+	[DPROF_UNRES_NO_CODE]		= "no code bytes",
+	[DPROF_UNRES_INSN]		= "instruction",
+	[DPROF_UNRES_STACK]		= "stack",
+	[DPROF_UNRES_NO_OBJECT]		= "no live object or symbol",
+	[DPROF_UNRES_USER_DYNAMIC]	= "user heap/stack/mmap",
+};
+
+static const char * const kind_str[DPROF_KIND__MAX] = {
+	[DPROF_KIND_SLAB]	= "slab",
+	[DPROF_KIND_KMALLOC]	= "kmalloc",
+	[DPROF_KIND_STATIC]	= "static",
+	[DPROF_KIND_PERCPU]	= "percpu",
+};
+
+const char *dprof_unres__str(enum dprof_unres r)
+{
+	return r < DPROF_UNRES__MAX ? unres_str[r] : "?";
+}
+
+const char *dprof_kind__str(enum dprof_kind k)
+{
+	return k < DPROF_KIND__MAX ? kind_str[k] : "?";
+}
+
+void dprof_stats__add(struct dprof_stats *dst, const struct dprof_stats *src)
+{
+	dst->samples += src->samples;
+	dst->writes += src->writes;
+	dst->level_known += src->level_known;
+	dst->misses += src->misses;
+	dst->lat_sum += src->lat_sum;
+	dst->lat_n += src->lat_n;
+}
+
+static void dprof_stats__count(struct dprof_stats *st,
+			       const struct dprof_access *acc)
+{
+	st->samples++;
+	st->writes += acc->is_write;
+	if (acc->level_known) {
+		st->level_known++;
+		st->misses += acc->miss;
+	}
+	if (acc->weight) {
+		st->lat_sum += acc->weight;
+		st->lat_n++;
+	}
+}
+
+static size_t class__hash(long key, void *ctx __maybe_unused)
+{
+	const struct dprof_class *c = (const struct dprof_class *)key;
+
+	return (c->key * 31 + (unsigned long)c->dso) * 7 + c->kind;
+}
+
+static bool class__equal(long k1, long k2, void *ctx __maybe_unused)
+{
+	const struct dprof_class *a = (const struct dprof_class *)k1;
+	const struct dprof_class *b = (const struct dprof_class *)k2;
+
+	return a->kind == b->kind && a->key == b->key && a->dso == b->dso;
+}
+
+static size_t site__hash(long key, void *ctx __maybe_unused)
+{
+	const struct dprof_site *s = (const struct dprof_site *)key;
+
+	return s->ip * 0x9e3779b97f4a7c15ULL + s->offset;
+}
+
+static bool site__equal(long k1, long k2, void *ctx __maybe_unused)
+{
+	const struct dprof_site *a = (const struct dprof_site *)k1;
+	const struct dprof_site *b = (const struct dprof_site *)k2;
+
+	return a->ip == b->ip && a->offset == b->offset;
+}
+
+int dprof_profile__init(struct dprof_profile *prof)
+{
+	memset(prof, 0, sizeof(*prof));
+	prof->classes = hashmap__new(class__hash, class__equal, NULL);
+	if (IS_ERR(prof->classes)) {
+		prof->classes = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void dprof_class__delete(struct dprof_class *cls)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (cls->sites) {
+		hashmap__for_each_entry(cls->sites, cur, bkt)
+			free(cur->pvalue);
+		hashmap__free(cls->sites);
+	}
+	free(cls->name);
+	free(cls->site_name);
+	free(cls);
+}
+
+void dprof_profile__exit(struct dprof_profile *prof)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!prof->classes)
+		return;
+	hashmap__for_each_entry(prof->classes, cur, bkt)
+		dprof_class__delete(cur->pvalue);
+	hashmap__free(prof->classes);
+	prof->classes = NULL;
+}
+
+static struct dprof_class *dprof_class__new(enum dprof_kind kind, u64 key,
+					    struct dso *dso)
+{
+	struct dprof_class *cls = zalloc(sizeof(*cls));
+
+	if (!cls)
+		return NULL;
+	cls->kind = kind;
+	cls->key = key;
+	cls->dso = dso;
+	cls->sites = hashmap__new(site__hash, site__equal, NULL);
+	if (IS_ERR(cls->sites)) {
+		free(cls);
+		return NULL;
+	}
+	return cls;
+}
+
+/**
+ * dprof_profile__findnew_class - the class for an allocation site or symbol
+ * @prof: the profile
+ * @kind: slab, kmalloc, static or percpu
+ * @key: allocation call site, or symbol start address
+ * @dso: for static data, the DSO holding the symbol; NULL otherwise
+ */
+struct dprof_class *dprof_profile__findnew_class(struct dprof_profile *prof,
+						 enum dprof_kind kind, u64 key,
+						 struct dso *dso)
+{
+	struct dprof_class tmp = { .kind = kind, .key = key, .dso = dso };
+	struct dprof_class *cls;
+
+	if (hashmap__find(prof->classes, &tmp, &cls))
+		return cls;
+
+	cls = dprof_class__new(kind, key, dso);
+	if (!cls)
+		return NULL;
+	if (hashmap__add(prof->classes, cls, cls)) {
+		dprof_class__delete(cls);
+		return NULL;
+	}
+	return cls;
+}
+
+static struct dprof_site *dprof_class__findnew_site(struct dprof_class *cls,
+						    u64 ip, u64 offset)
+{
+	struct dprof_site tmp = { .ip = ip, .offset = offset };
+	struct dprof_site *site;
+
+	if (hashmap__find(cls->sites, &tmp, &site))
+		return site;
+
+	site = zalloc(sizeof(*site));
+	if (!site)
+		return NULL;
+	site->ip = ip;
+	site->offset = offset;
+	if (hashmap__add(cls->sites, site, site)) {
+		free(site);
+		return NULL;
+	}
+	return site;
+}
+
+/**
+ * dprof_class__add - account one resolved access sample to a class
+ * @cls: the class of the object or symbol
+ * @offset: byte offset of the access in the object
+ * @acc: the access
+ *
+ * Returns the (offset, ip) site the access was counted in, or NULL.
+ */
+struct dprof_site *dprof_class__add(struct dprof_class *cls, u64 offset,
+				    const struct dprof_access *acc)
+{
+	struct dprof_site *site = dprof_class__findnew_site(cls, acc->ip, offset);
+
+	if (!site)
+		return NULL;
+	dprof_stats__count(&site->stats, acc);
+	dprof_stats__count(&cls->stats, acc);
+	return site;
+}
+
+/* Account a sample in the profile totals, resolved or not. */
+void dprof_profile__count(struct dprof_profile *prof,
+			  const struct dprof_access *acc)
+{
+	prof->nr_samples++;
+	dprof_stats__count(&prof->total, acc);
+	if (acc->level_known)
+		prof->has_levels = true;
+	if (acc->weight)
+		prof->has_latency = true;
+}
+
+/* Classes that hold the same data type become one row. */
+static bool dprof_class__same_row(const struct dprof_class *a,
+				  const struct dprof_class *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case DPROF_KIND_SLAB:
+		/* an unnamed cache stays per call site */
+		return a->name && b->name && !strcmp(a->name, b->name);
+	case DPROF_KIND_KMALLOC:
+		return a->name && b->name && !strcmp(a->name, b->name) &&
+		       a->site_name && b->site_name &&
+		       !strcmp(a->site_name, b->site_name);
+	default:
+		return a == b;
+	}
+}
+
+static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	dprof_stats__add(&row->stats, &cls->stats);
+	row->nr_objects += cls->nr_objects;
+	row->nr_bounced += cls->nr_bounced;
+	row->ws_bytes += cls->ws_bytes;
+	row->nr_allocs += cls->nr_allocs;
+	if (!row->obj_size)
+		row->obj_size = cls->obj_size;
+	if (!row->alloc_size)
+		row->alloc_size = cls->alloc_size;
+
+	hashmap__for_each_entry(cls->sites, cur, bkt) {
+		struct dprof_site *s = cur->pvalue;
+		struct dprof_site *d = dprof_class__findnew_site(row, s->ip,
+								 s->offset);
+
+		if (!d)
+			return -ENOMEM;
+		dprof_stats__add(&d->stats, &s->stats);
+		d->sym = s->sym;
+		d->sym_off = s->sym_off;
+		d->sym_resolved = s->sym_resolved;
+	}
+	cls->row = row;
+	return 0;
+}
+
+/**
+ * dprof_profile__rows - merge the classes into one row per data type
+ * @prof: the profile
+ * @nr: number of rows returned
+ *
+ * Rows are new objects (free them with dprof_rows__free()); classes that
+ * got no sample are left out.  Returns NULL on allocation failure.
+ */
+struct dprof_class **dprof_profile__rows(struct dprof_profile *prof, size_t *nr)
+{
+	struct dprof_class **rows;
+	struct hashmap_entry *cur;
+	size_t bkt, n = 0, i;
+
+	rows = calloc(hashmap__size(prof->classes) + 1, sizeof(*rows));
+	if (!rows)
+		return NULL;
+
+	hashmap__for_each_entry(prof->classes, cur, bkt) {
+		struct dprof_class *cls = cur->pvalue, *row = NULL;
+
+		if (!cls->stats.samples)
+			continue;
+		for (i = 0; i < n; i++) {
+			if (dprof_class__same_row(rows[i], cls)) {
+				row = rows[i];
+				break;
+			}
+		}
+		if (!row) {
+			row = dprof_class__new(cls->kind, cls->key, cls->dso);
+			if (!row)
+				goto out_err;
+			row->name = cls->name ? strdup(cls->name) : NULL;
+			row->site_name = cls->site_name ? strdup(cls->site_name) : NULL;
+			rows[n++] = row;
+		}
+		if (dprof_row__merge(row, cls))
+			goto out_err;
+	}
+	*nr = n;
+	return rows;
+
+out_err:
+	dprof_rows__free(rows, n);
+	return NULL;
+}
+
+void dprof_rows__free(struct dprof_class **rows, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		dprof_class__delete(rows[i]);
+	free(rows);
+}
+
+int dprof_sort__parse(const char *str, enum dprof_sort *sort)
+{
+	static const char * const names[] = {
+		[DPROF_SORT_SAMPLES]	= "samples",
+		[DPROF_SORT_MISSES]	= "misses",
+		[DPROF_SORT_LATENCY]	= "latency",
+		[DPROF_SORT_OBJECTS]	= "objects",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!strcmp(str, names[i])) {
+			*sort = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static u64 dprof_class__sort_key(const struct dprof_class *c,
+				 enum dprof_sort sort)
+{
+	switch (sort) {
+	case DPROF_SORT_MISSES:
+		return c->stats.misses;
+	case DPROF_SORT_LATENCY:
+		return c->stats.lat_sum;
+	case DPROF_SORT_OBJECTS:
+		return c->nr_objects;
+	case DPROF_SORT_SAMPLES:
+	default:
+		return c->stats.samples;
+	}
+}
+
+static int dprof_row__cmp(const void *a, const void *b, void *arg)
+{
+	const struct dprof_class *ca = *(const struct dprof_class * const *)a;
+	const struct dprof_class *cb = *(const struct dprof_class * const *)b;
+	enum dprof_sort sort = *(enum dprof_sort *)arg;
+	u64 ka = dprof_class__sort_key(ca, sort);
+	u64 kb = dprof_class__sort_key(cb, sort);
+
+	if (ka != kb)
+		return ka < kb ? 1 : -1;
+	if (ca->stats.samples != cb->stats.samples)
+		return ca->stats.samples < cb->stats.samples ? 1 : -1;
+	return 0;
+}
+
+/* Most costly first; ties are broken by samples. */
+void dprof_rows__sort(struct dprof_class **rows, size_t nr,
+		      enum dprof_sort sort)
+{
+	qsort_r(rows, nr, sizeof(*rows), dprof_row__cmp, &sort);
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_DPROF_PROFILE_H
+#define __PERF_DPROF_PROFILE_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+struct hashmap;
+struct dso;
+struct symbol;
+
+/*
+ * The data profile aggregates access samples per allocation class as they
+ * are replayed (memory use is independent of the number of samples), and
+ * merges classes into one row per data type at the end.
+ */
+enum dprof_kind {
+	DPROF_KIND_SLAB,	/* kmem_cache_alloc() object */
+	DPROF_KIND_KMALLOC,	/* kmalloc() object: size class + call site */
+	DPROF_KIND_STATIC,	/* kernel or user static data symbol */
+	DPROF_KIND_PERCPU,	/* kernel per-cpu variable */
+	DPROF_KIND__MAX,
+};
+
+/* Why an access sample did not get a data type; shown in the header. */
+enum dprof_unres {
+	DPROF_UNRES_NO_ADDR,		/* memory PMU sample without address */
+	DPROF_UNRES_NO_CODE,		/* no code bytes at ip (no vmlinux/ELF) */
+	DPROF_UNRES_INSN,		/* decoded, no usable data address */
+	DPROF_UNRES_STACK,		/* a stack slot, not a data type */
+	DPROF_UNRES_NO_OBJECT,		/* kernel address outside live objects */
+	DPROF_UNRES_USER_DYNAMIC,	/* user heap/stack/mmap */
+	DPROF_UNRES__MAX,
+};
+
+const char *dprof_unres__str(enum dprof_unres r);
+const char *dprof_kind__str(enum dprof_kind k);
+
+/* What was measured for a set of access samples. */
+struct dprof_stats {
+	u64	samples;
+	u64	writes;
+	u64	level_known;	/* samples whose data_src names a level */
+	u64	misses;		/* of those, not an L1 hit */
+	u64	lat_sum;	/* sum of weights of samples that carry one */
+	u64	lat_n;
+};
+
+void dprof_stats__add(struct dprof_stats *dst, const struct dprof_stats *src);
+
+/* One access sample, after the data address was found. */
+struct dprof_access {
+	u64	ip;
+	u64	addr;
+	u64	time;
+	u32	cpu;
+	u64	weight;		/* latency, 0 when not measured */
+	bool	is_write;
+	bool	level_known;
+	bool	miss;
+};
+
+/* Per (offset, ip) counts inside one class: member and code drill-down. */
+struct dprof_site {
+	u64			ip;
+	u64			offset;
+	struct dprof_stats	stats;
+	struct symbol		*sym;		/* function at ip, if known */
+	u64			sym_off;
+	bool			sym_resolved;
+};
+
+struct dprof_class {
+	enum dprof_kind		kind;
+	u64			key;		/* call site, or symbol start */
+	struct dso		*dso;		/* static: the symbol's DSO */
+	char			*name;		/* cache, size class or symbol */
+	char			*site_name;	/* kmalloc: allocating function */
+	u64			obj_size;	/* requested bytes, symbol size */
+	u64			alloc_size;	/* bytes handed out */
+	struct dprof_stats	stats;
+	u64			nr_objects;	/* distinct objects sampled */
+	u64			nr_bounced;	/* ... touched by more than one CPU */
+	u64			ws_bytes;	/* bytes of those objects */
+	u64			nr_allocs;
+	u32			cpu;		/* static: first CPU seen */
+	u64			cpu_mask;	/* percpu: copies seen */
+	struct hashmap		*sites;		/* struct dprof_site * */
+	struct dprof_class	*row;		/* merged row, at the end */
+};
+
+struct dprof_profile {
+	struct hashmap	*classes;	/* class key -> struct dprof_class * */
+	struct dprof_stats total;
+	u64		nr_samples;	/* every access sample, resolved or not */
+	u64		unres[DPROF_UNRES__MAX];
+	u64		resolved[DPROF_KIND__MAX];
+	u64		ea_reasons[16];	/* DPROF_UNRES_INSN split by decoder reason */
+	bool		has_levels;	/* some sample carried a cache level */
+	bool		has_latency;
+};
+
+int dprof_profile__init(struct dprof_profile *prof);
+void dprof_profile__exit(struct dprof_profile *prof);
+struct dprof_class *dprof_profile__findnew_class(struct dprof_profile *prof,
+						 enum dprof_kind kind, u64 key,
+						 struct dso *dso);
+struct dprof_site *dprof_class__add(struct dprof_class *cls, u64 offset,
+				    const struct dprof_access *acc);
+void dprof_profile__count(struct dprof_profile *prof,
+			  const struct dprof_access *acc);
+
+/* Rows: classes merged by type.  @rows is an array of @nr pointers. */
+struct dprof_class **dprof_profile__rows(struct dprof_profile *prof,
+					 size_t *nr);
+void dprof_rows__free(struct dprof_class **rows, size_t nr);
+
+enum dprof_sort {
+	DPROF_SORT_SAMPLES,
+	DPROF_SORT_MISSES,
+	DPROF_SORT_LATENCY,
+	DPROF_SORT_OBJECTS,
+};
+int dprof_sort__parse(const char *str, enum dprof_sort *sort);
+void dprof_rows__sort(struct dprof_class **rows, size_t nr,
+		      enum dprof_sort sort);
+
+#endif /* __PERF_DPROF_PROFILE_H */

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof: address resolution that needs no allocator events — code
+ * bytes at a sample ip, static data symbols, kernel per-cpu variables.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/err.h>
+#include <linux/zalloc.h>
+
+#include "util/addr_location.h"
+#include "util/debug.h"
+#include "util/dso.h"
+#include "util/hashmap.h"
+#include "util/machine.h"
+#include "util/map.h"
+#include "util/symbol.h"
+#include "util/thread.h"
+#include "resolve.h"
+
+#define DPROF_CODE_MAX	16	/* longest x86 instruction + 1 */
+
+struct dprof_code {
+	int	len;		/* -1: not readable */
+	u8	bytes[DPROF_CODE_MAX];
+};
+
+static size_t ip__hash(long key, void *ctx __maybe_unused)
+{
+	return (u64)key * 0x9e3779b97f4a7c15ULL >> 7;
+}
+
+static bool ip__equal(long a, long b, void *ctx __maybe_unused)
+{
+	return a == b;
+}
+
+int dprof_resolver__init(struct dprof_resolver *r, struct machine *machine)
+{
+	memset(r, 0, sizeof(*r));
+	r->machine = machine;
+	r->code = hashmap__new(ip__hash, ip__equal, NULL);
+	if (IS_ERR(r->code)) {
+		r->code = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void dprof_resolver__exit(struct dprof_resolver *r)
+{
+	struct hashmap_entry *cur;
+	size_t bkt, i;
+
+	if (r->code) {
+		hashmap__for_each_entry(r->code, cur, bkt)
+			free(cur->pvalue);
+		hashmap__free(r->code);
+	}
+	for (i = 0; i < r->nr_percpu; i++)
+		free(r->percpu[i].name);
+	free(r->percpu);
+	memset(r, 0, sizeof(*r));
+}
+
+/**
+ * dprof_resolver__code - instruction bytes at a sample ip
+ * @r: the resolver
+ * @thread: the sampled thread (its maps locate the ELF or vmlinux)
+ * @ip: the sample ip
+ * @code: set to the bytes
+ *
+ * The bytes come from the DSO file (vmlinux for the kernel, which perf
+ * finds by build-id or --vmlinux) and are cached per ip: code does not
+ * change under a profile.  Returns the number of bytes, or -1.
+ */
+int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
+			 u64 ip, const u8 **code)
+{
+	struct dprof_code *c;
+
+	if (!hashmap__find(r->code, ip, &c)) {
+		c = zalloc(sizeof(*c));
+		if (!c)
+			return -1;
+		c->len = thread__memcpy(thread, r->machine, c->bytes, ip,
+					sizeof(c->bytes), NULL);
+		if (c->len <= 0) {
+			c->len = -1;
+			r->nr_code_misses++;
+		}
+		if (hashmap__add(r->code, ip, c)) {
+			free(c);
+			return -1;
+		}
+	}
+	*code = c->bytes;
+	return c->len;
+}
+
+/**
+ * dprof_resolver__static - the static data symbol that holds @addr
+ * @r: the resolver
+ * @thread: thread whose maps to search (the kernel maps are shared)
+ * @addr: data address
+ * @st: symbol, its DSO and the offset of @addr in it
+ */
+int dprof_resolver__static(struct dprof_resolver *r, struct thread *thread,
+			   u64 addr, struct dprof_static *st)
+{
+	u8 cpumode = machine__kernel_ip(r->machine, addr) ?
+		     PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	struct addr_location al;
+	struct symbol *sym;
+	int ret = -ENOENT;
+
+	addr_location__init(&al);
+	sym = thread__find_symbol_fb(thread, cpumode, addr, &al);
+	if (sym && sym->type == STT_OBJECT && al.addr >= sym->start &&
+	    (al.addr < sym->end || sym->end == sym->start)) {
+		st->sym = sym;
+		st->dso = map__dso(al.map);
+		st->offset = al.addr - sym->start;
+		ret = 0;
+	}
+	addr_location__exit(&al);
+	return ret;
+}
+
+static int percpu_sym__cmp(const void *a, const void *b)
+{
+	const struct dprof_percpu_sym *sa = a, *sb = b;
+
+	if (sa->start != sb->start)
+		return sa->start < sb->start ? -1 : 1;
+	return 0;
+}
+
+/**
+ * dprof_percpu__load - per-cpu variables of a kernel image
+ * @path: vmlinux
+ * @syms: array of symbols sorted by offset (caller frees names and array)
+ * @nr: number of symbols
+ *
+ * x86-64 links per-cpu variables at offsets from 0 in .data..percpu;
+ * "%gs:off" addresses them on the current CPU.
+ */
+int dprof_percpu__load(const char *path, struct dprof_percpu_sym **syms,
+		       size_t *nr)
+{
+	struct dprof_percpu_sym *arr = NULL;
+	size_t n = 0, alloc = 0, percpu_ndx = 0, i;
+	Elf_Scn *scn = NULL, *symtab = NULL;
+	int fd, err = -ENOENT;
+	GElf_Shdr shdr;
+	size_t shstrndx;
+	Elf *elf;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		goto out_close;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		name = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (name && !strcmp(name, ".data..percpu"))
+			percpu_ndx = elf_ndxscn(scn);
+		else if (shdr.sh_type == SHT_SYMTAB)
+			symtab = scn;
+	}
+	if (!percpu_ndx || !symtab)
+		goto out_end;
+
+	{
+		Elf_Data *data = elf_getdata(symtab, NULL);
+		size_t count;
+		GElf_Sym sym;
+
+		gelf_getshdr(symtab, &shdr);
+		count = shdr.sh_entsize ? shdr.sh_size / shdr.sh_entsize : 0;
+		for (i = 0; data && i < count; i++) {
+			const char *name;
+
+			if (!gelf_getsym(data, i, &sym) ||
+			    sym.st_shndx != percpu_ndx ||
+			    GELF_ST_TYPE(sym.st_info) != STT_OBJECT)
+				continue;
+			name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			if (n == alloc) {
+				struct dprof_percpu_sym *tmp;
+
+				alloc = alloc ? alloc * 2 : 256;
+				tmp = realloc(arr, alloc * sizeof(*arr));
+				if (!tmp) {
+					err = -ENOMEM;
+					goto out_free;
+				}
+				arr = tmp;
+			}
+			arr[n].start = sym.st_value;
+			arr[n].size = sym.st_size;
+			arr[n].name = strdup(name);
+			if (!arr[n].name) {
+				err = -ENOMEM;
+				goto out_free;
+			}
+			n++;
+		}
+	}
+	qsort(arr, n, sizeof(*arr), percpu_sym__cmp);
+	*syms = arr;
+	*nr = n;
+	err = 0;
+	goto out_end;
+
+out_free:
+	for (i = 0; i < n; i++)
+		free(arr[i].name);
+	free(arr);
+out_end:
+	elf_end(elf);
+out_close:
+	close(fd);
+	return err;
+}
+
+/* The per-cpu variable covering offset @off, or NULL. */
+const struct dprof_percpu_sym *
+dprof_percpu__find(const struct dprof_percpu_sym *syms, size_t nr, u64 off)
+{
+	size_t lo = 0, hi = nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (syms[mid].start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && off - syms[lo - 1].start < syms[lo - 1].size)
+		return &syms[lo - 1];
+	return NULL;
+}
+
+static void dprof_resolver__load_percpu(struct dprof_resolver *r)
+{
+	struct map *kmap = machine__kernel_map(r->machine);
+	struct dso *dso;
+
+	r->percpu_loaded = true;
+	if (!kmap || map__load(kmap) < 0)
+		return;
+	dso = map__dso(kmap);
+	if (dprof_percpu__load(dso__long_name(dso), &r->percpu, &r->nr_percpu))
+		pr_debug("dprof: no per-cpu symbols in %s\n", dso__long_name(dso));
+}
+
+const struct dprof_percpu_sym *
+dprof_resolver__percpu(struct dprof_resolver *r, u64 off, u64 *offset)
+{
+	const struct dprof_percpu_sym *sym;
+
+	if (!r->percpu_loaded)
+		dprof_resolver__load_percpu(r);
+	sym = dprof_percpu__find(r->percpu, r->nr_percpu, off);
+	if (sym)
+		*offset = off - sym->start;
+	return sym;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_DPROF_RESOLVE_H
+#define __PERF_DPROF_RESOLVE_H
+
+#include <linux/types.h>
+
+struct dso;
+struct hashmap;
+struct machine;
+struct symbol;
+struct thread;
+
+/*
+ * Data addresses that no allocator event covers: static data of the kernel
+ * or of a user ELF (symbol table), and kernel per-cpu variables (their
+ * symbols live in vmlinux's .data..percpu section, at offsets from the
+ * per-cpu base that %gs holds).
+ */
+struct dprof_percpu_sym {
+	u64	start;
+	u64	size;
+	char	*name;
+};
+
+struct dprof_resolver {
+	struct machine		*machine;
+	struct hashmap		*code;		/* ip -> struct dprof_code * */
+	struct dprof_percpu_sym	*percpu;
+	size_t			nr_percpu;
+	bool			percpu_loaded;
+	u64			nr_code_misses;
+};
+
+struct dprof_static {
+	struct symbol	*sym;
+	struct dso	*dso;
+	u64		offset;		/* from the symbol start */
+};
+
+int dprof_resolver__init(struct dprof_resolver *r, struct machine *machine);
+void dprof_resolver__exit(struct dprof_resolver *r);
+
+/* Up to @len bytes of code at @ip; returns the number read, or -1. */
+int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
+			 u64 ip, const u8 **code);
+
+/* Static data symbol covering @addr; 0 on success, -ENOENT otherwise. */
+int dprof_resolver__static(struct dprof_resolver *r, struct thread *thread,
+			   u64 addr, struct dprof_static *st);
+
+/* Kernel per-cpu variable at offset @off from the per-cpu base. */
+const struct dprof_percpu_sym *
+dprof_resolver__percpu(struct dprof_resolver *r, u64 off, u64 *offset);
+
+/* Percpu symbols from an ELF file's .data..percpu section (for tests too). */
+int dprof_percpu__load(const char *path, struct dprof_percpu_sym **syms,
+		       size_t *nr);
+const struct dprof_percpu_sym *
+dprof_percpu__find(const struct dprof_percpu_sym *syms, size_t nr, u64 off);
+
+#endif /* __PERF_DPROF_RESOLVE_H */
