@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dprof DWARF types: the test workloads are built with -g -O0, so perf's own
+ * DWARF describes their types and static variables:
+ *
+ *   datasym.c:      typedef struct _buf { char data1; char reserved[55];
+ *                   char data2; } buf __aligned(64); static buf buf1;
+ *   dprof_struct.c: struct dprof_hot (refcount, pad1[24], hits, pad2[20],
+ *                   next, cold[8]), aligned(64); static dprof_hot
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <string.h>
+#include <linux/compiler.h>
+#include "debug.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+#include "util/dprof/dwtypes.h"
+#include "tests/tests.h"
+#include "dprof-tests.h"
+
+#ifdef HAVE_DWARF_SUPPORT
+
+/* the member path at @off, or "-ERR" */
+static const char *member_at(Dwarf_Die *type, u64 off, struct strbuf *sb,
+			     u64 *moff, u64 *msize)
+{
+	strbuf_setlen(sb, 0);
+	if (dprof_type__member_at(type, off, sb, moff, msize) < 0)
+		return "-ERR";
+	pr_debug("  +%#" PRIx64 " -> %s (%#" PRIx64 "/%" PRIu64 ")\n",
+		 off, sb->buf, *moff, *msize);
+	return sb->buf;
+}
+
+static const char *type_name(Dwarf_Die *type, struct strbuf *sb)
+{
+	strbuf_setlen(sb, 0);
+	if (dprof_type__name(type, sb) < 0)
+		return "-ERR";
+	pr_debug("  type name: %s\n", sb->buf);
+	return sb->buf;
+}
+
+static int test_datasym(struct dprof_dwarf *dw, struct strbuf *sb)
+{
+	Dwarf_Die die, vtype;
+	u64 size = 0, moff = 0, msize = 0;
+	const char *name;
+
+	TEST_ASSERT_VAL("find_struct _buf",
+			dprof_dwarf__find_struct(dw, "_buf", &die, &size) == 0);
+	/*
+	 * The aligned(64) attribute is on the typedef, not on the struct:
+	 * struct _buf is 57 bytes; DWARF does not record the typedef's
+	 * alignment padding.
+	 */
+	TEST_ASSERT_VAL("size of _buf", size == 57);
+	TEST_ASSERT_VAL("name of _buf", !strcmp(type_name(&die, sb), "struct _buf"));
+	TEST_ASSERT_VAL("find_struct buf (typedef)",
+			dprof_dwarf__find_struct(dw, "buf", &die, &size) == 0 &&
+			size == 57);
+	TEST_ASSERT_VAL("no declaration-only match",
+			dprof_dwarf__find_struct(dw, "no_such_struct_xyz", &die,
+						 NULL) == -ENOENT);
+
+	TEST_ASSERT_VAL("var_type buf1", dprof_dwarf__var_type(dw, "buf1", &vtype) == 0);
+	name = type_name(&vtype, sb);
+	TEST_ASSERT_VAL("type name of buf1",
+			!strcmp(name, "buf") || !strcmp(name, "struct _buf"));
+	TEST_ASSERT_VAL("same type id via var and name",
+			dprof_dwarf__type_id(dw, &vtype) != 0);
+
+	TEST_ASSERT_VAL("+0 data1", !strcmp(member_at(&vtype, 0, sb, &moff, &msize), "data1"));
+	TEST_ASSERT_VAL("data1 range", moff == 0 && msize == 1);
+	TEST_ASSERT_VAL("+0x38 data2",
+			!strcmp(member_at(&vtype, 0x38, sb, &moff, &msize), "data2"));
+	TEST_ASSERT_VAL("data2 range", moff == 0x38 && msize == 1);
+	TEST_ASSERT_VAL("+10 reserved[9]",
+			!strcmp(member_at(&vtype, 10, sb, &moff, &msize), "reserved[9]"));
+	TEST_ASSERT_VAL("reserved[9] range", moff == 10 && msize == 1);
+	strbuf_setlen(sb, 0);
+	TEST_ASSERT_VAL("+64 out of range",
+			dprof_type__member_at(&vtype, 64, sb, NULL, NULL) == -ENOENT);
+	TEST_ASSERT_VAL("+64 label", !strcmp(sb->buf, "+0x40"));
+	strbuf_setlen(sb, 0);
+	TEST_ASSERT_VAL("+57 out of range",
+			dprof_type__member_at(&vtype, 57, sb, NULL, NULL) == -ENOENT);
+	return TEST_OK;
+}
+
+static int test_dprof_hot(struct dprof_dwarf *dw, struct strbuf *sb)
+{
+	Dwarf_Die die, vtype, vtype2;
+	u64 size = 0, moff = 0, msize = 0;
+
+	if (dprof_dwarf__find_struct(dw, "dprof_hot", &die, &size)) {
+		pr_debug("dprof_struct workload not built in, skipping its checks\n");
+		return TEST_OK;
+	}
+	TEST_ASSERT_VAL("size of dprof_hot", size == 128);
+	TEST_ASSERT_VAL("var_type dprof_hot",
+			dprof_dwarf__var_type(dw, "dprof_hot", &vtype) == 0);
+	TEST_ASSERT_VAL("type name of dprof_hot",
+			!strcmp(type_name(&vtype, sb), "struct dprof_hot"));
+	TEST_ASSERT_VAL("one id per type",
+			dprof_dwarf__type_id(dw, &vtype) == dprof_dwarf__type_id(dw, &die));
+
+	TEST_ASSERT_VAL("+0 refcount", !strcmp(member_at(&die, 0, sb, &moff, &msize), "refcount"));
+	TEST_ASSERT_VAL("refcount range", moff == 0 && msize == 8);
+	/* inside a scalar: the scalar, and where it starts */
+	TEST_ASSERT_VAL("+3 refcount", !strcmp(member_at(&die, 3, sb, &moff, &msize), "refcount"));
+	TEST_ASSERT_VAL("+3 range", moff == 0 && msize == 8);
+	TEST_ASSERT_VAL("+0x20 hits", !strcmp(member_at(&die, 0x20, sb, &moff, &msize), "hits"));
+	TEST_ASSERT_VAL("hits range", moff == 0x20 && msize == 4);
+	TEST_ASSERT_VAL("+0x1f pad1[23]",
+			!strcmp(member_at(&die, 0x1f, sb, &moff, &msize), "pad1[23]"));
+	TEST_ASSERT_VAL("+0x38 next", !strcmp(member_at(&die, 0x38, sb, &moff, &msize), "next"));
+	TEST_ASSERT_VAL("+0x48 cold[1]",
+			!strcmp(member_at(&die, 0x48, sb, &moff, &msize), "cold[1]"));
+	TEST_ASSERT_VAL("cold[1] range", moff == 0x48 && msize == 8);
+	TEST_ASSERT_VAL("+0x7f cold[7]",
+			!strcmp(member_at(&die, 0x7f, sb, &moff, &msize), "cold[7]"));
+	TEST_ASSERT_VAL("+0x80 out of range",
+			strcmp(member_at(&die, 0x80, sb, &moff, &msize), "-ERR") == 0);
+
+	/* by address: the ELF symbol's value is the DW_OP_addr */
+	TEST_ASSERT_VAL("no variable at 0",
+			dprof_dwarf__var_type_at(dw, 0, &vtype2) == -ENOENT);
+	return TEST_OK;
+}
+
+/* struct knowledge from a libc/perf struct that every build has */
+static int test_cache_type(struct dprof_dwarf *dw)
+{
+	Dwarf_Die die;
+
+	TEST_ASSERT_VAL("kmalloc has no type",
+			dprof_dwarf__cache_type(dw, "kmalloc-256", 256, &die) == -ENOENT);
+	TEST_ASSERT_VAL("kmalloc-cg has no type",
+			dprof_dwarf__cache_type(dw, "kmalloc-cg-64", 64, &die) == -ENOENT);
+	TEST_ASSERT_VAL("names_cache has no type",
+			dprof_dwarf__cache_type(dw, "names_cache", 4096, &die) == -ENOENT);
+	/* "_buf" by name: size 57 fits 57..64 and not 56 or 65 */
+	TEST_ASSERT_VAL("cache _buf size 57",
+			dprof_dwarf__cache_type(dw, "_buf", 57, &die) == 0);
+	TEST_ASSERT_VAL("cache _buf size 64",
+			dprof_dwarf__cache_type(dw, "_buf", 64, &die) == 0);
+	TEST_ASSERT_VAL("cache _buf unknown size",
+			dprof_dwarf__cache_type(dw, "_buf", 0, &die) == 0);
+	TEST_ASSERT_VAL("cache _buf too small",
+			dprof_dwarf__cache_type(dw, "_buf", 56, &die) == -ENOENT);
+	TEST_ASSERT_VAL("cache _buf too big",
+			dprof_dwarf__cache_type(dw, "_buf", 65, &die) == -ENOENT);
+	/* suffix stripping: "_buf_cache" -> "_buf" */
+	TEST_ASSERT_VAL("cache _buf_cache",
+			dprof_dwarf__cache_type(dw, "_buf_cache", 64, &die) == 0);
+	TEST_ASSERT_VAL("cache dprof_hot_cachep",
+			dprof_dwarf__find_struct(dw, "dprof_hot", &die, NULL) ||
+			dprof_dwarf__cache_type(dw, "dprof_hot_cachep", 128, &die) == 0);
+	return TEST_OK;
+}
+
+int test__dprof_types(struct test_suite *test __maybe_unused,
+		      int subtest __maybe_unused)
+{
+	char path[PATH_MAX];
+	struct dprof_dwarf *dw;
+	struct strbuf sb;
+	int ret;
+
+	/* no DWARF: NULL, not a crash */
+	TEST_ASSERT_VAL("no DWARF in /dev/null", !dprof_dwarf__new("/dev/null"));
+	TEST_ASSERT_VAL("no such file",
+			!dprof_dwarf__new("/nonexistent/dprof/vmlinux"));
+
+	perf_exe(path, sizeof(path));
+	dw = dprof_dwarf__new(path);
+	if (!dw) {
+		pr_debug("no DWARF in %s\n", path);
+		return TEST_FAIL;
+	}
+	strbuf_init(&sb, 64);
+
+	ret = test_datasym(dw, &sb);
+	if (ret == TEST_OK)
+		ret = test_dprof_hot(dw, &sb);
+	if (ret == TEST_OK)
+		ret = test_cache_type(dw);
+
+	strbuf_release(&sb);
+	dprof_dwarf__delete(dw);
+	return ret;
+}
+
+#else /* !HAVE_DWARF_SUPPORT */
+
+int test__dprof_types(struct test_suite *test __maybe_unused,
+		      int subtest __maybe_unused)
+{
+	pr_debug("perf built without DWARF support\n");
+	return TEST_SKIP;
+}
+
+#endif /* HAVE_DWARF_SUPPORT */
