@@ -51,6 +51,7 @@
 #include "util/tool.h"
 #include "util/tracepoint.h"
 #include "util/dprof/addrset.h"
+#include "../arch/x86/include/uapi/asm/perf_regs.h"
 #include "util/dprof/profile.h"
 #include "util/dprof/resolve.h"
 #include "util/dprof/softsample.h"
@@ -415,10 +416,7 @@ static int dprof__soft_access(struct perf_dprof *dprof, struct thread *thread,
 
 	why = dprof_ea__decode(code, len, sample->ip, &sample->intr_regs, &ea);
 	acc->is_write = ea.is_write;
-	switch (why) {
-	case DPROF_EA_OK:
-		break;
-	case DPROF_EA_SEGMENT:
+	if (why == DPROF_EA_SEGMENT) {
 		if (ea.seg == 'g' && machine__kernel_ip(dprof->res.machine,
 							sample->ip)) {
 			acc->addr = ea.addr;
@@ -427,10 +425,12 @@ static int dprof__soft_access(struct perf_dprof *dprof, struct thread *thread,
 		/* %fs in user space: thread-local storage */
 		dprof__unresolved(dprof, DPROF_UNRES_USER_DYNAMIC);
 		return 0;
-	case DPROF_EA_STACK:
+	}
+	if (why == DPROF_EA_STACK) {
 		dprof__unresolved(dprof, DPROF_UNRES_STACK);
 		return 0;
-	default:
+	}
+	if (why != DPROF_EA_OK) {
 		dprof__unresolved(dprof, DPROF_UNRES_INSN);
 		if (why < ARRAY_SIZE(dprof->prof.ea_reasons))
 			dprof->prof.ea_reasons[why]++;
@@ -565,6 +565,7 @@ static bool dprof__row_type(struct perf_dprof *dprof, struct dprof_class *row,
 		dw = dprof__dwarf(dprof, row->dso);
 		return dw && !dprof_dwarf__var_type(dw, row->name, die);
 	case DPROF_KIND_KMALLOC:
+	case DPROF_KIND__MAX:
 	default:
 		return false;
 	}
@@ -692,6 +693,7 @@ static void dprof__describe(struct dprof_class *row, struct strbuf *sb)
 		strbuf_addf(sb, "percpu %s", row->name);
 		break;
 	case DPROF_KIND_STATIC:
+	case DPROF_KIND__MAX:
 	default:
 		strbuf_addf(sb, "static %s", row->name);
 		break;
@@ -1055,6 +1057,20 @@ out_delete:
 	return err;
 }
 
+static int parse_percent_limit(const struct option *opt, const char *str,
+			       int unset __maybe_unused)
+{
+	float *limit = opt->value;
+	char *end;
+
+	*limit = strtof(str, &end);
+	if (end == str || *end || *limit < 0 || *limit > 100) {
+		pr_err("dprof: --percent-limit wants a number between 0 and 100\n");
+		return -1;
+	}
+	return 0;
+}
+
 static int cmd_dprof_report(int argc, const char **argv)
 {
 	struct perf_dprof dprof = {
@@ -1076,8 +1092,9 @@ static int cmd_dprof_report(int argc, const char **argv)
 		   "sort rows by: samples (default), misses, latency, objects"),
 	OPT_STRING('t', "type", &dprof.type_name, "name",
 		   "show one type by member and code location"),
-	OPT_FLOAT(0, "percent-limit", &dprof.percent_limit,
-		  "hide rows below this percentage of samples"),
+	OPT_CALLBACK(0, "percent-limit", &dprof.percent_limit, "percent",
+		     "hide rows below this percentage of samples",
+		     parse_percent_limit),
 	OPT_BOOLEAN('f', "force", &dprof.force, "don't complain, do it"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()

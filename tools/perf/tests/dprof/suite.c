@@ -3,6 +3,7 @@
  * perf test suite for perf dprof: decoders and resolvers that need no
  * special hardware.  Test cases live one concern per file next to this one.
  */
+#include <stddef.h>
 #include "tests/tests.h"
 #include "dprof-tests.h"
 

@@ -245,6 +245,9 @@ static bool dprof_class__same_row(const struct dprof_class *a,
 		return a->name && b->name && !strcmp(a->name, b->name) &&
 		       a->site_name && b->site_name &&
 		       !strcmp(a->site_name, b->site_name);
+	case DPROF_KIND_STATIC:
+	case DPROF_KIND_PERCPU:
+	case DPROF_KIND__MAX:
 	default:
 		return a == b;
 	}
