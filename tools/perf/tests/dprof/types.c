@@ -9,10 +9,12 @@
  *                   next, cold[8]), aligned(64); static dprof_hot
  */
 #include <errno.h>
+#include <link.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <string.h>
 #include <linux/compiler.h>
+#include <linux/kernel.h>
 #include "debug.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -21,6 +23,61 @@
 #include "dprof-tests.h"
 
 #ifdef HAVE_DWARF_SUPPORT
+
+/*
+ * Layouts the workloads lack.  This file is built with -g (see Build), so
+ * they are in perf's DWARF; dprof_t_sink keeps the variable alive.
+ */
+struct dprof_t_slot {
+	int		key;		/* 0 */
+	short		val;		/* 4, hole at 6..7 */
+};
+
+struct dprof_t_counter {
+	long		refs;		/* 0 */
+	unsigned int	flag:1;		/* 8 */
+	unsigned int	kind:7;		/* 8 */
+	unsigned int	prio:12;	/* 9..10 */
+};
+
+typedef const struct dprof_t_counter dprof_t_counter_t;
+
+struct dprof_t_obj {
+	char			tag;		/* 0x00, hole at 0x01..0x07 */
+	union {					/* 0x08 */
+		struct {
+			void	*head;		/* 0x08 */
+			void	*tail;		/* 0x10 */
+		};
+		long	words[2];
+	};
+	dprof_t_counter_t	counter;	/* 0x18 */
+	struct dprof_t_slot	slots[4];	/* 0x28 */
+	volatile char		grid[2][3];	/* 0x48 */
+	char			group[0];	/* 0x50, a marker */
+	int			len;		/* 0x50 */
+	int			data[];		/* 0x54 */
+};
+
+static struct dprof_t_obj dprof_t_var = { .tag = 1 };
+static struct dprof_t_slot dprof_t_slots[4] = { { .key = 1 } };
+void *dprof_t_sink[] = { &dprof_t_var, dprof_t_slots };
+
+static int main_bias_cb(struct dl_phdr_info *info, size_t size __maybe_unused,
+			void *data)
+{
+	*(u64 *)data = info->dlpi_addr;
+	return 1;	/* the first object is the executable */
+}
+
+/* link-time address of a variable in perf: what its ELF symbol says */
+static u64 link_addr(void *p)
+{
+	u64 bias = 0;
+
+	dl_iterate_phdr(main_bias_cb, &bias);
+	return (u64)(unsigned long)p - bias;
+}
 
 /* the member path at @off, or "-ERR" */
 static const char *member_at(Dwarf_Die *type, u64 off, struct strbuf *sb,
@@ -131,6 +188,94 @@ static int test_dprof_hot(struct dprof_dwarf *dw, struct strbuf *sb)
 	return TEST_OK;
 }
 
+static int test_layouts(struct dprof_dwarf *dw, struct strbuf *sb)
+{
+	static const struct {
+		u64		off;
+		const char	*path;
+		u64		moff, msize;
+	} cases[] = {
+		{ 0x00, "tag",			0x00, 1 },
+		{ 0x03, "<hole>",		0x01, 7 },
+		{ 0x08, "head",			0x08, 8 },	/* anonymous union+struct */
+		{ 0x17, "tail",			0x10, 8 },
+		{ 0x18, "counter.refs",		0x18, 8 },	/* const typedef */
+		{ 0x20, "counter.flag",		0x20, 1 },	/* bitfields */
+		{ 0x21, "counter.prio",		0x21, 2 },
+		{ 0x24, "counter.<hole>",	0x23, 5 },
+		{ 0x28, "slots[0].key",		0x28, 4 },
+		{ 0x3c, "slots[2].val",		0x3c, 2 },
+		{ 0x3e, "slots[2].<hole>",	0x3e, 2 },
+		{ 0x47, "slots[3].<hole>",	0x46, 2 },
+		{ 0x48, "grid[0][0]",		0x48, 1 },
+		{ 0x4c, "grid[1][1]",		0x4c, 1 },
+		{ 0x4e, "<hole>",		0x4e, 2 },
+		{ 0x50, "len",			0x50, 4 },
+		{ 0x54, "data[0]",		0x54, 4 },	/* flexible array */
+		{ 0x6b, "data[5]",		0x68, 4 },
+	};
+	Dwarf_Die die, vtype;
+	u64 size = 0, moff, msize;
+	size_t i;
+
+	TEST_ASSERT_VAL("find_struct dprof_t_obj",
+			dprof_dwarf__find_struct(dw, "dprof_t_obj", &die, &size) == 0);
+	TEST_ASSERT_VAL("size of dprof_t_obj", size == 0x58);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		moff = msize = ~0ULL;
+		TEST_ASSERT_VAL(cases[i].path,
+				!strcmp(member_at(&die, cases[i].off, sb, &moff, &msize),
+					cases[i].path));
+		TEST_ASSERT_VAL("member start", moff == cases[i].moff);
+		TEST_ASSERT_VAL("member size", msize == cases[i].msize);
+	}
+
+	TEST_ASSERT_VAL("typedef to const struct",
+			dprof_dwarf__find_struct(dw, "dprof_t_counter_t", &die, &size) == 0 &&
+			size == 16);
+	TEST_ASSERT_VAL("typedef name", !strcmp(type_name(&die, sb), "dprof_t_counter_t"));
+	TEST_ASSERT_VAL("typedef and struct share an id",
+			dprof_dwarf__find_struct(dw, "dprof_t_counter", &vtype, NULL) == 0 &&
+			dprof_dwarf__type_id(dw, &die) == dprof_dwarf__type_id(dw, &vtype));
+	TEST_ASSERT_VAL("member of typedef", !strcmp(member_at(&die, 8, sb, &moff, &msize),
+						     "flag"));
+
+	/* a flexible array tail lets a larger slab object match */
+	TEST_ASSERT_VAL("flex tail cache",
+			dprof_dwarf__cache_type(dw, "dprof_t_obj_cache", 0x200, &die) == 0);
+	TEST_ASSERT_VAL("no flex tail, too large",
+			dprof_dwarf__cache_type(dw, "dprof_t_slot", 0x200, &die) == -ENOENT);
+	TEST_ASSERT_VAL("+_struct never invents",
+			dprof_dwarf__cache_type(dw, "dprof_t", 0, &die) == -ENOENT);
+
+	TEST_ASSERT_VAL("var_type dprof_t_var",
+			dprof_dwarf__var_type(dw, "dprof_t_var", &vtype) == 0);
+	TEST_ASSERT_VAL("var type name", !strcmp(type_name(&vtype, sb), "struct dprof_t_obj"));
+	TEST_ASSERT_VAL("var and struct share an id",
+			dprof_dwarf__find_struct(dw, "dprof_t_obj", &die, NULL) == 0 &&
+			dprof_dwarf__type_id(dw, &die) == dprof_dwarf__type_id(dw, &vtype));
+
+	TEST_ASSERT_VAL("var_type_at dprof_t_var",
+			dprof_dwarf__var_type_at(dw, link_addr(&dprof_t_var), &die) == 0 &&
+			dprof_dwarf__type_id(dw, &die) == dprof_dwarf__type_id(dw, &vtype));
+
+	/* array types: name with bounds, path starts at the index */
+	TEST_ASSERT_VAL("var_type dprof_t_slots",
+			dprof_dwarf__var_type(dw, "dprof_t_slots", &vtype) == 0);
+	TEST_ASSERT_VAL("array type name",
+			!strcmp(type_name(&vtype, sb), "struct dprof_t_slot[4]"));
+	TEST_ASSERT_VAL("array size", dprof_type__size(&vtype, &size) == 0 && size == 32);
+	TEST_ASSERT_VAL("array member",
+			!strcmp(member_at(&vtype, 0x14, sb, &moff, &msize), "[2].val"));
+	TEST_ASSERT_VAL("array member range", moff == 0x14 && msize == 2);
+	TEST_ASSERT_VAL("array end",
+			!strcmp(member_at(&vtype, 0x20, sb, &moff, &msize), "-ERR"));
+	TEST_ASSERT_VAL("var_type_at dprof_t_slots",
+			dprof_dwarf__var_type_at(dw, link_addr(dprof_t_slots), &die) == 0 &&
+			!strcmp(type_name(&die, sb), "struct dprof_t_slot[4]"));
+	return TEST_OK;
+}
+
 /* struct knowledge from a libc/perf struct that every build has */
 static int test_cache_type(struct dprof_dwarf *dw)
 {
@@ -188,6 +333,8 @@ int test__dprof_types(struct test_suite *test __maybe_unused,
 		ret = test_dprof_hot(dw, &sb);
 	if (ret == TEST_OK)
 		ret = test_cache_type(dw);
+	if (ret == TEST_OK)
+		ret = test_layouts(dw, &sb);
 
 	strbuf_release(&sb);
 	dprof_dwarf__delete(dw);

@@ -385,7 +385,7 @@ int dprof_dwarf__find_struct(struct dprof_dwarf *dw, const char *name,
 	struct dw_type_ent *ent = dw_best(dw_lookup(dw, name));
 
 	if (!ent || !dwarf_offdie(dw->dbg, ent->off, die)) {
-		pr_debug("dprof: no struct %s in DWARF\n", name);
+		pr_debug2("dprof: no struct %s in DWARF\n", name);
 		return -ENOENT;
 	}
 	if (size)
@@ -425,7 +425,7 @@ int dprof_dwarf__var_type(struct dprof_dwarf *dw, const char *var,
 
 	if (!dw || !var || !hashmap__find(dw->vars, var, &off) ||
 	    dw_var_die_type(dw, off, type_die)) {
-		pr_debug("dprof: no variable %s in DWARF\n", var ?: "(null)");
+		pr_debug2("dprof: no variable %s in DWARF\n", var ?: "(null)");
 		return -ENOENT;
 	}
 	return 0;
@@ -449,7 +449,7 @@ int dprof_dwarf__var_type_at(struct dprof_dwarf *dw, u64 addr,
 
 	if (!dw || !hashmap__find(dw->var_addrs, (long)addr, &off) ||
 	    dw_var_die_type(dw, off, type_die)) {
-		pr_debug("dprof: no variable at %#" PRIx64 " in DWARF\n", addr);
+		pr_debug2("dprof: no variable at %#" PRIx64 " in DWARF\n", addr);
 		return -ENOENT;
 	}
 	return 0;
@@ -671,40 +671,43 @@ out:
  * @dw: the DWARF index the DIE came from (may be NULL: DIE offset only)
  * @type_die: a type DIE from any CU
  *
- * Named structs/unions (and typedefs to them) are defined again in every CU
- * that uses them; all copies with the same name and size get the offset of
- * the one the index keeps, so the same type found through a variable in one
- * CU and through a cache name in another has one id.  Other types get the
- * offset of their DIE with qualifiers stripped.
+ * Named structs/unions are defined again in every CU that uses them; all
+ * copies with the same name and size get the offset of the one the index
+ * keeps, so the same type found through a variable in one CU and through a
+ * cache name in another has one id.  Typedefs and qualifiers are seen
+ * through ("dprof_t_counter_t" and "struct dprof_t_counter" share an id);
+ * an anonymous struct is named by its outermost typedef.  Other types get
+ * the offset of their DIE with typedefs and qualifiers stripped.
  *
  * Return: the id (a .debug_info offset), or 0 for no type.
  */
 u64 dprof_dwarf__type_id(struct dprof_dwarf *dw, Dwarf_Die *type_die)
 {
+	const char *tdname = NULL, *name;
 	Dwarf_Die mem, *die = &mem;
+	struct dw_type_ent *ent;
 	int depth = 0;
+	u64 size;
 
 	*die = *type_die;
-	while (dw && depth++ < DW_MAX_DEPTH && dw_strip(die, die, false)) {
-		int tag = dwarf_tag(die);
-		const char *name = dwarf_diename(die);
-		struct dw_type_ent *ent;
-
-		if (tag != DW_TAG_typedef && !dw_is_aggregate(tag))
-			break;
-		if (name) {
-			u64 size = dw_aggregate_def_size(die);
-
-			for (ent = dw_lookup(dw, name); ent; ent = ent->next) {
-				if (ent->size == size)
-					return ent->off;
-			}
-		}
-		if (tag != DW_TAG_typedef || !die_get_type(die, die))
-			break;
+	while (depth++ < DW_MAX_DEPTH && dw_strip(die, die, false) &&
+	       dwarf_tag(die) == DW_TAG_typedef) {
+		if (!tdname)
+			tdname = dwarf_diename(die);
+		if (!die_get_type(die, die))
+			return 0;
 	}
-	die = dw_strip(type_die, &mem, true);
-	return die ? dwarf_dieoffset(die) : 0;
+	if (!dw_strip(die, die, false))
+		return 0;
+	if (dw && dw_is_aggregate(dwarf_tag(die))) {
+		name = dwarf_diename(die) ?: tdname;
+		size = dw_aggregate_def_size(die);
+		for (ent = dw_lookup(dw, name); ent && size; ent = ent->next) {
+			if (ent->size == size)
+				return ent->off;
+		}
+	}
+	return dwarf_dieoffset(die);
 }
 
 /* dimensions of an array type; 0 = no bound given */
@@ -863,12 +866,21 @@ static int dw_array_at(Dwarf_Die *array, u64 off, u64 base,
 	return dw_member_at(&elem, off, base, sb, moff, msize, depth + 1);
 }
 
+static bool dw_is_array_member(Dwarf_Die *member)
+{
+	Dwarf_Die mem;
+
+	return die_get_type(member, &mem) && dw_strip(&mem, &mem, true) &&
+	       dwarf_tag(&mem) == DW_TAG_array_type;
+}
+
 static int dw_struct_at(Dwarf_Die *type, u64 off, u64 base, u64 type_size,
 			struct strbuf *sb, u64 *moff, u64 *msize, int depth)
 {
-	Dwarf_Die child, found = {}, mtype;
-	u64 start, end, fstart = 0, fend = 0, hole_start = 0, hole_end = type_size;
-	bool bitfield, fbitfield = false, have = false;
+	Dwarf_Die child, found = {}, flex = {}, mtype;
+	u64 start, end, fstart = 0, fend = 0, flex_start = 0;
+	u64 hole_start = 0, hole_end = type_size;
+	bool bitfield, fbitfield = false, have = false, have_flex = false;
 	const char *name;
 
 	if (dwarf_child(type, &child))
@@ -880,13 +892,17 @@ static int dw_struct_at(Dwarf_Die *type, u64 off, u64 base, u64 type_size,
 			continue;
 		if (dw_member_range(&child, &start, &end, &bitfield))
 			continue;
-		if (end == start && off >= start) {
-			/* flexible array member: objects larger than the type */
-			if (die_get_type(&child, &mtype) &&
-			    dw_strip(&mtype, &mtype, true) &&
-			    dwarf_tag(&mtype) == DW_TAG_array_type)
-				end = ~0ULL;
+		if (end == start) {
+			/*
+			 * Zero-size: a flexible array if it is the last member,
+			 * else a marker (the kernel's __cacheline_group_begin)
+			 */
+			have_flex = dw_is_array_member(&child);
+			flex = child;
+			flex_start = start;
+			continue;
 		}
+		have_flex = false;
 		if (start <= off && off < end) {
 			/* unions: the first member covering @off wins */
 			if (!have) {
@@ -903,6 +919,13 @@ static int dw_struct_at(Dwarf_Die *type, u64 off, u64 base, u64 type_size,
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 
+	if (!have && have_flex && off >= flex_start) {
+		/* objects larger than the type: obj->tail[i] */
+		found = flex;
+		fstart = flex_start;
+		fend = flex_start;
+		have = true;
+	}
 	if (!have)
 		goto hole;
 
@@ -910,7 +933,7 @@ static int dw_struct_at(Dwarf_Die *type, u64 off, u64 base, u64 type_size,
 	if (name)
 		dw_add_name(sb, name);
 	*moff = base + fstart;
-	*msize = fend == ~0ULL ? 0 : fend - fstart;
+	*msize = fend - fstart;
 	if (fbitfield || !die_get_type(&found, &mtype))
 		return 0;
 	return dw_member_at(&mtype, off - fstart, base + fstart, sb, moff, msize,
