@@ -53,7 +53,7 @@ struct dprof_t_obj {
 	};
 	dprof_t_counter_t	counter;	/* 0x18 */
 	struct dprof_t_slot	slots[4];	/* 0x28 */
-	volatile char		grid[2][3];	/* 0x48 */
+	char			grid[2][3];	/* 0x48 */
 	char			group[0];	/* 0x50, a marker */
 	int			len;		/* 0x50 */
 	int			data[];		/* 0x54 */
@@ -222,7 +222,8 @@ static int test_layouts(struct dprof_dwarf *dw, struct strbuf *sb)
 			dprof_dwarf__find_struct(dw, "dprof_t_obj", &die, &size) == 0);
 	TEST_ASSERT_VAL("size of dprof_t_obj", size == 0x58);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		moff = msize = ~0ULL;
+		moff = ~0ULL;
+		msize = ~0ULL;
 		TEST_ASSERT_VAL(cases[i].path,
 				!strcmp(member_at(&die, cases[i].off, sb, &moff, &msize),
 					cases[i].path));
