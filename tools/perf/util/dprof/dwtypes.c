@@ -531,13 +531,13 @@ static const struct {
 	{ "UNIX-STREAM",	  "unix_sock", false },
 	{ "RAW",		  "raw_sock", false },
 	{ "RAWv6",		  "raw6_sock", false },
-	{ "PING",		  "ping_sock", false },
-	{ "PINGv6",		  "ping_sock", false },
+	{ "PING",		  "inet_sock", false },
+	{ "PINGv6",		  "raw6_sock", false },
 	{ "NETLINK",		  "netlink_sock", false },
 	{ "request_sock_TCP",	  "tcp_request_sock", false },
 	{ "request_sock_TCPv6",	  "tcp6_request_sock", false },
 	{ "tw_sock_TCP",	  "tcp_timewait_sock", false },
-	{ "tw_sock_TCPv6",	  "tcp_timewait_sock", false },
+	{ "tw_sock_TCPv6",	  "tcp6_timewait_sock", false },
 };
 
 static bool dw_size_fits(struct dprof_dwarf *dw, struct dw_type_ent *ent,
