@@ -18,13 +18,13 @@ export CCACHE_DIR=$DPROF_CACHE/ccache
 export CCACHE_BASEDIR=$BUILD_DIR
 export CCACHE_NOHASHDIR=1
 cc="gcc"
-command -v ccache >/dev/null && cc="ccache gcc"
+command -v ccache >/dev/null && cc="$REPO/scripts/ccache-cc"
 
 mkdir -p "$BUILD_DIR/perf"
 # shellcheck disable=SC2086
 make -C "$BUILD_DIR/linux/tools/perf" O="$BUILD_DIR/perf" -j"${JOBS:-$(nproc)}" \
 	CC="$cc" BUILD_BPF_SKEL=0 ${PERF_MAKE_ARGS:-} >"$BUILD_DIR/perf/build.log" 2>&1 || {
-	grep -A3 -m10 "error:" "$BUILD_DIR/perf/build.log" >&2 || tail -40 "$BUILD_DIR/perf/build.log" >&2
+	grep -B4 -A3 -m5 "error:" "$BUILD_DIR/perf/build.log" >&2 || tail -40 "$BUILD_DIR/perf/build.log" >&2
 	echo "build-perf: make failed, full log: $BUILD_DIR/perf/build.log" >&2
 	exit 1
 }
