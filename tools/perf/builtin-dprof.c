@@ -402,19 +402,43 @@ static int dprof__soft_access(struct perf_dprof *dprof, struct thread *thread,
 			      struct perf_sample *sample,
 			      struct dprof_access *acc)
 {
-	struct dprof_ea ea = { 0 };
-	enum dprof_ea_reason why;
-	const u8 *code;
+	struct dprof_ea ea = { 0 }, pea = { 0 };
+	enum dprof_ea_reason why, pwhy;
+	const u8 *code, *prev;
+	int len, prev_len;
+	bool skid = false;
 	u64 sp;
-	int len;
 
-	len = dprof_resolver__code(&dprof->res, thread, sample->ip, &code);
+	len = dprof_resolver__code(&dprof->res, thread, sample->ip, &code,
+				   &prev, &prev_len);
 	if (len <= 0) {
 		dprof__unresolved(dprof, DPROF_UNRES_NO_CODE);
 		return 0;
 	}
 
 	why = dprof_ea__decode(code, len, sample->ip, &sample->intr_regs, &ea);
+	/*
+	 * Skid: a load that stalled has retired, and the interrupt lands on
+	 * the next instruction.  When that one touches no memory, the cost
+	 * belongs to the access just before it, whose address is exact too
+	 * as long as it did not overwrite its own address registers.
+	 */
+	if (why == DPROF_EA_NO_MEMOP && prev_len) {
+		pwhy = dprof_ea__decode(prev, prev_len, sample->ip - prev_len,
+					&sample->intr_regs, &pea);
+		if ((pwhy == DPROF_EA_OK || pwhy == DPROF_EA_SEGMENT ||
+		     pwhy == DPROF_EA_STACK) &&
+		    !dprof_ea__clobbers(prev, prev_len, pea.addr_regs)) {
+			why = pwhy;
+			ea = pea;
+			acc->ip = sample->ip - prev_len;
+			skid = true;
+		}
+	}
+	if (why == DPROF_EA_OK || why == DPROF_EA_SEGMENT) {
+		dprof->prof.nr_decoded++;
+		dprof->prof.nr_skid += skid;
+	}
 	acc->is_write = ea.is_write;
 	if (why == DPROF_EA_SEGMENT) {
 		if (ea.seg == 'g' && machine__kernel_ip(dprof->res.machine,
@@ -743,6 +767,12 @@ static void dprof__print_header(struct perf_dprof *dprof, FILE *fp)
 			pct(prof->resolved[k], total));
 	fprintf(fp, "\n# not a data type: stack %.1f%%\n",
 		pct(prof->unres[DPROF_UNRES_STACK], total));
+	if (dprof->has_soft)
+		fprintf(fp, "# data addresses decoded: %.1f%% of samples, %.1f%% from the sampled instruction, "
+			"%.1f%% from the one before it (skid after a memory access)\n",
+			pct(prof->nr_decoded, total),
+			pct(prof->nr_decoded - prof->nr_skid, total),
+			pct(prof->nr_skid, total));
 	fprintf(fp, "# unresolved:");
 	for (u = 0; u < DPROF_UNRES__MAX; u++) {
 		if (u == DPROF_UNRES_STACK)
@@ -1176,9 +1206,9 @@ static int cmd_dprof_record(int argc, const char **argv)
 	struct perf_pmu *pmu = NULL;
 	bool use_mem = false;
 
+	/* unknown options are perf record's; "--" stays to end them */
 	argc = parse_options(argc, argv, options, usage,
-			     PARSE_OPT_KEEP_UNKNOWN | PARSE_OPT_STOP_AT_NON_OPTION |
-			     PARSE_OPT_KEEP_DASHDASH);
+			     PARSE_OPT_KEEP_UNKNOWN | PARSE_OPT_KEEP_DASHDASH);
 	if (rec.period && rec.freq) {
 		pr_err("dprof: use either -c or -F\n");
 		return -EINVAL;
@@ -1238,6 +1268,8 @@ static int cmd_dprof_record(int argc, const char **argv)
 			goto out;
 		rec_argv[i++] = owned[nr_owned++];
 		rec_argv[i++] = "--intr-regs=" DPROF_INTR_REGS;
+		/* data mmaps, so that user static data resolves */
+		rec_argv[i++] = "-d";
 	}
 
 	if (!rec.no_kmem) {

@@ -21,12 +21,15 @@
 #include "util/dprof/resolve.h"
 #include "dprof-tests.h"
 
-/* Not static: the symbol must survive in the symbol table. */
 struct dprof_test_static {
 	long	head;
 	char	pad[48];
 	int	tail;
-} dprof_test_static_var __aligned(64);
+};
+
+/* one in .data, one in .bss (an anonymous mapping past the file's end) */
+struct dprof_test_static dprof_test_data_var __aligned(64) = { .head = 1 };
+struct dprof_test_static dprof_test_bss_var __aligned(64);
 
 static int test_percpu_find(void)
 {
@@ -54,9 +57,9 @@ int test__dprof_static(struct test_suite *test __maybe_unused,
 	struct machine *machine;
 	struct thread *thread = NULL;
 	struct dprof_static st;
-	const u8 *code;
+	const u8 *code, *prev;
 	pid_t pid = getpid();
-	int err = TEST_FAIL, len;
+	int err = TEST_FAIL, len, prev_len;
 	u64 addr;
 
 	if (test_percpu_find() != TEST_OK)
@@ -70,31 +73,39 @@ int test__dprof_static(struct test_suite *test __maybe_unused,
 	if (!threads)
 		goto out;
 	if (perf_event__synthesize_thread_map(NULL, threads, perf_event__process,
-					      machine, true, false) < 0)
+					      machine, true, /*mmap_data=*/true) < 0)
 		goto out;
 	thread = machine__findnew_thread(machine, pid, pid);
 	if (!thread || dprof_resolver__init(&res, machine))
 		goto out;
 
-	addr = (u64)(unsigned long)&dprof_test_static_var.tail;
+	addr = (u64)(unsigned long)&dprof_test_data_var.tail;
 	if (dprof_resolver__static(&res, thread, addr, &st)) {
 		pr_debug("no symbol for %#" PRIx64 " (stripped perf binary?)\n", addr);
 		err = TEST_SKIP;
 		goto out;
 	}
 	pr_debug("resolved to %s+%#" PRIx64 "\n", st.sym->name, st.offset);
-	TEST_ASSERT_VAL("symbol", !strcmp(st.sym->name, "dprof_test_static_var"));
-	TEST_ASSERT_VAL("offset", st.offset ==
+	TEST_ASSERT_VAL("data symbol", !strcmp(st.sym->name, "dprof_test_data_var"));
+	TEST_ASSERT_VAL("data offset", st.offset ==
 			offsetof(struct dprof_test_static, tail));
+
+	addr = (u64)(unsigned long)&dprof_test_bss_var.pad[3];
+	TEST_ASSERT_VAL("bss resolved", !dprof_resolver__static(&res, thread, addr, &st));
+	pr_debug("resolved to %s+%#" PRIx64 "\n", st.sym->name, st.offset);
+	TEST_ASSERT_VAL("bss symbol", !strcmp(st.sym->name, "dprof_test_bss_var"));
+	TEST_ASSERT_VAL("bss offset", st.offset ==
+			offsetof(struct dprof_test_static, pad[3]));
 
 	/* a function is not static data */
 	addr = (u64)(unsigned long)test__dprof_static;
 	TEST_ASSERT_VAL("function", dprof_resolver__static(&res, thread, addr, &st));
 
 	/* code bytes come from the file, and match what is mapped */
-	len = dprof_resolver__code(&res, thread, addr, &code);
+	len = dprof_resolver__code(&res, thread, addr, &code, &prev, &prev_len);
 	TEST_ASSERT_VAL("code read", len >= 8);
 	TEST_ASSERT_VAL("code bytes", !memcmp(code, (void *)(unsigned long)addr, len));
+	TEST_ASSERT_VAL("no insn before the function start", prev_len == 0);
 	err = TEST_OK;
 out:
 	dprof_resolver__exit(&res);

@@ -96,6 +96,8 @@ struct dprof_profile {
 	u64		unres[DPROF_UNRES__MAX];
 	u64		resolved[DPROF_KIND__MAX];
 	u64		ea_reasons[16];	/* DPROF_UNRES_INSN split by decoder reason */
+	u64		nr_decoded;	/* software sampler: address decoded */
+	u64		nr_skid;	/* ... from the instruction before ip */
 	bool		has_levels;	/* some sample carried a cache level */
 	bool		has_latency;
 };

@@ -18,15 +18,20 @@
 #include "util/hashmap.h"
 #include "util/machine.h"
 #include "util/map.h"
+#include "util/maps.h"
 #include "util/symbol.h"
 #include "util/thread.h"
+#include "../../../arch/x86/include/asm/insn.h"
 #include "resolve.h"
 
 #define DPROF_CODE_MAX	16	/* longest x86 instruction + 1 */
+#define DPROF_FUNC_MAX	(256 * 1024)	/* decode no further back than this */
 
 struct dprof_code {
 	int	len;		/* -1: not readable */
+	int	prev_len;	/* 0: no preceding instruction known */
 	u8	bytes[DPROF_CODE_MAX];
+	u8	prev[DPROF_CODE_MAX];
 };
 
 static size_t ip__hash(long key, void *ctx __maybe_unused)
@@ -67,19 +72,67 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/*
+ * The instruction before @ip, found by decoding forward from the start of
+ * the function: there is no way to decode x86 backwards.  Decoding must
+ * land exactly on @ip, or the function holds something that is not code
+ * and the answer is "unknown".
+ */
+static void dprof_code__find_prev(struct dprof_resolver *r,
+				  struct thread *thread, u64 ip,
+				  struct dprof_code *c)
+{
+	u8 cpumode = machine__kernel_ip(r->machine, ip) ?
+		     PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	struct addr_location al;
+	u64 start, size, off = 0, prev = 0;
+	u8 *buf = NULL;
+
+	addr_location__init(&al);
+	if (!thread__find_symbol(thread, cpumode, ip, &al) ||
+	    al.addr < al.sym->start)
+		goto out;
+	size = al.addr - al.sym->start;
+	start = ip - size;
+	if (!size || size > DPROF_FUNC_MAX)
+		goto out;
+	buf = malloc(size);
+	if (!buf || thread__memcpy(thread, r->machine, buf, start, size,
+				   NULL) != (int)size)
+		goto out;
+	while (off < size) {
+		struct insn insn;
+
+		if (insn_decode(&insn, buf + off, size - off, INSN_MODE_64) < 0)
+			goto out;
+		prev = off;
+		off += insn.length;
+	}
+	if (off == size && size - prev <= DPROF_CODE_MAX) {
+		c->prev_len = size - prev;
+		memcpy(c->prev, buf + prev, c->prev_len);
+	}
+out:
+	free(buf);
+	addr_location__exit(&al);
+}
+
 /**
  * dprof_resolver__code - instruction bytes at a sample ip
  * @r: the resolver
  * @thread: the sampled thread (its maps locate the ELF or vmlinux)
  * @ip: the sample ip
- * @code: set to the bytes
+ * @code: set to the bytes at @ip
+ * @prev: set to the bytes of the instruction before @ip, if known
+ * @prev_len: their length, 0 when not known
  *
  * The bytes come from the DSO file (vmlinux for the kernel, which perf
  * finds by build-id or --vmlinux) and are cached per ip: code does not
- * change under a profile.  Returns the number of bytes, or -1.
+ * change under a profile.  Returns the number of bytes at @ip, or -1.
  */
 int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
-			 u64 ip, const u8 **code)
+			 u64 ip, const u8 **code, const u8 **prev,
+			 int *prev_len)
 {
 	struct dprof_code *c;
 
@@ -92,6 +145,8 @@ int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
 		if (c->len <= 0) {
 			c->len = -1;
 			r->nr_code_misses++;
+		} else {
+			dprof_code__find_prev(r, thread, ip, c);
 		}
 		if (hashmap__add(r->code, ip, c)) {
 			free(c);
@@ -99,7 +154,40 @@ int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
 		}
 	}
 	*code = c->bytes;
+	*prev = c->prev;
+	*prev_len = c->prev_len;
 	return c->len;
+}
+
+/*
+ * .bss past the last file page of an ELF is an anonymous mapping of its
+ * own: look the address up in the file mapping right below it, whose
+ * address translation extends linearly over it.
+ */
+static struct symbol *dprof_resolver__bss(struct thread *thread, u64 addr,
+					  struct addr_location *al)
+{
+	struct dso *dso = map__dso(al->map);
+	struct symbol *sym = NULL;
+	struct map *prev;
+
+	if (dso && !is_anon_memory(dso__long_name(dso)))
+		return NULL;
+	prev = maps__find(thread__maps(thread), map__start(al->map) - 1);
+	if (!prev)
+		return NULL;
+	dso = map__dso(prev);
+	if (dso && !is_anon_memory(dso__long_name(dso)) &&
+	    map__end(prev) == map__start(al->map)) {
+		sym = map__find_symbol(prev, map__map_ip(prev, addr));
+		if (sym) {
+			map__put(al->map);
+			al->map = map__get(prev);
+			al->addr = map__map_ip(prev, addr);
+		}
+	}
+	map__put(prev);
+	return sym;
 }
 
 /**
@@ -120,6 +208,8 @@ int dprof_resolver__static(struct dprof_resolver *r, struct thread *thread,
 
 	addr_location__init(&al);
 	sym = thread__find_symbol_fb(thread, cpumode, addr, &al);
+	if (!sym && al.map && cpumode == PERF_RECORD_MISC_USER)
+		sym = dprof_resolver__bss(thread, addr, &al);
 	if (sym && sym->type == STT_OBJECT && al.addr >= sym->start &&
 	    (al.addr < sym->end || sym->end == sym->start)) {
 		st->sym = sym;

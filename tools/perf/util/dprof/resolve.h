@@ -40,9 +40,10 @@ struct dprof_static {
 int dprof_resolver__init(struct dprof_resolver *r, struct machine *machine);
 void dprof_resolver__exit(struct dprof_resolver *r);
 
-/* Up to @len bytes of code at @ip; returns the number read, or -1. */
+/* Code at @ip and the instruction before it; returns bytes at @ip or -1. */
 int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
-			 u64 ip, const u8 **code);
+			 u64 ip, const u8 **code, const u8 **prev,
+			 int *prev_len);
 
 /* Static data symbol covering @addr; 0 on success, -ENOENT otherwise. */
 int dprof_resolver__static(struct dprof_resolver *r, struct thread *thread,
