@@ -1,0 +1,44 @@
+# perf dprof: build perf (and the guest kernel) on an overlay of a 6.12 tree.
+#
+#   make [perf]        build/perf/perf
+#   make kernel        build/kernel/arch/x86/boot/bzImage and vmlinux
+#   make run           profile a guest kernel with perf dprof (the demo)
+#   make check         build, then run 'perf test dprof'; last line: N passed, N failed
+#   make vm CMD='...'  run CMD in a guest booted from the kernel we build
+#   make clean         remove $(BUILD_DIR) (the unpacked source and ccache stay)
+#
+# Variables: BUILD_DIR, DPROF_CACHE, LINUX_SRC (a kernel tree to use instead
+# of Debian's linux-source-6.12).
+
+BUILD_DIR   ?= $(CURDIR)/build
+DPROF_CACHE ?= $${XDG_CACHE_HOME:-$$HOME/.cache}/perf-dprof
+LINUX_SRC   ?=
+CMD         ?= uname -a
+
+ENV = BUILD_DIR="$(BUILD_DIR)" DPROF_CACHE="$(DPROF_CACHE)" \
+      $(if $(LINUX_SRC),LINUX_SRC="$(LINUX_SRC)")
+
+all: perf
+
+perf:
+	$(ENV) scripts/build-perf.sh
+
+tree:
+	$(ENV) scripts/prepare-tree.sh
+
+kernel: tree
+	$(ENV) scripts/build-kernel.sh
+
+run:
+	$(ENV) scripts/run-demo.sh
+
+check:
+	$(ENV) scripts/check.sh
+
+vm: perf kernel
+	$(ENV) scripts/run-in-vm.sh "$(BUILD_DIR)/kernel/arch/x86/boot/bzImage" '$(subst ','\'',$(CMD))'
+
+clean:
+	rm -rf "$(BUILD_DIR)"
+
+.PHONY: all perf tree kernel run check vm clean

@@ -1,0 +1,66 @@
+#!/bin/bash
+# make check: build perf (and the guest kernel), run 'perf test -v dprof'.
+# The last line is "N passed, N failed"; exit status 1 iff a test or the
+# perf build failed.  Full log: $BUILD_DIR/check.log.
+#
+# env: BUILD_DIR, DPROF_CACHE, LINUX_SRC (see prepare-tree.sh)
+#      CHECK_KERNEL=0  do not build the guest kernel (guest tests then skip)
+#      CHECK_TESTS     'perf test' selection (default: dprof)
+set -eu
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+export BUILD_DIR=${BUILD_DIR:-$REPO/build}
+export DPROF_CACHE=${DPROF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perf-dprof}
+log=$BUILD_DIR/check.log
+
+if [ -z "${DPROF_CHECK_LOG:-}" ]; then
+	mkdir -p "$BUILD_DIR"
+	DPROF_CHECK_LOG=$log "$0" "$@" 2>&1 | tee "$log"
+	exit "${PIPESTATUS[0]}"
+fi
+
+say() { echo "check: $*"; }
+
+if ! "$REPO/scripts/build-perf.sh"; then
+	say "perf build failed"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+# Guest tests skip unless the kernel they boot exists.
+if [ "${CHECK_KERNEL:-1}" != 0 ] && [ -x "$REPO/scripts/build-kernel.sh" ]; then
+	if "$REPO/scripts/build-kernel.sh" >/dev/null; then
+		export DPROF_KERNEL=$BUILD_DIR/kernel/arch/x86/boot/bzImage
+		export DPROF_VMLINUX=$BUILD_DIR/kernel/vmlinux
+		export DPROF_RUN_IN_VM=$REPO/scripts/run-in-vm.sh
+	else
+		say "guest kernel build failed: guest tests will skip"
+	fi
+fi
+
+# perf test looks for shell tests in ./tools/perf/tests/shell, ./tests/shell
+# and ./source/tests/shell first: run it from an empty directory so that it
+# takes <perf dir>/source/tests/shell, i.e. the overlay with our tests in it.
+[ -d "$BUILD_DIR/perf/source/tests/shell/lib" ] ||
+	{ say "$BUILD_DIR/perf/source/tests/shell missing"; echo "0 passed, 1 failed"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+export PATH=$BUILD_DIR/perf:$PATH
+say "$(command -v perf): perf test -v ${CHECK_TESTS:-dprof}"
+# shellcheck disable=SC2086
+perf test -v ${CHECK_TESTS:-dprof} 2>&1 | tee "$tmp/out" || true
+
+# Result lines: " 12: desc : Ok", " 12.3: desc : Skip (reason)", "... : FAILED!"
+res=$(sed 's/\x1b\[[0-9;]*m//g' "$tmp/out" |
+      sed -nE 's/^ *[0-9]+(\.[0-9]+)?: .*: (Ok|Skip|FAILED!)( \(.*\))?$/\2/p')
+passed=$(grep -c '^Ok$' <<<"$res" || true)
+skipped=$(grep -c '^Skip$' <<<"$res" || true)
+failed=$(grep -c '^FAILED!$' <<<"$res" || true)
+if [ $((passed + skipped + failed)) = 0 ]; then
+	say "no test matched '${CHECK_TESTS:-dprof}'"
+	failed=1
+fi
+echo "$skipped skipped"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
