@@ -31,6 +31,7 @@
 #include "builtin.h"
 #include "perf.h"
 #include "util/addr_location.h"
+#include "util/annotate.h"
 #include "util/color.h"
 #include "util/data.h"
 #include "util/debug.h"
@@ -322,8 +323,9 @@ static int dprof__account(struct perf_dprof *dprof, struct dprof_class *cls,
 }
 
 static int dprof__resolve_addr(struct perf_dprof *dprof, struct thread *thread,
-			       struct dprof_access *acc)
+			       struct evsel *evsel, struct dprof_access *acc)
 {
+	struct dprof_typed typed;
 	struct dprof_static st;
 	struct dprof_obj *obj;
 	struct dprof_class *cls;
@@ -355,6 +357,21 @@ static int dprof__resolve_addr(struct perf_dprof *dprof, struct thread *thread,
 			cls->nr_bounced = 1;
 		}
 		return dprof__account(dprof, cls, thread, st.offset, acc);
+	}
+
+	if (!dprof_resolver__typed(&dprof->res, thread, evsel, acc->ip, &typed)) {
+		cls = dprof_profile__findnew_class(&dprof->prof, DPROF_KIND_TYPED,
+						   typed.key, typed.dso);
+		if (!cls)
+			return -ENOMEM;
+		if (!cls->name) {
+			cls->name = strdup(typed.type_name);
+			cls->obj_size = typed.type_size;
+		}
+		if (dprof_class__touch_base(cls, acc->addr - typed.offset,
+					    typed.type_size, acc->cpu))
+			return -ENOMEM;
+		return dprof__account(dprof, cls, thread, typed.offset, acc);
 	}
 
 	if (machine__kernel_ip(dprof->res.machine, acc->addr))
@@ -399,7 +416,7 @@ static int dprof__resolve_percpu(struct perf_dprof *dprof, struct thread *thread
  * effective address is exact.
  */
 static int dprof__soft_access(struct perf_dprof *dprof, struct thread *thread,
-			      struct perf_sample *sample,
+			      struct evsel *evsel, struct perf_sample *sample,
 			      struct dprof_access *acc)
 {
 	struct dprof_ea ea = { 0 }, pea = { 0 };
@@ -467,7 +484,7 @@ static int dprof__soft_access(struct perf_dprof *dprof, struct thread *thread,
 		dprof__unresolved(dprof, DPROF_UNRES_STACK);
 		return 0;
 	}
-	return dprof__resolve_addr(dprof, thread, acc);
+	return dprof__resolve_addr(dprof, thread, evsel, acc);
 }
 
 static int dprof__access(struct perf_dprof *dprof, struct evsel *evsel,
@@ -491,10 +508,10 @@ static int dprof__access(struct perf_dprof *dprof, struct evsel *evsel,
 
 	if (evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR &&
 	    sample->intr_regs.regs) {
-		ret = dprof__soft_access(dprof, thread, sample, &acc);
+		ret = dprof__soft_access(dprof, thread, evsel, sample, &acc);
 	} else if (sample->addr) {
 		acc.addr = sample->addr;
-		ret = dprof__resolve_addr(dprof, thread, &acc);
+		ret = dprof__resolve_addr(dprof, thread, evsel, &acc);
 	} else {
 		dprof__unresolved(dprof, DPROF_UNRES_NO_ADDR);
 		ret = 0;
@@ -569,6 +586,20 @@ static void dprof__dwarf_exit(struct perf_dprof *dprof)
 	hashmap__free(dprof->dwarf);
 }
 
+/* A DWARF-typed row: look its struct up by name wherever the code was. */
+static bool dprof__typed_die(struct perf_dprof *dprof, struct dprof_class *row,
+			     Dwarf_Die *die)
+{
+	struct dprof_dwarf *dw = dprof__dwarf(dprof, row->dso);
+	const char *name = row->name;
+
+	if (!strncmp(name, "struct ", 7))
+		name += 7;
+	else if (!strncmp(name, "union ", 6))
+		name += 6;
+	return dw && !dprof_dwarf__find_struct(dw, name, die, NULL);
+}
+
 /* The DWARF type a row holds; false when nothing tells. */
 static bool dprof__row_type(struct perf_dprof *dprof, struct dprof_class *row,
 			    Dwarf_Die *die)
@@ -588,6 +619,8 @@ static bool dprof__row_type(struct perf_dprof *dprof, struct dprof_class *row,
 	case DPROF_KIND_STATIC:
 		dw = dprof__dwarf(dprof, row->dso);
 		return dw && !dprof_dwarf__var_type(dw, row->name, die);
+	case DPROF_KIND_TYPED:
+		return dprof__typed_die(dprof, row, die);
 	case DPROF_KIND_KMALLOC:
 	case DPROF_KIND__MAX:
 	default:
@@ -622,8 +655,14 @@ static void dprof__member(struct dprof_row_info *ri, u64 offset,
 			  struct strbuf *sb)
 {
 #ifdef HAVE_DWARF_SUPPORT
-	if (ri->has_type && !dprof_type__member_at(&ri->die, offset, sb, NULL, NULL))
+	size_t len = sb->len;
+
+	if (ri->has_type && !dprof_type__member_at(&ri->die, offset, sb, NULL, NULL)) {
+		/* a scalar or an array element has no member name */
+		if (sb->len == len)
+			strbuf_addf(sb, "+%#" PRIx64, offset);
 		return;
+	}
 #endif
 	strbuf_addf(sb, "+%#" PRIx64, offset);
 }
@@ -715,6 +754,9 @@ static void dprof__describe(struct dprof_class *row, struct strbuf *sb)
 		break;
 	case DPROF_KIND_PERCPU:
 		strbuf_addf(sb, "percpu %s", row->name);
+		break;
+	case DPROF_KIND_TYPED:
+		strbuf_addstr(sb, "(no alloc event: DWARF)");
 		break;
 	case DPROF_KIND_STATIC:
 	case DPROF_KIND__MAX:
@@ -1052,14 +1094,19 @@ static int dprof__report(struct perf_dprof *dprof)
 	}
 
 	symbol_conf.try_vmlinux_path = true;
+	/* data-type profiling of operands, for addresses nothing else covers */
+	annotation_options__init();
+	err = symbol__annotation_init();
+	if (err)
+		goto out_annotate;
 	err = symbol__init(&session->header.env);
 	if (err < 0)
-		goto out_delete;
+		goto out_annotate;
 
 	dprof_addrset__init(&dprof->as, NULL);
 	err = dprof_profile__init(&dprof->prof);
 	if (err)
-		goto out_delete;
+		goto out_annotate;
 	err = dprof_resolver__init(&dprof->res, &session->machines.host);
 	if (err)
 		goto out_profile;
@@ -1082,6 +1129,8 @@ out_resolver:
 	dprof_addrset__exit(&dprof->as);
 out_profile:
 	dprof_profile__exit(&dprof->prof);
+out_annotate:
+	annotation_options__exit();
 out_delete:
 	perf_session__delete(session);
 	return err;

@@ -27,6 +27,7 @@ static const char * const kind_str[DPROF_KIND__MAX] = {
 	[DPROF_KIND_KMALLOC]	= "kmalloc",
 	[DPROF_KIND_STATIC]	= "static",
 	[DPROF_KIND_PERCPU]	= "percpu",
+	[DPROF_KIND_TYPED]	= "DWARF-typed",
 };
 
 const char *dprof_unres__str(enum dprof_unres r)
@@ -115,6 +116,8 @@ static void dprof_class__delete(struct dprof_class *cls)
 			free(cur->pvalue);
 		hashmap__free(cls->sites);
 	}
+	if (cls->objs)
+		hashmap__free(cls->objs);
 	free(cls->name);
 	free(cls->site_name);
 	free(cls);
@@ -219,6 +222,50 @@ struct dprof_site *dprof_class__add(struct dprof_class *cls, u64 offset,
 	return site;
 }
 
+static size_t base__hash(long key, void *ctx __maybe_unused)
+{
+	return (u64)key * 0x9e3779b97f4a7c15ULL >> 11;
+}
+
+static bool base__equal(long a, long b, void *ctx __maybe_unused)
+{
+	return a == b;
+}
+
+/**
+ * dprof_class__touch_base - count an object known only by its address
+ * @cls: a class without an address set (DWARF-typed accesses)
+ * @base: object address (access address minus offset in the type)
+ * @size: type size
+ * @cpu: accessing CPU
+ *
+ * Keeps one entry per distinct object: memory grows with objects, not
+ * with samples.
+ */
+int dprof_class__touch_base(struct dprof_class *cls, u64 base, u64 size,
+			    u32 cpu)
+{
+	long state;
+
+	if (!cls->objs) {
+		cls->objs = hashmap__new(base__hash, base__equal, NULL);
+		if (IS_ERR(cls->objs)) {
+			cls->objs = NULL;
+			return -ENOMEM;
+		}
+	}
+	if (!hashmap__find(cls->objs, base, &state)) {
+		cls->nr_objects++;
+		cls->ws_bytes += size;
+		return hashmap__add(cls->objs, base, (long)cpu << 1);
+	}
+	if (!(state & 1) && (u32)(state >> 1) != cpu) {
+		cls->nr_bounced++;
+		return hashmap__set(cls->objs, base, state | 1, NULL, NULL);
+	}
+	return 0;
+}
+
 /* Account a sample in the profile totals, resolved or not. */
 void dprof_profile__count(struct dprof_profile *prof,
 			  const struct dprof_access *acc)
@@ -245,6 +292,8 @@ static bool dprof_class__same_row(const struct dprof_class *a,
 		return a->name && b->name && !strcmp(a->name, b->name) &&
 		       a->site_name && b->site_name &&
 		       !strcmp(a->site_name, b->site_name);
+	case DPROF_KIND_TYPED:
+		return a->name && b->name && !strcmp(a->name, b->name);
 	case DPROF_KIND_STATIC:
 	case DPROF_KIND_PERCPU:
 	case DPROF_KIND__MAX:

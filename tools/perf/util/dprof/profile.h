@@ -19,6 +19,7 @@ enum dprof_kind {
 	DPROF_KIND_KMALLOC,	/* kmalloc() object: size class + call site */
 	DPROF_KIND_STATIC,	/* kernel or user static data symbol */
 	DPROF_KIND_PERCPU,	/* kernel per-cpu variable */
+	DPROF_KIND_TYPED,	/* DWARF type of the memory operand only */
 	DPROF_KIND__MAX,
 };
 
@@ -47,6 +48,9 @@ struct dprof_stats {
 };
 
 void dprof_stats__add(struct dprof_stats *dst, const struct dprof_stats *src);
+struct dprof_class;
+int dprof_class__touch_base(struct dprof_class *cls, u64 base, u64 size,
+			    u32 cpu);
 
 /* One access sample, after the data address was found. */
 struct dprof_access {
@@ -85,6 +89,7 @@ struct dprof_class {
 	u64			nr_allocs;
 	u32			cpu;		/* static: first CPU seen */
 	u64			cpu_mask;	/* percpu: copies seen */
+	struct hashmap		*objs;		/* typed: base -> first cpu | bounced */
 	struct hashmap		*sites;		/* struct dprof_site * */
 	struct dprof_class	*row;		/* merged row, at the end */
 };

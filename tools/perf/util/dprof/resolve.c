@@ -13,6 +13,11 @@
 #include <linux/zalloc.h>
 
 #include "util/addr_location.h"
+#include "util/annotate.h"
+#include "util/annotate-data.h"
+#include "util/evsel.h"
+#include "util/hist.h"
+#include "util/sort.h"
 #include "util/debug.h"
 #include "util/dso.h"
 #include "util/hashmap.h"
@@ -49,8 +54,13 @@ int dprof_resolver__init(struct dprof_resolver *r, struct machine *machine)
 	memset(r, 0, sizeof(*r));
 	r->machine = machine;
 	r->code = hashmap__new(ip__hash, ip__equal, NULL);
-	if (IS_ERR(r->code)) {
-		r->code = NULL;
+	r->typed = hashmap__new(ip__hash, ip__equal, NULL);
+	if (IS_ERR(r->code) || IS_ERR(r->typed)) {
+		if (!IS_ERR(r->code))
+			hashmap__free(r->code);
+		if (!IS_ERR(r->typed))
+			hashmap__free(r->typed);
+		r->code = r->typed = NULL;
 		return -ENOMEM;
 	}
 	return 0;
@@ -65,6 +75,11 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 		hashmap__for_each_entry(r->code, cur, bkt)
 			free(cur->pvalue);
 		hashmap__free(r->code);
+	}
+	if (r->typed) {
+		hashmap__for_each_entry(r->typed, cur, bkt)
+			free(cur->pvalue);
+		hashmap__free(r->typed);
 	}
 	for (i = 0; i < r->nr_percpu; i++)
 		free(r->percpu[i].name);
@@ -219,6 +234,88 @@ int dprof_resolver__static(struct dprof_resolver *r, struct thread *thread,
 	}
 	addr_location__exit(&al);
 	return ret;
+}
+
+#ifdef HAVE_DWARF_SUPPORT
+static int dprof_resolver__find_type(struct dprof_resolver *r,
+				     struct thread *thread, struct evsel *evsel,
+				     u64 ip, struct dprof_typed *t)
+{
+	u8 cpumode = machine__kernel_ip(r->machine, ip) ?
+		     PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	struct annotated_data_type *adt = NULL;
+	struct addr_location al;
+	struct hist_entry he;
+
+	addr_location__init(&al);
+	if (!thread__find_symbol(thread, cpumode, ip, &al))
+		goto out;
+
+	/* just what hist_entry__get_data_type() looks at */
+	memset(&he, 0, sizeof(he));
+	he.ms.maps = al.maps;
+	he.ms.map = al.map;
+	he.ms.sym = al.sym;
+	he.thread = thread;
+	he.cpumode = cpumode;
+	he.ip = al.addr;
+	he.hists = evsel__hists(evsel);
+
+	adt = hist_entry__get_data_type(&he);
+	if (adt && adt != &stackop_type && adt != &canary_type &&
+	    adt->self.type_name && he.mem_type_off >= 0) {
+		t->type_name = adt->self.type_name;
+		t->type_size = adt->self.size;
+		t->offset = he.mem_type_off;
+		t->key = (unsigned long)adt;
+		t->dso = map__dso(al.map);
+	} else {
+		adt = NULL;
+	}
+out:
+	addr_location__exit(&al);
+	return adt ? 0 : -ENOENT;
+}
+#endif
+
+/**
+ * dprof_resolver__typed - data type of the memory operand at @ip
+ * @r: the resolver
+ * @thread: the sampled thread
+ * @evsel: the sampling event (perf's annotation keeps state per event)
+ * @ip: the instruction that made the access
+ * @t: type name, size, offset of the access in the type
+ *
+ * Needs DWARF for the code at @ip and annotation set up (see
+ * symbol__annotation_init()).  Cached per ip.  Returns 0 or -ENOENT.
+ */
+int dprof_resolver__typed(struct dprof_resolver *r __maybe_unused,
+			  struct thread *thread __maybe_unused,
+			  struct evsel *evsel __maybe_unused,
+			  u64 ip __maybe_unused,
+			  struct dprof_typed *t __maybe_unused)
+{
+#ifdef HAVE_DWARF_SUPPORT
+	struct dprof_typed *c;
+
+	if (!hashmap__find(r->typed, ip, &c)) {
+		c = zalloc(sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		if (dprof_resolver__find_type(r, thread, evsel, ip, c))
+			c->type_name = NULL;
+		if (hashmap__add(r->typed, ip, c)) {
+			free(c);
+			return -ENOMEM;
+		}
+	}
+	if (!c->type_name)
+		return -ENOENT;
+	*t = *c;
+	return 0;
+#else
+	return -ENOENT;
+#endif
 }
 
 static int percpu_sym__cmp(const void *a, const void *b)

@@ -5,6 +5,7 @@
 #include <linux/types.h>
 
 struct dso;
+struct evsel;
 struct hashmap;
 struct machine;
 struct symbol;
@@ -25,6 +26,7 @@ struct dprof_percpu_sym {
 struct dprof_resolver {
 	struct machine		*machine;
 	struct hashmap		*code;		/* ip -> struct dprof_code * */
+	struct hashmap		*typed;		/* ip -> struct dprof_typed * */
 	struct dprof_percpu_sym	*percpu;
 	size_t			nr_percpu;
 	bool			percpu_loaded;
@@ -48,6 +50,22 @@ int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
 /* Static data symbol covering @addr; 0 on success, -ENOENT otherwise. */
 int dprof_resolver__static(struct dprof_resolver *r, struct thread *thread,
 			   u64 addr, struct dprof_static *st);
+
+/*
+ * Last resort for addresses no allocator event and no symbol covers (e.g.
+ * objects allocated before recording began): the static type of the
+ * instruction's memory operand, from DWARF (perf's data-type profiling).
+ */
+struct dprof_typed {
+	const char	*type_name;	/* "struct file" */
+	u64		type_size;
+	u64		offset;		/* of the access in the type */
+	u64		key;		/* stable identity of the type */
+	struct dso	*dso;		/* whose DWARF has the type */
+};
+
+int dprof_resolver__typed(struct dprof_resolver *r, struct thread *thread,
+			  struct evsel *evsel, u64 ip, struct dprof_typed *t);
 
 /* Kernel per-cpu variable at offset @off from the per-cpu base. */
 const struct dprof_percpu_sym *
