@@ -15,11 +15,13 @@
  * (type, object, offset, member).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
@@ -40,6 +42,7 @@
 #include "util/evlist.h"
 #include "util/evsel.h"
 #include "util/hashmap.h"
+#include "util/header.h"
 #include "util/machine.h"
 #include "util/map.h"
 #include "util/mem-events.h"
@@ -792,6 +795,15 @@ static void dprof__print_header(struct perf_dprof *dprof, FILE *fp)
 	else
 		fprintf(fp, "# access samples: none recorded\n");
 
+	if (prof->has_levels)
+		fprintf(fp, "# sampled misses (not an L1 hit): %" PRIu64 " of %" PRIu64
+			" samples with a level (%.1f%%)\n", prof->total.misses,
+			prof->total.level_known,
+			pct(prof->total.misses, prof->total.level_known));
+	if (prof->has_latency && prof->total.lat_n)
+		fprintf(fp, "# average sampled latency: %.0f cycles over %" PRIu64 " samples\n",
+			(double)prof->total.lat_sum / prof->total.lat_n,
+			prof->total.lat_n);
 	if (dprof->has_alloc)
 		fprintf(fp, "# address set: kmem tracepoints, %" PRIu64 " allocs, %" PRIu64
 			" frees; slab cache names %s; kmalloc caches from bytes_alloc\n",
@@ -1050,6 +1062,40 @@ static void dprof__scan_evlist(struct perf_dprof *dprof, struct evlist *evlist)
 	}
 }
 
+/*
+ * perf's own message for a cut-off file is "incompatible file format";
+ * say what is wrong when the header promises more data than the file has.
+ */
+static bool dprof__explain_bad_file(const char *path)
+{
+	struct perf_file_header h;
+	struct stat st;
+	int fd = open(path, O_RDONLY);
+	u64 end;
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) || read(fd, &h, sizeof(h)) != (ssize_t)sizeof(h) ||
+	    memcmp(&h.magic, "PERFILE2", 8)) {
+		close(fd);
+		return false;
+	}
+	close(fd);
+	end = h.data.offset + h.data.size;
+	if (h.data.size && end > (u64)st.st_size) {
+		pr_err("dprof: %s is truncated: its data section ends at byte %" PRIu64
+		       " but the file has %" PRIu64 " bytes (recording interrupted or disk full?); "
+		       "re-record it\n", path, end, (u64)st.st_size);
+		return true;
+	}
+	if (!h.data.size) {
+		pr_err("dprof: %s has an empty data section: the recording did not finish "
+		       "(perf record killed?); re-record it\n", path);
+		return true;
+	}
+	return false;
+}
+
 static int dprof__report(struct perf_dprof *dprof)
 {
 	const struct evsel_str_handler handlers[] = {
@@ -1077,8 +1123,10 @@ static int dprof__report(struct perf_dprof *dprof)
 	dprof->tool.ordering_requires_timestamps = true;
 
 	session = perf_session__new(&data, &dprof->tool);
-	if (IS_ERR(session))
+	if (IS_ERR(session)) {
+		dprof__explain_bad_file(dprof->input_name);
 		return PTR_ERR(session);
+	}
 
 	err = perf_session__set_tracepoints_handlers(session, handlers);
 	if (err) {
@@ -1113,8 +1161,9 @@ static int dprof__report(struct perf_dprof *dprof)
 
 	err = perf_session__process_events(session);
 	if (err) {
-		pr_err("dprof: failed to process %s (%d); the file may be truncated\n",
-		       dprof->input_name, err);
+		if (!dprof__explain_bad_file(dprof->input_name))
+			pr_err("dprof: failed to process %s (%d): the file is damaged\n",
+			       dprof->input_name, err);
 		goto out_resolver;
 	}
 

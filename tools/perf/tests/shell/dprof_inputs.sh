@@ -1,0 +1,59 @@
+#!/bin/bash
+# perf dprof: foreign and damaged perf.data files
+# SPDX-License-Identifier: GPL-2.0
+#
+# A PEBS load-latency recording from another machine must be decoded
+# (levels, latency) even though nothing resolves here; a truncated file
+# must fail with a message that says so.
+
+set -u
+
+shelldir=$(dirname "$0")
+# the overlay keeps our test data next to the C suite
+ext=$(readlink -f "${shelldir}/../dprof/data/perf.data.weight_struct")
+err=0
+tmp=$(mktemp -d /tmp/__perf_test.dprof_inputs.XXXXX)
+trap 'rm -rf "${tmp}"' EXIT
+
+if [ ! -f "${ext}" ]; then
+	echo "dprof inputs test [Skipped: ${ext} not found]"
+	exit 2
+fi
+
+cp "${ext}" "${tmp}/pebs.data"
+if ! perf dprof report --stdio -i "${tmp}/pebs.data" > "${tmp}/out" 2>&1; then
+	echo "dprof inputs test [Failed: report of a PEBS recording]"
+	err=1
+fi
+# 14 samples, 10 of them not an L1 hit (LFB 5, L3 4, L2 1); latency measured
+grep -q '^# resolved .* of 14 samples' "${tmp}/out" || err=1
+grep -q '^# sampled misses (not an L1 hit): 10 of 14 ' "${tmp}/out" || err=1
+grep -q '^# average sampled latency: ' "${tmp}/out" || err=1
+# nothing is invented: with nothing resolved there is no row
+if grep -qE '^  [^ ].* [0-9.]+%' "${tmp}/out"; then
+	echo "dprof inputs test [Failed: rows for a file whose addresses cannot resolve]"
+	err=1
+fi
+[ ${err} -eq 0 ] || { echo "dprof inputs test [Failed: PEBS decode]"; cat "${tmp}/out"; }
+
+# a recording cut in half: clear error, non-zero exit, file untouched
+head -c $(($(stat -c %s "${ext}") / 2)) "${ext}" > "${tmp}/cut.data"
+sum=$(md5sum < "${tmp}/cut.data")
+if perf dprof report --stdio -i "${tmp}/cut.data" > "${tmp}/out2" 2>&1; then
+	echo "dprof inputs test [Failed: truncated file accepted]"
+	err=1
+elif ! grep -q 'is truncated' "${tmp}/out2"; then
+	echo "dprof inputs test [Failed: no 'is truncated' message]"
+	cat "${tmp}/out2"
+	err=1
+fi
+[ "${sum}" = "$(md5sum < "${tmp}/cut.data")" ] || { echo "dprof inputs test [Failed: input modified]"; err=1; }
+
+# no such file
+if perf dprof report --stdio -i "${tmp}/missing.data" > /dev/null 2>&1; then
+	echo "dprof inputs test [Failed: missing file accepted]"
+	err=1
+fi
+
+[ ${err} -eq 0 ] && echo "dprof inputs test [Success]"
+exit ${err}
