@@ -11,6 +11,7 @@ static struct test_case tests__dprof[] = {
 	TEST_CASE("dprof: effective address from instruction + registers", dprof_ea),
 	TEST_CASE("dprof: live-object address set", dprof_addrset),
 	TEST_CASE("dprof: static symbol resolution", dprof_static),
+	TEST_CASE("dprof: per-class aggregation into rows", dprof_profile),
 #ifdef HAVE_DWARF_SUPPORT
 	TEST_CASE("dprof: DWARF types and member lookup", dprof_types),
 #else
