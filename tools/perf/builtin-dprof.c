@@ -342,6 +342,15 @@ static int dprof__resolve_addr(struct perf_dprof *dprof, struct thread *thread,
 			cls->ws_bytes += obj->size;
 		}
 		dprof_obj__touch(obj, acc->cpu);
+		/*
+		 * What the code thinks it touches: when the operand's type
+		 * starts at the object's base, it is (a candidate for) the
+		 * object's type; kmalloc objects have no other.
+		 */
+		if (!dprof_resolver__typed(&dprof->res, thread, evsel, acc->ip, &typed) &&
+		    typed.offset == acc->addr - obj->base && typed.type_size > 1 &&
+		    typed.type_size <= obj->size)
+			dprof_class__vote(cls, typed.type_name, typed.dso, 1);
 		return dprof__account(dprof, cls, thread, acc->addr - obj->base, acc);
 	}
 
@@ -589,18 +598,32 @@ static void dprof__dwarf_exit(struct perf_dprof *dprof)
 	hashmap__free(dprof->dwarf);
 }
 
-/* A DWARF-typed row: look its struct up by name wherever the code was. */
-static bool dprof__typed_die(struct perf_dprof *dprof, struct dprof_class *row,
-			     Dwarf_Die *die)
+static bool dprof__struct_die(struct perf_dprof *dprof, struct dso *dso,
+			      const char *name, Dwarf_Die *die)
 {
-	struct dprof_dwarf *dw = dprof__dwarf(dprof, row->dso);
-	const char *name = row->name;
+	struct dprof_dwarf *dw = dprof__dwarf(dprof, dso);
 
 	if (!strncmp(name, "struct ", 7))
 		name += 7;
 	else if (!strncmp(name, "union ", 6))
 		name += 6;
 	return dw && !dprof_dwarf__find_struct(dw, name, die, NULL);
+}
+
+/* A DWARF-typed row: look its struct up by name where the code was. */
+static bool dprof__typed_die(struct perf_dprof *dprof, struct dprof_class *row,
+			     Dwarf_Die *die)
+{
+	return dprof__struct_die(dprof, row->dso, row->name, die);
+}
+
+/* The type most accesses at offset-aligned operands agree on. */
+static bool dprof__voted_die(struct perf_dprof *dprof, struct dprof_class *row,
+			     Dwarf_Die *die)
+{
+	const struct dprof_vote *v = dprof_class__best_vote(row);
+
+	return v && dprof__struct_die(dprof, v->dso, v->name, die);
 }
 
 /* The DWARF type a row holds; false when nothing tells. */
@@ -614,8 +637,10 @@ static bool dprof__row_type(struct perf_dprof *dprof, struct dprof_class *row,
 	switch (row->kind) {
 	case DPROF_KIND_SLAB:
 		dw = dprof__dwarf(dprof, kdso);
-		return dw && row->name &&
-		       !dprof_dwarf__cache_type(dw, row->name, row->obj_size, die);
+		if (dw && row->name &&
+		    !dprof_dwarf__cache_type(dw, row->name, row->obj_size, die))
+			return true;
+		return dprof__voted_die(dprof, row, die);
 	case DPROF_KIND_PERCPU:
 		dw = dprof__dwarf(dprof, kdso);
 		return dw && !dprof_dwarf__var_type(dw, row->name, die);
@@ -625,6 +650,7 @@ static bool dprof__row_type(struct perf_dprof *dprof, struct dprof_class *row,
 	case DPROF_KIND_TYPED:
 		return dprof__typed_die(dprof, row, die);
 	case DPROF_KIND_KMALLOC:
+		return dprof__voted_die(dprof, row, die);
 	case DPROF_KIND__MAX:
 	default:
 		return false;

@@ -222,6 +222,50 @@ struct dprof_site *dprof_class__add(struct dprof_class *cls, u64 offset,
 	return site;
 }
 
+/**
+ * dprof_class__vote - an access typed by DWARF at the object's own offset
+ * @cls: the class (kmalloc objects have no type of their own)
+ * @name: type name from the operand
+ * @dso: DSO whose DWARF has the type
+ * @count: votes to add
+ *
+ * The most voted type names the row.  When all slots are taken, a new
+ * name replaces the least voted one (a small space-saving counter).
+ */
+void dprof_class__vote(struct dprof_class *cls, const char *name,
+		       struct dso *dso, u64 count)
+{
+	struct dprof_vote *min = &cls->votes[0];
+	int i;
+
+	for (i = 0; i < DPROF_MAX_VOTES; i++) {
+		struct dprof_vote *v = &cls->votes[i];
+
+		if (v->name && !strcmp(v->name, name)) {
+			v->count += count;
+			return;
+		}
+		if (!v->name || v->count < min->count)
+			min = v;
+	}
+	min->name = name;
+	min->dso = dso;
+	min->count += count;
+}
+
+const struct dprof_vote *dprof_class__best_vote(const struct dprof_class *cls)
+{
+	const struct dprof_vote *best = NULL;
+	int i;
+
+	for (i = 0; i < DPROF_MAX_VOTES; i++) {
+		if (cls->votes[i].name &&
+		    (!best || cls->votes[i].count > best->count))
+			best = &cls->votes[i];
+	}
+	return best;
+}
+
 static size_t base__hash(long key, void *ctx __maybe_unused)
 {
 	return (u64)key * 0x9e3779b97f4a7c15ULL >> 11;
@@ -306,6 +350,7 @@ static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls)
 {
 	struct hashmap_entry *cur;
 	size_t bkt;
+	int i;
 
 	dprof_stats__add(&row->stats, &cls->stats);
 	row->nr_objects += cls->nr_objects;
@@ -316,6 +361,11 @@ static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls)
 		row->obj_size = cls->obj_size;
 	if (!row->alloc_size)
 		row->alloc_size = cls->alloc_size;
+	for (i = 0; i < DPROF_MAX_VOTES; i++) {
+		if (cls->votes[i].name)
+			dprof_class__vote(row, cls->votes[i].name, cls->votes[i].dso,
+					  cls->votes[i].count);
+	}
 
 	hashmap__for_each_entry(cls->sites, cur, bkt) {
 		struct dprof_site *s = cur->pvalue;

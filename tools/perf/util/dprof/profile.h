@@ -49,6 +49,9 @@ struct dprof_stats {
 
 void dprof_stats__add(struct dprof_stats *dst, const struct dprof_stats *src);
 struct dprof_class;
+void dprof_class__vote(struct dprof_class *cls, const char *name,
+		       struct dso *dso, u64 count);
+const struct dprof_vote *dprof_class__best_vote(const struct dprof_class *cls);
 int dprof_class__touch_base(struct dprof_class *cls, u64 base, u64 size,
 			    u32 cpu);
 
@@ -74,6 +77,15 @@ struct dprof_site {
 	bool			sym_resolved;
 };
 
+/* A DWARF type seen at offset 0-aligned accesses of a class's objects. */
+#define DPROF_MAX_VOTES	4
+
+struct dprof_vote {
+	const char	*name;		/* owned by perf's data-type cache */
+	struct dso	*dso;
+	u64		count;
+};
+
 struct dprof_class {
 	enum dprof_kind		kind;
 	u64			key;		/* call site, or symbol start */
@@ -91,6 +103,7 @@ struct dprof_class {
 	u64			cpu_mask;	/* percpu: copies seen */
 	struct hashmap		*objs;		/* typed: base -> first cpu | bounced */
 	struct hashmap		*sites;		/* struct dprof_site * */
+	struct dprof_vote	votes[DPROF_MAX_VOTES];
 	struct dprof_class	*row;		/* merged row, at the end */
 };
 
