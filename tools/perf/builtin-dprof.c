@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * builtin-dprof.c: perf dprof, a data-centric profiler.
+ * perf dprof: a data-centric profiler.
  *
  * Blames data types rather than instructions for memory accesses, after
  * DProf (Pesterev, Zeldovich, Morris; EuroSys 2010):
@@ -114,7 +114,7 @@ struct perf_dprof {
 
 static bool evsel__has_field(struct evsel *evsel, const char *name)
 {
-	return evsel__field(evsel, name) != NULL;
+	return evsel__field(evsel, name);
 }
 
 /*
@@ -308,15 +308,13 @@ static int dprof__account(struct perf_dprof *dprof, struct dprof_class *cls,
 	if (!site)
 		return -ENOMEM;
 	if (!site->sym_resolved) {
+		u8 cpumode = machine__kernel_ip(dprof->res.machine, acc->ip) ?
+			     PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 		struct addr_location al;
 
 		addr_location__init(&al);
 		site->sym_resolved = true;
-		if (thread__find_symbol_fb(thread, machine__kernel_ip(dprof->res.machine,
-								       acc->ip) ?
-					   PERF_RECORD_MISC_KERNEL :
-					   PERF_RECORD_MISC_USER,
-					   acc->ip, &al)) {
+		if (thread__find_symbol_fb(thread, cpumode, acc->ip, &al)) {
 			site->sym = al.sym;
 			site->sym_off = al.addr - al.sym->start;
 		}
@@ -817,7 +815,7 @@ static void dprof__print_header(struct perf_dprof *dprof, FILE *fp)
 			prof->has_levels ? ", cache level" : ", no cache level",
 			prof->has_latency ? ", latency" : ", no latency");
 	else if (dprof->has_soft)
-		fprintf(fp, "# access samples: software sampler (cpu-clock + instruction decode) -- no miss or latency measured\n");
+		fprintf(fp, "# access samples: cpu-clock + instruction decode (no miss or latency measured)\n");
 	else
 		fprintf(fp, "# access samples: none recorded\n");
 
@@ -837,7 +835,7 @@ static void dprof__print_header(struct perf_dprof *dprof, FILE *fp)
 			dprof->alloc_has_name ? "from alloc events" :
 			"learned from free events (6.12 kmem_cache_alloc has no name)");
 	else
-		fprintf(fp, "# address set: none -- slab objects are not resolved (record with kmem tracepoints: perf dprof record)\n");
+		fprintf(fp, "# address set: none (no kmem tracepoints recorded): slab objects unresolved\n");
 
 	for (k = 0; k < DPROF_KIND__MAX; k++)
 		resolved += prof->resolved[k];
@@ -848,8 +846,7 @@ static void dprof__print_header(struct perf_dprof *dprof, FILE *fp)
 	fprintf(fp, "\n# not a data type: stack %.1f%%\n",
 		pct(prof->unres[DPROF_UNRES_STACK], total));
 	if (dprof->has_soft)
-		fprintf(fp, "# data addresses decoded: %.1f%% of samples, %.1f%% from the sampled instruction, "
-			"%.1f%% from the one before it (skid after a memory access)\n",
+		fprintf(fp, "# data addresses decoded: %.1f%% of samples: %.1f%% at the sampled ip, %.1f%% at the access before it (skid)\n",
 			pct(prof->nr_decoded, total),
 			pct(prof->nr_decoded - prof->nr_skid, total),
 			pct(prof->nr_skid, total));
@@ -872,7 +869,7 @@ static void dprof__print_header(struct perf_dprof *dprof, FILE *fp)
 	}
 	fprintf(fp, "\n");
 	if (prof->unres[DPROF_UNRES_NO_CODE])
-		fprintf(fp, "# (no code bytes: pass the kernel image with -k/--vmlinux, or install the binaries' files)\n");
+		fprintf(fp, "# no code bytes: give the kernel image with -k, or install the binaries\n");
 	fprintf(fp, "#\n");
 }
 
@@ -1115,8 +1112,7 @@ static bool dprof__explain_bad_file(const char *path)
 		return true;
 	}
 	if (!h.data.size) {
-		pr_err("dprof: %s has an empty data section: the recording did not finish "
-		       "(perf record killed?); re-record it\n", path);
+		pr_err("dprof: %s holds no data: perf record did not finish; re-record it\n", path);
 		return true;
 	}
 	return false;
@@ -1384,8 +1380,7 @@ static int cmd_dprof_record(int argc, const char **argv)
 		}
 	} else {
 		if (strcmp(rec.sampler, "soft"))
-			pr_warning("dprof: no memory-sampling PMU (AMD IBS op, Intel PEBS, Arm SPE): "
-				   "sampling with cpu-clock + interrupt registers; no cache misses or latency\n");
+			pr_warning("dprof: no IBS/PEBS/SPE: sampling cpu-clock + registers, no misses or latency\n");
 		rec_argv[i++] = "-e";
 		owned[nr_owned] = dprof__event_period("cpu-clock", &rec);
 		if (!owned[nr_owned])
@@ -1408,9 +1403,7 @@ static int cmd_dprof_record(int argc, const char **argv)
 				rec_argv[i++] = dprof_kmem_tracepoints[t];
 			}
 		} else {
-			pr_warning("dprof: kmem tracepoints not available (needs tracefs at /sys/kernel/tracing, "
-				   "readable events/kmem, and perf_event_paranoid <= -1 or CAP_PERFMON): "
-				   "no address set, slab objects will not be resolved\n");
+			pr_warning("dprof: no kmem tracepoints (need tracefs, and CAP_PERFMON or perf_event_paranoid <= -1): slab objects stay unresolved\n");
 		}
 	}
 

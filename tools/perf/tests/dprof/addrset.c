@@ -41,16 +41,16 @@ int test__dprof_addrset(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_VAL("inside", dprof_addrset__find(as, 0x10ff) == a);
 	TEST_ASSERT_VAL("adjacent", dprof_addrset__find(as, 0x1100) == b);
 	TEST_ASSERT_VAL("last", dprof_addrset__find(as, 0x113f) == b);
-	TEST_ASSERT_VAL("past end", dprof_addrset__find(as, 0x1140) == NULL);
-	TEST_ASSERT_VAL("before", dprof_addrset__find(as, 0xfff) == NULL);
+	TEST_ASSERT_VAL("past end", !dprof_addrset__find(as, 0x1140));
+	TEST_ASSERT_VAL("before", !dprof_addrset__find(as, 0xfff));
 
 	/* free, then the same address allocated again (slab reuse) */
 	TEST_ASSERT_VAL("free", dprof_addrset__free(as, 0x1000) == 0);
-	TEST_ASSERT_VAL("freed gone", dprof_addrset__find(as, 0x1010) == NULL);
+	TEST_ASSERT_VAL("freed gone", !dprof_addrset__find(as, 0x1010));
 	TEST_ASSERT_VAL("release on free", t.released_freed == 1);
 	a = dprof_addrset__alloc(as, 0x1000, 0x80, 20);
 	TEST_ASSERT_VAL("realloc", a && a->alloc_time == 20);
-	TEST_ASSERT_VAL("realloc size", dprof_addrset__find(as, 0x1090) == NULL);
+	TEST_ASSERT_VAL("realloc size", !dprof_addrset__find(as, 0x1090));
 
 	/* objects alive before the window: their free is unknown */
 	TEST_ASSERT_VAL("unknown free", dprof_addrset__free(as, 0x5000) == -ENOENT);
@@ -63,7 +63,7 @@ int test__dprof_addrset(struct test_suite *test __maybe_unused,
 	a = dprof_addrset__alloc(as, 0x1040, 0x100, 30);
 	TEST_ASSERT_VAL("evicted", as->nr_evicted == 2 && t.released_other == 2);
 	TEST_ASSERT_VAL("new covers", dprof_addrset__find(as, 0x1120) == a);
-	TEST_ASSERT_VAL("old gone", dprof_addrset__find(as, 0x1000) == NULL);
+	TEST_ASSERT_VAL("old gone", !dprof_addrset__find(as, 0x1000));
 	TEST_ASSERT_VAL("live", as->nr_live == 1);
 
 	dprof_addrset__exit(as);

@@ -40,12 +40,12 @@ static int test_percpu_find(void)
 	};
 
 	TEST_ASSERT_VAL("first", dprof_percpu__find(syms, 3, 0x4) == &syms[0]);
-	TEST_ASSERT_VAL("hole", dprof_percpu__find(syms, 3, 0x8) == NULL);
+	TEST_ASSERT_VAL("hole", !dprof_percpu__find(syms, 3, 0x8));
 	TEST_ASSERT_VAL("inside", dprof_percpu__find(syms, 3, 0x1020) == &syms[1]);
-	TEST_ASSERT_VAL("end", dprof_percpu__find(syms, 3, 0x1040) == NULL);
+	TEST_ASSERT_VAL("end", !dprof_percpu__find(syms, 3, 0x1040));
 	TEST_ASSERT_VAL("last", dprof_percpu__find(syms, 3, 0x20ff) == &syms[2]);
-	TEST_ASSERT_VAL("past", dprof_percpu__find(syms, 3, 0x2100) == NULL);
-	TEST_ASSERT_VAL("empty", dprof_percpu__find(syms, 0, 0x0) == NULL);
+	TEST_ASSERT_VAL("past", !dprof_percpu__find(syms, 3, 0x2100));
+	TEST_ASSERT_VAL("empty", !dprof_percpu__find(syms, 0, 0x0));
 	return TEST_OK;
 }
 

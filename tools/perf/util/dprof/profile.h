@@ -141,6 +141,7 @@ enum dprof_sort {
 	DPROF_SORT_LATENCY,
 	DPROF_SORT_OBJECTS,
 };
+
 int dprof_sort__parse(const char *str, enum dprof_sort *sort);
 void dprof_rows__sort(struct dprof_class **rows, size_t nr,
 		      enum dprof_sort sort);

@@ -60,7 +60,8 @@ int dprof_resolver__init(struct dprof_resolver *r, struct machine *machine)
 			hashmap__free(r->code);
 		if (!IS_ERR(r->typed))
 			hashmap__free(r->typed);
-		r->code = r->typed = NULL;
+		r->code = NULL;
+		r->typed = NULL;
 		return -ENOMEM;
 	}
 	return 0;

@@ -1,0 +1,90 @@
+#!/bin/bash
+# perf dprof: patched guest kernel names caches on alloc (exclusive)
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the guest kernel built with kernel-patches/ (the perf dprof slab
+# series) under QEMU, record kmem:kmem_cache_alloc system wide while a
+# workload opens files, and check that the samples carry the cache name
+# added by "mm/slab: add the cache name to the kmem_cache_alloc tracepoint":
+# perf script must show allocations from the file cache (name=filp).
+#
+# Needs (else skipped):
+#   DPROF_KERNEL     bzImage of a kernel built from scripts/guest/dprof-guest.config
+#   DPROF_VMLINUX    its vmlinux
+#   DPROF_RUN_IN_VM  scripts/run-in-vm.sh of the perf dprof repository
+# Skipped as well when the kernel lacks the name field (kernel-patches/ not
+# applied).
+
+set -u
+
+skip() {
+	echo "dprof guest kernel patch test [Skipped: $*]"
+	exit 2
+}
+
+for v in DPROF_KERNEL DPROF_VMLINUX DPROF_RUN_IN_VM; do
+	[ -n "${!v:-}" ] || skip "$v not set (needs a guest kernel: make kernel, see scripts/run-demo.sh)"
+	[ -e "${!v}" ] || skip "$v=${!v} does not exist"
+done
+[ -x "$DPROF_RUN_IN_VM" ] || skip "$DPROF_RUN_IN_VM is not executable"
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed"
+perf_bin=$(readlink -f "$(command -v perf)") || skip "no perf in PATH"
+
+job=$(mktemp -d /tmp/__perf_test.dprof_kpatch.XXXXX)
+cleanup() {
+	rm -rf "${job}"
+	trap - EXIT TERM INT
+}
+trap_cleanup() {
+	cleanup
+	exit 1
+}
+trap trap_cleanup EXIT TERM INT
+
+# In the guest: exit 3 when the tracepoint has no name field (kernel not
+# patched), else record while bash opens a tmpfs file 200 times through
+# builtin redirections, and print the samples.
+PERF_GUEST=$perf_bin VM_JOBDIR=$job VM_ENV=PERF_GUEST VM_SHARES=$(dirname "$perf_bin") \
+VM_TIMEOUT=${DPROF_VM_TIMEOUT:-300} "$DPROF_RUN_IN_VM" "$DPROF_KERNEL" '
+fmt=/sys/kernel/tracing/events/kmem/kmem_cache_alloc/format
+[ -r $fmt ] || fmt=/sys/kernel/debug/tracing/events/kmem/kmem_cache_alloc/format
+grep -q "__data_loc char\[\] name;" $fmt || { echo "no name field in $fmt"; exit 3; }
+"$PERF_GUEST" record -q -e kmem:kmem_cache_alloc -a -o /mnt/perf.data -- \
+	bash -c "echo x > /tmp/f; for i in \$(seq 200); do : < /tmp/f; done" || exit 1
+"$PERF_GUEST" script -i /mnt/perf.data > /mnt/script.txt || exit 1
+' > "${job}/vm.log" 2>&1
+rc=$?
+if [ $rc -eq 3 ]; then
+	cleanup
+	skip "$DPROF_KERNEL: kmem_cache_alloc has no name field (kernel-patches/ not applied)"
+fi
+if [ $rc -ne 0 ] || [ ! -s "${job}/script.txt" ]; then
+	echo "dprof guest kernel patch test [Failed: record in the guest, rc=$rc]"
+	cat "${job}/vm.log"
+	cleanup
+	exit 1
+fi
+
+err=0
+# At least the 200 opens, from the file cache, with the name last on the line.
+nfilp=$(grep -cE 'kmem:kmem_cache_alloc:.* name=filp$' "${job}/script.txt")
+if [ "$nfilp" -lt 200 ]; then
+	echo "dprof guest kernel patch test [Failed: $nfilp name=filp allocations, want >= 200]"
+	err=1
+fi
+# Every allocation names its cache.
+nall=$(grep -c 'kmem:kmem_cache_alloc:' "${job}/script.txt")
+nnamed=$(grep -cE 'kmem:kmem_cache_alloc:.* name=[^ ]+$' "${job}/script.txt")
+if [ "$nall" -ne "$nnamed" ]; then
+	echo "dprof guest kernel patch test [Failed: $((nall - nnamed)) of $nall allocations without a name]"
+	err=1
+fi
+
+if [ $err -ne 0 ]; then
+	cat "${job}/vm.log"
+	head -20 "${job}/script.txt"
+else
+	echo "dprof guest kernel patch test [Success: $nfilp filp of $nall allocations]"
+fi
+cleanup
+exit $err

@@ -1,0 +1,120 @@
+#!/bin/bash
+# perf dprof: guest kernel slab cache profile (exclusive)
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot a test kernel under QEMU, hammer file open/close on every CPU while
+# 'perf dprof record -a' runs, and check that the data profile puts the
+# file slab cache (filp, struct file) among its top rows, with members.
+#
+# Needs (else skipped):
+#   DPROF_KERNEL     bzImage of a kernel built from scripts/guest/dprof-guest.config
+#   DPROF_VMLINUX    its vmlinux (DWARF: struct file members)
+#   DPROF_RUN_IN_VM  scripts/run-in-vm.sh of the perf dprof repository
+# The perf under test must be at a path the guest can see (anything but the
+# host's /tmp, unless it is in the repository or BUILD_DIR); its directory is
+# shared with the guest otherwise.
+
+set -u
+
+# ---- what the report must show: edit here when the format changes ----
+# Data rows of the profile are the lines after the '# Type ...' header that
+# start with two spaces (DESIGN.md section 1):
+#   "  struct file       filp    11.4%  n/a  n/a  377  71 KB  no  f_count 40%, f_mode 22%"
+top_rows=5					# filp must be among the first N rows
+row_re='(struct file|[[:space:]]filp[[:space:]])'	# the row of the file cache
+member_re='f_[a-z_]+ +[0-9.]+%'			# at least one member with its share
+# -----------------------------------------------------------------------
+
+secs=${DPROF_TEST_SECONDS:-3}
+
+skip() {
+	echo "dprof guest slab test [Skipped: $*]"
+	exit 2
+}
+
+for v in DPROF_KERNEL DPROF_VMLINUX DPROF_RUN_IN_VM; do
+	[ -n "${!v:-}" ] || skip "$v not set (needs a guest kernel: make kernel, see scripts/run-demo.sh)"
+	[ -e "${!v}" ] || skip "$v=${!v} does not exist"
+done
+[ -x "$DPROF_RUN_IN_VM" ] || skip "$DPROF_RUN_IN_VM is not executable"
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed"
+
+perf_bin=$(readlink -f "$(command -v perf)") || skip "no perf in PATH"
+"$perf_bin" dprof record -h 2>&1 | grep -q -- --sampler || skip "$perf_bin has no dprof command"
+
+job=$(mktemp -d /tmp/__perf_test.dprof_guest.XXXXX)
+cleanup() {
+	rm -rf "${job}"
+	trap - EXIT TERM INT
+}
+trap_cleanup() {
+	cleanup
+	exit 1
+}
+trap trap_cleanup EXIT TERM INT
+
+# The workload: one bash per CPU opening and closing a tmpfs file through
+# builtin redirections (no fork per open), for $secs seconds.
+cat > "${job}/workload.sh" <<'EOF'
+#!/bin/bash
+secs=$1
+n=$(nproc)
+for ((c = 0; c < n; c++)); do
+	(
+		f=/tmp/dprof-filp.$c
+		echo data > "$f"
+		end=$((SECONDS + secs))
+		i=0
+		while [ $SECONDS -lt $end ]; do
+			for k in 1 2 3 4 5 6 7 8 9 10; do
+				: < "$f"
+				: >> "$f"
+			done
+			i=$((i + 20))
+		done
+		echo "workload: cpu slot $c: $i opens"
+	) &
+done
+wait
+EOF
+chmod +x "${job}/workload.sh"
+
+PERF_GUEST=$perf_bin VM_JOBDIR=$job VM_ENV=PERF_GUEST VM_SHARES=$(dirname "$perf_bin") \
+VM_TIMEOUT=${DPROF_VM_TIMEOUT:-300} "$DPROF_RUN_IN_VM" "$DPROF_KERNEL" '
+[ "$(nproc)" -ge 2 ] || echo "guest: only $(nproc) CPU"
+"$PERF_GUEST" dprof record -a -o /mnt/perf.data -- /mnt/workload.sh '"$secs"'
+' > "${job}/record.log" 2>&1
+rc=$?
+if [ $rc -ne 0 ] || [ ! -s "${job}/perf.data" ]; then
+	echo "dprof guest slab test [Failed: record in the guest, rc=$rc]"
+	cat "${job}/record.log"
+	cleanup
+	exit 1
+fi
+
+if ! "$perf_bin" dprof report --stdio -i "${job}/perf.data" --vmlinux "$DPROF_VMLINUX" \
+		> "${job}/report.txt" 2> "${job}/report.err"; then
+	echo "dprof guest slab test [Failed: report]"
+	cat "${job}/report.err"
+	cleanup
+	exit 1
+fi
+
+err=0
+rows=$(sed -n '/^# Type/,$p' "${job}/report.txt" | grep -E '^  [^ ]' | head -n $top_rows)
+row=$(echo "$rows" | grep -m1 -E "$row_re")
+if [ -z "$row" ]; then
+	echo "dprof guest slab test [Failed: no filp / struct file row in the top $top_rows]"
+	err=1
+elif ! echo "$row" | grep -qE "$member_re"; then
+	echo "dprof guest slab test [Failed: filp row names no members]"
+	err=1
+fi
+
+if [ $err -ne 0 ]; then
+	cat "${job}/record.log" "${job}/report.txt"
+else
+	echo "dprof guest slab test [Success]"
+fi
+cleanup
+exit $err
