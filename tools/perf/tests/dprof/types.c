@@ -140,7 +140,7 @@ static int test_datasym(struct dprof_dwarf *dw, struct strbuf *sb)
 	strbuf_setlen(sb, 0);
 	TEST_ASSERT_VAL("+64 out of range",
 			dprof_type__member_at(&vtype, 64, sb, NULL, NULL) == -ENOENT);
-	TEST_ASSERT_VAL("+64 label", !strcmp(sb->buf, "+0x40"));
+	TEST_ASSERT_VAL("+64 leaves the label to the caller", sb->len == 0);
 	strbuf_setlen(sb, 0);
 	TEST_ASSERT_VAL("+57 out of range",
 			dprof_type__member_at(&vtype, 57, sb, NULL, NULL) == -ENOENT);

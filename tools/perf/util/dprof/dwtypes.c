@@ -994,7 +994,7 @@ static int dw_member_at(Dwarf_Die *type_die, u64 off, u64 base,
  *
  * A flexible array at the end of a struct takes any offset past the struct
  * ("data[12]").  Otherwise an offset at or beyond the type's size gives
- * "+0x<offset>" in @sb and -ENOENT.
+ * -ENOENT and leaves @sb alone: the caller labels it ("+0x40").
  *
  * Return: 0, or -ENOENT when @offset is out of range or the type has no
  * size.
@@ -1014,10 +1014,8 @@ int dprof_type__member_at(Dwarf_Die *type_die, u64 offset, struct strbuf *sb,
 		pr_debug("dprof: type without a size\n");
 		return -ENOENT;
 	}
-	if (offset >= size && !dw_has_flex_tail(type)) {
-		strbuf_addf(sb, "+%#" PRIx64, offset);
+	if (offset >= size && !dw_has_flex_tail(type))
 		return -ENOENT;
-	}
 	*moff = 0;
 	*msize = size;
 	return dw_member_at(type, offset, 0, sb, moff, msize, 0);
