@@ -517,6 +517,7 @@ static const struct {
 	{ "debug_objects_cache",  "debug_obj", false },
 	{ "kmalloc_buckets",	  "kmem_buckets", false },
 	{ "page->ptl",		  "spinlock_t", false },
+	{ "radix_tree_node",	  "xa_node", false },	/* #define radix_tree_node xa_node */
 	{ "proc_dir_entry",	  "proc_dir_entry", true },	/* + inline name */
 	/* x86: arch_task_struct_size, the FPU state is sized at boot */
 	{ "task_struct",	  "task_struct", true },
