@@ -104,6 +104,7 @@ struct perf_dprof {
 	u64			nr_frees;
 	u64			nr_names_learned;
 	u64			nr_name_conflicts;
+	u64			nr_lost;
 #ifdef HAVE_DWARF_SUPPORT
 	struct hashmap		*dwarf;		/* dso -> struct dprof_dwarf * */
 #endif
@@ -641,10 +642,13 @@ static bool dprof__row_type(struct perf_dprof *dprof, struct dprof_class *row,
 		return dprof__voted_die(dprof, row, die);
 	case DPROF_KIND_PERCPU:
 		dw = dprof__dwarf(dprof, kdso);
-		return dw && !dprof_dwarf__var_type(dw, row->name, die);
+		/* by address first: a static name can be in many CUs */
+		return dw && (!dprof_dwarf__var_type_at(dw, row->key, die) ||
+			      !dprof_dwarf__var_type(dw, row->name, die));
 	case DPROF_KIND_STATIC:
 		dw = dprof__dwarf(dprof, row->dso);
-		return dw && !dprof_dwarf__var_type(dw, row->name, die);
+		return dw && (!dprof_dwarf__var_type_at(dw, row->key, die) ||
+			      !dprof_dwarf__var_type(dw, row->name, die));
 	case DPROF_KIND_TYPED:
 		return dprof__typed_die(dprof, row, die);
 	case DPROF_KIND_KMALLOC:
@@ -789,6 +793,8 @@ static void dprof__describe(struct dprof_class *row, struct strbuf *sb)
 	case DPROF_KIND__MAX:
 	default:
 		strbuf_addf(sb, "static %s", row->name);
+		if (row->dso && dso__kernel(row->dso) == DSO_SPACE__USER)
+			strbuf_addf(sb, " (%s)", dso__short_name(row->dso));
 		break;
 	}
 }
@@ -837,6 +843,10 @@ static void dprof__print_header(struct perf_dprof *dprof, FILE *fp)
 	else
 		fprintf(fp, "# address set: none (no kmem tracepoints recorded): slab objects unresolved\n");
 
+	if (dprof->nr_lost)
+		fprintf(fp, "# LOST %" PRIu64 " events while recording: the address set is incomplete,"
+			" some objects may be misattributed (record with a larger -m)\n",
+			dprof->nr_lost);
 	for (k = 0; k < DPROF_KIND__MAX; k++)
 		resolved += prof->resolved[k];
 	fprintf(fp, "# resolved %.1f%% of %" PRIu64 " samples:", pct(resolved, total), total);
@@ -1078,6 +1088,8 @@ static void dprof__scan_evlist(struct perf_dprof *dprof, struct evlist *evlist)
 				dprof->has_free = true;
 			continue;
 		}
+		if (evsel__is_dummy_event(evsel))
+			continue;
 		if (type & PERF_SAMPLE_REGS_INTR)
 			dprof->has_soft = true;
 		else if (type & PERF_SAMPLE_ADDR)
@@ -1189,6 +1201,8 @@ static int dprof__report(struct perf_dprof *dprof)
 		goto out_resolver;
 	}
 
+	dprof->nr_lost = session->evlist->stats.total_lost +
+			 session->evlist->stats.total_lost_samples;
 	setup_pager();
 	err = dprof__print(dprof, stdout);
 
@@ -1352,6 +1366,12 @@ static int cmd_dprof_record(int argc, const char **argv)
 	rec_argv[i++] = "record";
 	rec_argv[i++] = "--sample-cpu";
 	rec_argv[i++] = "-T";
+	/*
+	 * Every lost alloc/free leaves a wrong object in the address set:
+	 * a larger buffer than perf's 512 KiB per CPU (-m given later wins).
+	 */
+	rec_argv[i++] = "-m";
+	rec_argv[i++] = "8M";
 
 	if (use_mem) {
 		struct perf_mem_event *e;

@@ -39,6 +39,9 @@ struct dprof_code {
 	u8	prev[DPROF_CODE_MAX];
 };
 
+struct dprof_func;
+static void dprof_func__delete(struct dprof_func *f);
+
 static size_t ip__hash(long key, void *ctx __maybe_unused)
 {
 	return (u64)key * 0x9e3779b97f4a7c15ULL >> 7;
@@ -55,13 +58,15 @@ int dprof_resolver__init(struct dprof_resolver *r, struct machine *machine)
 	r->machine = machine;
 	r->code = hashmap__new(ip__hash, ip__equal, NULL);
 	r->typed = hashmap__new(ip__hash, ip__equal, NULL);
-	if (IS_ERR(r->code) || IS_ERR(r->typed)) {
+	r->funcs = hashmap__new(ip__hash, ip__equal, NULL);
+	if (IS_ERR(r->code) || IS_ERR(r->typed) || IS_ERR(r->funcs)) {
 		if (!IS_ERR(r->code))
 			hashmap__free(r->code);
 		if (!IS_ERR(r->typed))
 			hashmap__free(r->typed);
-		r->code = NULL;
-		r->typed = NULL;
+		if (!IS_ERR(r->funcs))
+			hashmap__free(r->funcs);
+		memset(r, 0, sizeof(*r));
 		return -ENOMEM;
 	}
 	return 0;
@@ -82,6 +87,11 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 			free(cur->pvalue);
 		hashmap__free(r->typed);
 	}
+	if (r->funcs) {
+		hashmap__for_each_entry(r->funcs, cur, bkt)
+			dprof_func__delete(cur->pvalue);
+		hashmap__free(r->funcs);
+	}
 	for (i = 0; i < r->nr_percpu; i++)
 		free(r->percpu[i].name);
 	free(r->percpu);
@@ -89,11 +99,71 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 }
 
 /*
- * The instruction before @ip, found by decoding forward from the start of
- * the function: there is no way to decode x86 backwards.  Decoding must
- * land exactly on @ip, or the function holds something that is not code
- * and the answer is "unknown".
+ * A sampled function's code, decoded once: where each instruction starts.
+ * x86 cannot be decoded backwards, so the instruction before an ip is
+ * found by decoding forward from the function start; doing that once per
+ * function rather than once per ip keeps the cost linear in code size.
  */
+struct dprof_func {
+	u64	size;
+	u32	nr;		/* instructions; 0 when decoding failed */
+	u32	*starts;	/* offsets of instruction starts */
+	u8	*code;
+};
+
+static struct dprof_func *dprof_func__new(struct dprof_resolver *r,
+					  struct thread *thread, u64 start,
+					  u64 size)
+{
+	struct dprof_func *f = zalloc(sizeof(*f));
+	u32 alloc = 0;
+	u64 off = 0;
+
+	if (!f)
+		return NULL;
+	f->size = size;
+	f->code = malloc(size);
+	if (!f->code || thread__memcpy(thread, r->machine, f->code, start, size,
+				       NULL) != (int)size)
+		goto fail;
+	while (off < size) {
+		struct insn insn;
+
+		if (insn_decode(&insn, f->code + off, size - off, INSN_MODE_64) < 0)
+			break;	/* data, padding or a bad guess: stop here */
+		if (f->nr == alloc) {
+			u32 *tmp;
+
+			alloc = alloc ? alloc * 2 : 64;
+			tmp = realloc(f->starts, alloc * sizeof(*tmp));
+			if (!tmp)
+				goto fail;
+			f->starts = tmp;
+		}
+		f->starts[f->nr++] = off;
+		off += insn.length;
+	}
+	return f;
+fail:
+	f->nr = 0;
+	return f;
+}
+
+static void dprof_func__delete(struct dprof_func *f)
+{
+	free(f->starts);
+	free(f->code);
+	free(f);
+}
+
+static int u32__cmp(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The instruction before @ip, when @ip starts an instruction of its function. */
 static void dprof_code__find_prev(struct dprof_resolver *r,
 				  struct thread *thread, u64 ip,
 				  struct dprof_code *c)
@@ -101,35 +171,38 @@ static void dprof_code__find_prev(struct dprof_resolver *r,
 	u8 cpumode = machine__kernel_ip(r->machine, ip) ?
 		     PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 	struct addr_location al;
-	u64 start, size, off = 0, prev = 0;
-	u8 *buf = NULL;
+	struct dprof_func *f;
+	u32 off, *pos, i;
+	u64 size;
 
 	addr_location__init(&al);
 	if (!thread__find_symbol(thread, cpumode, ip, &al) ||
-	    al.addr < al.sym->start)
+	    al.addr < al.sym->start || al.sym->end <= al.sym->start)
 		goto out;
-	size = al.addr - al.sym->start;
-	start = ip - size;
-	if (!size || size > DPROF_FUNC_MAX)
+	off = al.addr - al.sym->start;
+	size = al.sym->end - al.sym->start;
+	if (!off || size > DPROF_FUNC_MAX)
 		goto out;
-	buf = malloc(size);
-	if (!buf || thread__memcpy(thread, r->machine, buf, start, size,
-				   NULL) != (int)size)
-		goto out;
-	while (off < size) {
-		struct insn insn;
 
-		if (insn_decode(&insn, buf + off, size - off, INSN_MODE_64) < 0)
+	if (!hashmap__find(r->funcs, al.sym, &f)) {
+		f = dprof_func__new(r, thread, ip - off, size);
+		if (!f || hashmap__add(r->funcs, al.sym, f)) {
+			if (f)
+				dprof_func__delete(f);
 			goto out;
-		prev = off;
-		off += insn.length;
+		}
 	}
-	if (off == size && size - prev <= DPROF_CODE_MAX) {
-		c->prev_len = size - prev;
-		memcpy(c->prev, buf + prev, c->prev_len);
+	pos = bsearch(&off, f->starts, f->nr, sizeof(*f->starts), u32__cmp);
+	if (!pos || pos == f->starts)
+		goto out;
+	i = pos - f->starts;
+	c->prev_len = f->starts[i] - f->starts[i - 1];
+	if (c->prev_len > DPROF_CODE_MAX) {
+		c->prev_len = 0;
+		goto out;
 	}
+	memcpy(c->prev, f->code + f->starts[i - 1], c->prev_len);
 out:
-	free(buf);
 	addr_location__exit(&al);
 }
 
@@ -298,6 +371,23 @@ int dprof_resolver__typed(struct dprof_resolver *r __maybe_unused,
 {
 #ifdef HAVE_DWARF_SUPPORT
 	struct dprof_typed *c;
+
+	/*
+	 * perf's data-type code caches the debuginfo of one DSO only, and
+	 * reopening a vmlinux's DWARF costs ~0.1 s: alternating DSOs would
+	 * thrash it.  Type kernel code only, and only with a vmlinux.
+	 */
+	if (!machine__kernel_ip(r->machine, ip))
+		return -ENOENT;
+	if (!r->typed_checked) {
+		struct map *kmap = machine__kernel_map(r->machine);
+
+		r->typed_checked = true;
+		r->typed_ok = kmap && !map__load(kmap) &&
+			      dso__is_vmlinux(map__dso(kmap));
+	}
+	if (!r->typed_ok)
+		return -ENOENT;
 
 	if (!hashmap__find(r->typed, ip, &c)) {
 		c = zalloc(sizeof(*c));

@@ -27,9 +27,12 @@ struct dprof_resolver {
 	struct machine		*machine;
 	struct hashmap		*code;		/* ip -> struct dprof_code * */
 	struct hashmap		*typed;		/* ip -> struct dprof_typed * */
+	struct hashmap		*funcs;		/* symbol -> struct dprof_func * */
 	struct dprof_percpu_sym	*percpu;
 	size_t			nr_percpu;
 	bool			percpu_loaded;
+	bool			typed_checked;
+	bool			typed_ok;	/* kernel code has DWARF */
 	u64			nr_code_misses;
 };
 
