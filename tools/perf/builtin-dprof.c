@@ -58,6 +58,7 @@
 #include "../arch/x86/include/uapi/asm/perf_regs.h"
 #include "util/dprof/profile.h"
 #include "util/dprof/resolve.h"
+#include "util/dprof/sink.h"
 #include "util/dprof/softsample.h"
 #ifdef HAVE_DWARF_SUPPORT
 #include "util/dprof/dwtypes.h"
@@ -86,6 +87,7 @@ struct perf_dprof {
 	struct dprof_addrset	as;
 	struct dprof_profile	prof;
 	struct dprof_resolver	res;
+	struct list_head	sinks;		/* struct dprof_sink: the views */
 	/* options */
 	const char		*input_name;
 	const char		*sort_str;
@@ -151,6 +153,38 @@ static char *kernel_symbol_name(struct machine *machine, u64 addr)
 	return name;
 }
 
+static int dprof__sinks_alloc(struct perf_dprof *dprof, struct dprof_obj *obj,
+			      struct perf_sample *sample)
+{
+	struct dprof_sink *sink;
+	int err;
+
+	list_for_each_entry(sink, &dprof->sinks, node) {
+		if (sink->alloc) {
+			err = sink->alloc(sink, obj, sample->time, sample->cpu);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static int dprof__sinks_free(struct perf_dprof *dprof, struct dprof_obj *obj,
+			     struct perf_sample *sample)
+{
+	struct dprof_sink *sink;
+	int err;
+
+	list_for_each_entry(sink, &dprof->sinks, node) {
+		if (sink->free) {
+			err = sink->free(sink, obj, sample->time, sample->cpu);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
 static int dprof__alloc(struct perf_dprof *dprof, struct evsel *evsel,
 			struct perf_sample *sample, struct machine *machine,
 			enum dprof_kind kind)
@@ -202,7 +236,7 @@ static int dprof__alloc(struct perf_dprof *dprof, struct evsel *evsel,
 		return -ENOMEM;
 	obj->priv = cls;
 	obj->cpu = sample->cpu;
-	return 0;
+	return dprof__sinks_alloc(dprof, obj, sample);
 }
 
 static int dprof__kmem_cache_alloc(struct perf_dprof *dprof,
@@ -254,6 +288,8 @@ static int dprof__free(struct perf_dprof *dprof, struct evsel *evsel,
 			}
 		}
 		dprof_obj__touch(obj, sample->cpu);
+		if (dprof__sinks_free(dprof, obj, sample))
+			return -EINVAL;
 	}
 	dprof_addrset__free(&dprof->as, ptr);
 	return 0;
@@ -302,12 +338,21 @@ static int dprof__account(struct perf_dprof *dprof, struct dprof_class *cls,
 			  struct thread *thread, u64 offset,
 			  struct dprof_access *acc)
 {
+	struct dprof_sink *sink;
 	struct dprof_site *site;
+	int err;
 
 	dprof->prof.resolved[cls->kind]++;
 	site = dprof_class__add(cls, offset, acc);
 	if (!site)
 		return -ENOMEM;
+	list_for_each_entry(sink, &dprof->sinks, node) {
+		if (sink->access) {
+			err = sink->access(sink, acc, cls, offset);
+			if (err)
+				return err;
+		}
+	}
 	if (!site->sym_resolved) {
 		u8 cpumode = machine__kernel_ip(dprof->res.machine, acc->ip) ?
 			     PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
@@ -1264,6 +1309,7 @@ static int cmd_dprof_report(int argc, const char **argv)
 	OPT_END()
 	};
 
+	INIT_LIST_HEAD(&dprof.sinks);
 	argc = parse_options(argc, argv, options, usage, 0);
 	if (argc)
 		usage_with_options(usage, options);
