@@ -11,6 +11,9 @@
 #   /                   host / over virtio-9p, read-only (host /tmp is hidden:
 #                       the guest mounts a fresh tmpfs on /tmp, /run, /dev/shm)
 #   /mnt                the job dir, writable; CMD's cwd.  Put results here.
+#                       (9p cache=mmap: writes go straight to the host; for
+#                       big outputs write to /tmp first and copy, a 9p write
+#                       per perf ring-buffer flush shows up in -a profiles)
 #   $REPO, $BUILD_DIR   this repository and the build dir, read-only, at their
 #                       host paths (even under /tmp), so $BUILD_DIR/perf/perf
 #                       and repo scripts run as they are.  More with VM_SHARES.
@@ -114,7 +117,7 @@ mount -t tmpfs tmpfs /run
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || echo "init: no tracefs" >$con
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null || echo "init: no debugfs" >$con
 o=trans=virtio,version=9p2000.L,msize=262144
-mount -t 9p -o $o,cache=none job /mnt || echo "init: cannot mount the job share" >$con
+mount -t 9p -o $o,cache=mmap job /mnt || echo "init: cannot mount the job share" >$con
 INIT
 i=0
 for s in "${shares[@]}"; do

@@ -1,0 +1,98 @@
+#!/bin/bash
+# The main job (make run): profile a guest kernel's data with perf dprof.
+#
+#   1. build what is needed: perf (scripts/build-perf.sh), the guest kernel
+#      (scripts/build-kernel.sh), the churn workload (scripts/guest/churn.c)
+#   2. boot the kernel under QEMU TCG (scripts/run-in-vm.sh) and run
+#        perf dprof record -a -o /tmp/perf.data -- scripts/guest/workload.sh
+#      (guest /tmp is tmpfs: writing perf.data over 9p would put the 9p client
+#      in the profile; it is copied to the job dir, /mnt, afterwards)
+#   3. on the host (much faster than TCG), print
+#        perf dprof report --stdio -i perf.data --vmlinux $BUILD_DIR/kernel/vmlinux
+#
+# env: BUILD_DIR, DPROF_CACHE, LINUX_SRC   (see scripts/prepare-tree.sh)
+#      PERF            perf binary (default $BUILD_DIR/perf/perf, built if missing)
+#      DEMO_DIR        job dir, kept: perf.data, report.txt (default $BUILD_DIR/demo)
+#      DEMO_SECONDS    workload length (default 4)
+#      DEMO_WORKLOAD   guest command instead of scripts/guest/workload.sh
+#      DEMO_RECORD     extra 'perf dprof record' options (e.g. "-c 100000")
+#      DEMO_REPORT     extra 'perf dprof report' options (e.g. "--type=filp")
+#      DEMO_BUILD=0    do not run the build scripts (default 1: they are incremental)
+#      DEMO_GUEST_REPORT=1  also run the report inside the guest (slow, TCG)
+#      VM_*            see scripts/run-in-vm.sh (VM_SMP default 2, VM_TIMEOUT)
+set -eu
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+export BUILD_DIR=${BUILD_DIR:-$REPO/build}
+export DPROF_CACHE=${DPROF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perf-dprof}
+export PERF=${PERF:-$BUILD_DIR/perf/perf}
+export CHURN=$BUILD_DIR/guest/churn
+job=${DEMO_DIR:-$BUILD_DIR/demo}
+secs=${DEMO_SECONDS:-4}
+
+die() { echo "run-demo: $*" >&2; exit 1; }
+say() { echo "run-demo: $*" >&2; }
+now() { date +%s.%N; }
+since() { printf '%.1f' "$(echo "$(now) - $1" | bc)"; }
+
+# --- 1. build ---
+if [ "${DEMO_BUILD:-1}" != 0 ] || [ ! -x "$PERF" ]; then
+	if [ "$PERF" = "$BUILD_DIR/perf/perf" ]; then
+		[ -x "$REPO/scripts/build-perf.sh" ] || die "no $PERF and no scripts/build-perf.sh to build it"
+		t=$(now); say "building perf"
+		"$REPO/scripts/build-perf.sh" >/dev/null
+		say "perf ready ($(since "$t")s)"
+	fi
+fi
+[ -x "$PERF" ] || die "no perf at $PERF"
+"$PERF" dprof record -h 2>&1 | grep -q -- '--sampler' ||
+	die "$PERF has no 'dprof' command (wrong perf? set PERF or rebuild with scripts/build-perf.sh)"
+kernel=$BUILD_DIR/kernel/arch/x86/boot/bzImage
+vmlinux=$BUILD_DIR/kernel/vmlinux
+if [ "${DEMO_BUILD:-1}" != 0 ] || [ ! -f "$kernel" ] || [ ! -f "$vmlinux" ]; then
+	t=$(now); say "building the guest kernel (cold: ~6 min at -j2, warm ccache: ~30 s)"
+	"$REPO/scripts/build-kernel.sh" >/dev/null
+	say "kernel ready ($(since "$t")s)"
+fi
+[ -f "$kernel" ] && [ -f "$vmlinux" ] || die "no guest kernel at $kernel / $vmlinux"
+mkdir -p "${CHURN%/*}"
+if [ ! -x "$CHURN" ] || [ "$REPO/scripts/guest/churn.c" -nt "$CHURN" ]; then
+	gcc -O2 -g -Wall -pthread -o "$CHURN" "$REPO/scripts/guest/churn.c" || die "cannot build $CHURN"
+fi
+
+# --- 2. record in the guest ---
+mkdir -p "$job"
+job=$(cd "$job" && pwd)
+rm -f "$job/perf.data" "$job/perf.data.old" "$job/record.log" "$job/report.txt"
+workload=${DEMO_WORKLOAD:-$REPO/scripts/guest/workload.sh $secs}
+say "booting the guest: perf dprof record -a ${DEMO_RECORD:-}-- $workload"
+t=$(now)
+rc=0
+VM_JOBDIR=$job VM_ENV="PERF CHURN ${VM_ENV:-}" VM_TIMEOUT=${VM_TIMEOUT:-600} \
+	"$REPO/scripts/run-in-vm.sh" "$kernel" "
+echo \"guest: \$(uname -r), \$(nproc) CPUs, uptime \$(cut -d' ' -f1 /proc/uptime)s\"
+\"\$PERF\" dprof record -a -o /tmp/perf.data ${DEMO_RECORD:-} -- $workload
+rc=\$?
+cp /tmp/perf.data /mnt/perf.data || rc=1
+if [ \$rc = 0 ] && [ \"${DEMO_GUEST_REPORT:-0}\" = 1 ]; then
+	s=\$(cut -d' ' -f1 /proc/uptime)
+	\"\$PERF\" dprof report --stdio -i /mnt/perf.data --vmlinux $vmlinux ${DEMO_REPORT:-} > /mnt/report-guest.txt
+	rc=\$?
+	echo \"guest: report took \$(echo \"\$(cut -d' ' -f1 /proc/uptime) - \$s\" | bc)s (guest time), rc=\$rc\"
+fi
+exit \$rc
+" 2>&1 | tee "$job/record.log" || rc=$?
+[ $rc = 0 ] || die "the guest run failed (rc=$rc; 124 timeout, 125 guest died); log: $job/record.log"
+[ -s "$job/perf.data" ] || die "no perf.data from the guest in $job"
+say "guest done ($(since "$t")s); $(du -h "$job/perf.data" | cut -f1) of perf.data"
+
+# --- 3. report on the host ---
+t=$(now)
+# shellcheck disable=SC2086
+"$PERF" dprof report --stdio -i "$job/perf.data" --vmlinux "$vmlinux" ${DEMO_REPORT:-} \
+	> "$job/report.txt" 2> "$job/report.err" || {
+	cat "$job/report.err" >&2
+	die "perf dprof report failed on $job/perf.data"
+}
+cat "$job/report.txt"
+say "report took $(since "$t")s; kept in $job/report.txt (perf.data next to it)"
