@@ -708,16 +708,21 @@ static bool dprof__row_type(struct perf_dprof *dprof, struct dprof_class *row,
 /* What a row shows: its type, and how each offset reads. */
 struct dprof_row_info {
 	struct strbuf	type;		/* "struct file", or empty */
+	struct strbuf	desc;		/* cache, size class, variable */
 #ifdef HAVE_DWARF_SUPPORT
 	Dwarf_Die	die;
 #endif
 	bool		has_type;
 };
 
+static void dprof__describe(struct dprof_class *row, struct strbuf *sb);
+
 static void dprof__row_info(struct perf_dprof *dprof __maybe_unused,
 			    struct dprof_class *row, struct dprof_row_info *ri)
 {
 	strbuf_init(&ri->type, 32);
+	strbuf_init(&ri->desc, 32);
+	dprof__describe(row, &ri->desc);
 	ri->has_type = false;
 #ifdef HAVE_DWARF_SUPPORT
 	if (dprof__row_type(dprof, row, &ri->die) &&
@@ -953,18 +958,37 @@ static bool dprof__row_matches(struct dprof_class *row,
 	return row->name && !strcmp(row->name, name);
 }
 
+static const char *dprof_row_info__type(struct dprof_class *row,
+					struct dprof_row_info *ri)
+{
+	return ri->has_type ? ri->type.buf : (row->name ?: "?");
+}
+
+/* A column of @width, a long name cut with ".." rather than widening it. */
+static void fprint_column(FILE *fp, const char *str, int width)
+{
+	int len = strlen(str);
+
+	if (len <= width)
+		fprintf(fp, " %-*s", width, str);
+	else
+		fprintf(fp, " %.*s..", width - 2, str);
+}
+
+#define DPROF_TYPE_WIDTH_MAX	32
+#define DPROF_DESC_WIDTH_MAX	40
+
 static void dprof__print_row(struct perf_dprof *dprof, FILE *fp,
-			     struct dprof_class *row, struct dprof_row_info *ri)
+			     struct dprof_class *row, struct dprof_row_info *ri,
+			     int type_width, int desc_width)
 {
 	struct dprof_member_stat *ms;
-	struct strbuf desc;
 	size_t nr = 0, i;
 	double p = pct(row->stats.samples, dprof->prof.nr_samples);
 
-	strbuf_init(&desc, 32);
-	dprof__describe(row, &desc);
-	fprintf(fp, "  %-24s %-32s", ri->has_type ? ri->type.buf :
-		(row->name ?: "?"), desc.buf);
+	fprintf(fp, " ");
+	fprint_column(fp, dprof_row_info__type(row, ri), type_width);
+	fprint_column(fp, ri->desc.buf, desc_width);
 	color_fprintf(fp, get_percent_color(p), " %6.2f%%", p);
 	dprof__print_misses(dprof, fp, &row->stats);
 	fprintf(fp, " %8" PRIu64, row->nr_objects);
@@ -977,7 +1001,6 @@ static void dprof__print_row(struct perf_dprof *dprof, FILE *fp,
 			pct(ms[i].stats.samples, row->stats.samples));
 	fprintf(fp, "\n");
 	dprof_members__free(ms, nr);
-	strbuf_release(&desc);
 }
 
 static int site__cmp(const void *a, const void *b)
@@ -1057,8 +1080,9 @@ static int dprof__print(struct perf_dprof *dprof, FILE *fp)
 	struct dprof_class **rows;
 	struct dprof_row_info *info;
 	enum dprof_sort sort = DPROF_SORT_SAMPLES;
+	int type_width = 4, desc_width = 12;
 	size_t nr = 0, i;
-	bool found = false;
+	bool found = false, *shown;
 
 	if (dprof->sort_str && dprof_sort__parse(dprof->sort_str, &sort)) {
 		pr_err("dprof: unknown sort key '%s' (samples, misses, latency, objects)\n",
@@ -1077,25 +1101,40 @@ static int dprof__print(struct perf_dprof *dprof, FILE *fp)
 		return -ENOMEM;
 	dprof_rows__sort(rows, nr, sort);
 	info = calloc(nr + 1, sizeof(*info));
-	if (!info) {
+	shown = calloc(nr + 1, sizeof(*shown));
+	if (!info || !shown) {
+		free(info);
+		free(shown);
 		dprof_rows__free(rows, nr);
 		return -ENOMEM;
 	}
 	for (i = 0; i < nr; i++)
 		dprof__row_info(dprof, rows[i], &info[i]);
 
-	dprof__print_header(dprof, fp);
-	fprintf(fp, "# %-24s %-32s %7s %7s %7s %8s %8s %6s  %s\n", "Type",
-		"Cache / kind", "Samples", "Misses", "AvgLat", "Objects",
-		"WS size", "Bounce", "Hot members");
 	for (i = 0; i < nr; i++) {
-		if (dprof->type_name &&
-		    !dprof__row_matches(rows[i], &info[i], dprof->type_name))
+		shown[i] = (!dprof->type_name ||
+			    dprof__row_matches(rows[i], &info[i], dprof->type_name)) &&
+			   pct(rows[i]->stats.samples, dprof->prof.nr_samples) >=
+			   dprof->percent_limit;
+		if (!shown[i])
 			continue;
-		if (pct(rows[i]->stats.samples, dprof->prof.nr_samples) <
-		    dprof->percent_limit)
-			continue;
-		dprof__print_row(dprof, fp, rows[i], &info[i]);
+		type_width = max(type_width,
+				 (int)strlen(dprof_row_info__type(rows[i], &info[i])));
+		desc_width = max(desc_width, (int)info[i].desc.len);
+	}
+	type_width = min(type_width, DPROF_TYPE_WIDTH_MAX);
+	desc_width = min(desc_width, DPROF_DESC_WIDTH_MAX);
+
+	dprof__print_header(dprof, fp);
+	fprintf(fp, "#");
+	fprint_column(fp, "Type", type_width);
+	fprint_column(fp, "Cache / kind", desc_width);
+	fprintf(fp, " %7s %7s %7s %8s %8s %6s  %s\n", "Samples", "Misses",
+		"AvgLat", "Objects", "WS size", "Bounce", "Hot members");
+	for (i = 0; i < nr; i++) {
+		if (shown[i])
+			dprof__print_row(dprof, fp, rows[i], &info[i], type_width,
+					 desc_width);
 	}
 	for (i = 0; dprof->type_name && i < nr; i++) {
 		if (!dprof__row_matches(rows[i], &info[i], dprof->type_name))
@@ -1106,9 +1145,12 @@ static int dprof__print(struct perf_dprof *dprof, FILE *fp)
 	if (dprof->type_name && !found)
 		fprintf(fp, "\n# no samples for type '%s'\n", dprof->type_name);
 
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		strbuf_release(&info[i].type);
+		strbuf_release(&info[i].desc);
+	}
 	free(info);
+	free(shown);
 	dprof_rows__free(rows, nr);
 	return 0;
 }
