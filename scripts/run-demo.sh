@@ -15,7 +15,8 @@
 #      DEMO_DIR        job dir, kept: perf.data, report.txt (default $BUILD_DIR/demo)
 #      DEMO_SECONDS    workload length (default 4)
 #      DEMO_WORKLOAD   guest command instead of scripts/guest/workload.sh
-#      DEMO_RECORD     extra 'perf dprof record' options (e.g. "-c 100000")
+#      DEMO_RECORD     extra 'perf dprof record' options (default "-m 32M": with
+#                      the default buffer TCG guests lose ~7% of the events)
 #      DEMO_REPORT     extra 'perf dprof report' options (e.g. "--type=filp")
 #      DEMO_BUILD=0    do not run the build scripts (default 1: they are incremental)
 #      DEMO_GUEST_REPORT=1  also run the report inside the guest (slow, TCG)
@@ -29,6 +30,7 @@ export PERF=${PERF:-$BUILD_DIR/perf/perf}
 export CHURN=$BUILD_DIR/guest/churn
 job=${DEMO_DIR:-$BUILD_DIR/demo}
 secs=${DEMO_SECONDS:-4}
+DEMO_RECORD=${DEMO_RECORD--m 32M}
 
 die() { echo "run-demo: $*" >&2; exit 1; }
 say() { echo "run-demo: $*" >&2; }
@@ -65,20 +67,23 @@ mkdir -p "$job"
 job=$(cd "$job" && pwd)
 rm -f "$job/perf.data" "$job/perf.data.old" "$job/record.log" "$job/report.txt"
 workload=${DEMO_WORKLOAD:-$REPO/scripts/guest/workload.sh $secs}
-say "booting the guest: perf dprof record -a ${DEMO_RECORD:-}-- $workload"
+say "booting the guest: perf dprof record -a ${DEMO_RECORD:+$DEMO_RECORD }-- $workload"
 t=$(now)
 rc=0
 VM_JOBDIR=$job VM_ENV="PERF CHURN ${VM_ENV:-}" VM_TIMEOUT=${VM_TIMEOUT:-600} \
 	"$REPO/scripts/run-in-vm.sh" "$kernel" "
 echo \"guest: \$(uname -r), \$(nproc) CPUs, uptime \$(cut -d' ' -f1 /proc/uptime)s\"
+up() { cut -d' ' -f1 /proc/uptime; }
+s=\$(up)
 \"\$PERF\" dprof record -a -o /tmp/perf.data ${DEMO_RECORD:-} -- $workload
 rc=\$?
+echo \"guest: record took \$(echo \"\$(up) - \$s\" | bc)s (guest time), rc=\$rc\"
 cp /tmp/perf.data /mnt/perf.data || rc=1
 if [ \$rc = 0 ] && [ \"${DEMO_GUEST_REPORT:-0}\" = 1 ]; then
-	s=\$(cut -d' ' -f1 /proc/uptime)
+	s=\$(up)
 	\"\$PERF\" dprof report --stdio -i /mnt/perf.data --vmlinux $vmlinux ${DEMO_REPORT:-} > /mnt/report-guest.txt
 	rc=\$?
-	echo \"guest: report took \$(echo \"\$(cut -d' ' -f1 /proc/uptime) - \$s\" | bc)s (guest time), rc=\$rc\"
+	echo \"guest: report took \$(echo \"\$(up) - \$s\" | bc)s (guest time), rc=\$rc\"
 fi
 exit \$rc
 " 2>&1 | tee "$job/record.log" || rc=$?

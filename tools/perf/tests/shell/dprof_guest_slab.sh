@@ -84,7 +84,7 @@ chmod +x "${job}/workload.sh"
 PERF_GUEST=$perf_bin VM_JOBDIR=$job VM_ENV=PERF_GUEST VM_SHARES=$(dirname "$perf_bin") \
 VM_TIMEOUT=${DPROF_VM_TIMEOUT:-300} "$DPROF_RUN_IN_VM" "$DPROF_KERNEL" '
 [ "$(nproc)" -ge 2 ] || echo "guest: only $(nproc) CPU"
-"$PERF_GUEST" dprof record -a -o /tmp/perf.data -- /mnt/workload.sh '"$secs"' || exit
+"$PERF_GUEST" dprof record -a -m 32M -o /tmp/perf.data -- /mnt/workload.sh '"$secs"' || exit
 cp /tmp/perf.data /mnt/perf.data
 ' > "${job}/record.log" 2>&1
 rc=$?
@@ -117,6 +117,7 @@ fi
 if [ $err -ne 0 ]; then
 	cat "${job}/record.log" "${job}/report.txt"
 else
+	echo "$row"
 	echo "dprof guest slab test [Success]"
 fi
 cleanup
