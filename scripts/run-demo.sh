@@ -70,6 +70,8 @@ workload=${DEMO_WORKLOAD:-$REPO/scripts/guest/workload.sh $secs}
 say "booting the guest: perf dprof record -a ${DEMO_RECORD:+$DEMO_RECORD }-- $workload"
 t=$(now)
 rc=0
+# a perf outside the repo and BUILD_DIR: share its directory too
+VM_SHARES=$(dirname "$(readlink -f "$PERF")")${VM_SHARES:+:$VM_SHARES} \
 VM_JOBDIR=$job VM_ENV="PERF CHURN ${VM_ENV:-}" VM_TIMEOUT=${VM_TIMEOUT:-600} \
 	"$REPO/scripts/run-in-vm.sh" "$kernel" "
 echo \"guest: \$(uname -r), \$(nproc) CPUs, uptime \$(cut -d' ' -f1 /proc/uptime)s\"

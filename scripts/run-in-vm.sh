@@ -56,6 +56,9 @@ else
 	job=$(mktemp -d "${TMPDIR:-/tmp}/dprof-vm.XXXXXX")
 	keep=${VM_KEEP:-0}
 fi
+case $job in
+*[[:space:],]*) die "job dir '$job' has a space or a comma: QEMU's -fsdev and the kernel command line cannot take it" ;;
+esac
 rm -f "$job/.rc" "$job/.console" "$job/.uptime"
 cleanup() { [ "$keep" = 1 ] || rm -rf "$job"; }
 trap cleanup EXIT
@@ -65,6 +68,7 @@ shares=()
 add_share() {
 	local d s
 	d=$(cd "$1" 2>/dev/null && pwd) || { echo "run-in-vm: share $1 does not exist, skipped" >&2; return 0; }
+	case $d in *[[:space:],]*) die "cannot share '$d': QEMU's -fsdev cannot take a space or a comma" ;; esac
 	[ "$d" != / ] || return 0
 	for s in "${shares[@]}"; do
 		case $d/ in "$s"/*) return 0 ;; esac
@@ -163,17 +167,26 @@ for s in "${shares[@]}"; do
 	i=$((i + 1))
 done
 
+# QEMU runs in the background so that an interrupt (^C, TERM) stops it
+# rather than leaving it to the timeout: timeout(1) puts itself into a
+# process group of its own, out of reach of the terminal's signals.
 t0=$(date +%s.%N)
-set +e
+interrupted=0
 timeout -k 10 "$timeout_s" qemu-system-x86_64 "${accel[@]}" \
 	-machine q35 -smp "${VM_SMP:-2}" -m "${VM_MEM:-2G}" \
 	-display none -monitor none -no-reboot -nodefaults \
 	-serial file:"$job/.console" -chardev stdio,id=out,signal=off -serial chardev:out \
 	-kernel "$kernel" \
 	-append "console=ttyS0 loglevel=4 root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro init=$job/.init panic=-1 nokaslr ${VM_APPEND:-}" \
-	"${fsdev[@]}" </dev/null
-qrc=$?
-set -e
+	"${fsdev[@]}" </dev/null &
+qpid=$!
+trap 'interrupted=1; kill -TERM $qpid 2>/dev/null' INT TERM HUP
+while :; do
+	qrc=0
+	wait $qpid || qrc=$?
+	kill -0 $qpid 2>/dev/null || break
+done
+trap - INT TERM HUP
 t1=$(date +%s.%N)
 
 if [ -s "$job/.rc" ]; then
@@ -184,7 +197,8 @@ else
 	rc=125
 fi
 if [ "${VM_TIMES:-0}" = 1 ]; then
-	{ read -r up0; read -r up1; } < "$job/.uptime" 2>/dev/null || true
+	up0= up1=
+	[ ! -f "$job/.uptime" ] || { read -r up0; read -r up1; } < "$job/.uptime" || true
 	echo "run-in-vm: wall $(echo "$t1 - $t0" | bc)s; guest uptime at command start ${up0:-?}s, at end ${up1:-?}s" >&2
 fi
 if [ "${VM_CONSOLE:-0}" = 1 ]; then
@@ -195,5 +209,9 @@ elif [ $rc -ge 124 ] && [ ! -s "$job/.rc" ]; then
 	tail -n 40 "$job/.console" >&2 || true
 fi
 [ $rc -ne 124 ] || [ -s "$job/.rc" ] || echo "run-in-vm: TIMEOUT after ${timeout_s}s (VM_TIMEOUT)" >&2
+if [ $interrupted = 1 ]; then
+	echo "run-in-vm: interrupted" >&2
+	exit 130
+fi
 [ $rc -ne 125 ] || echo "run-in-vm: the guest died without reporting a status" >&2
 exit "$rc"
