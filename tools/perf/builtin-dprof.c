@@ -27,6 +27,7 @@
 #include <linux/string.h>
 #include <linux/zalloc.h>
 
+#include <api/fs/fs.h>
 #include <subcmd/pager.h>
 #include <subcmd/parse-options.h>
 
@@ -1503,6 +1504,9 @@ static int cmd_dprof_record(int argc, const char **argv)
 		size_t t;
 		bool ok = true;
 
+		/* tracefs may just not be mounted yet */
+		if (!tracefs__configured() && !tracefs__mount())
+			pr_debug("dprof: cannot mount tracefs\n");
 		for (t = 0; t < ARRAY_SIZE(dprof_kmem_tracepoints); t++)
 			ok &= is_valid_tracepoint(dprof_kmem_tracepoints[t]);
 		if (ok) {
