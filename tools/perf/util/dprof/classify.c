@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof miss classification (paper section 3.3): each miss is an
+ * invalidation (true or false sharing), a conflict or a capacity miss,
+ * decided from the history of its cache line and the crowding of its
+ * associativity set.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/zalloc.h>
+
+#include "util/hashmap.h"
+#include "addrset.h"
+#include "classify.h"
+#include "profile.h"
+
+#define DPROF_LINE_CPUS		8	/* last touch of the last 8 CPUs */
+#define DPROF_LINE_WRITES	4	/* the last 4 writes */
+
+/* What the replay saw of one cache line. */
+struct dprof_line_hist {
+	struct {
+		u64	seq;
+		u32	cpu;
+	} touch[DPROF_LINE_CPUS];
+	struct {
+		u64	seq;
+		u64	mask;		/* bytes written, bit per byte */
+		u32	cpu;
+	} wr[DPROF_LINE_WRITES];	/* newest first */
+};
+
+static const char * const miss_class_str[DPROF_MISS__MAX] = {
+	[DPROF_MISS_TRUE_SHARING]	= "true sharing",
+	[DPROF_MISS_FALSE_SHARING]	= "false sharing",
+	[DPROF_MISS_CONFLICT]		= "conflict",
+	[DPROF_MISS_CAPACITY]		= "capacity",
+	[DPROF_MISS_UNKNOWN]		= "unknown",
+};
+
+/**
+ * dprof_miss_class__str - name of a miss class
+ * @mc: the class
+ */
+const char *dprof_miss_class__str(enum dprof_miss_class mc)
+{
+	return mc < DPROF_MISS__MAX ? miss_class_str[mc] : "?";
+}
+
+static size_t long__hash(long key, void *ctx __maybe_unused)
+{
+	return key * 0x9E3779B97F4A7C15ull >> 16;
+}
+
+static bool long__equal(long a, long b, void *ctx __maybe_unused)
+{
+	return a == b;
+}
+
+static struct dprof_classify *sink__cl(struct dprof_sink *sink)
+{
+	return container_of(sink, struct dprof_classify, sink);
+}
+
+/* Bytes [off, off + len) of a line as a mask (lines of up to 64 bytes). */
+static u64 line_mask(u32 off, u32 len, u32 line)
+{
+	u32 bits = min(line, 64U);
+
+	if (line > 64) {	/* track 64 chunks of line / 64 bytes */
+		off = off * 64 / line;
+		len = max(1U, len * 64 / line);
+	}
+	if (off >= bits)
+		return 0;
+	if (off + len > bits)
+		len = bits - off;
+	return (len >= 64 ? ~0ull : ((1ull << len) - 1)) << off;
+}
+
+/* The line's history leaves with the last object that covered it. */
+static void dprof_classify__forget(struct dprof_classify *cl, u64 tag)
+{
+	struct dprof_line_hist *h;
+
+	if (!hashmap__delete(cl->lines, (long)tag, NULL, &h))
+		return;
+	free(h);
+	cl->set_lines[tag % cl->geom.nr_sets]--;
+	cl->nr_live_lines--;
+}
+
+static int dprof_classify__free(struct dprof_sink *sink,
+				const struct dprof_obj *obj,
+				u64 time __maybe_unused, u32 cpu __maybe_unused)
+{
+	struct dprof_classify *cl = sink__cl(sink);
+	u64 line = cl->geom.line;
+	u64 first = (obj->base + line - 1) / line;
+	u64 end = (obj->base + obj->size) / line;	/* whole lines only */
+	u32 i;
+
+	for (; first < end; first++) {
+		dprof_classify__forget(cl, first);
+		for (i = 0; i < cl->nr_cpu_cache; i++) {
+			if (cl->cpu_cache[i])
+				dprof_cache__disown(cl->cpu_cache[i],
+						    first * line, line);
+		}
+	}
+	return 0;
+}
+
+static struct dprof_cache *dprof_classify__cpu(struct dprof_classify *cl,
+					       u32 cpu)
+{
+	if (cpu >= 4096)
+		cpu = 0;
+	if (cpu >= cl->nr_cpu_cache) {
+		u32 nr = max(cpu + 1, cl->nr_cpu_cache * 2);
+		struct dprof_cache **c = realloc(cl->cpu_cache, nr * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		memset(c + cl->nr_cpu_cache, 0,
+		       (nr - cl->nr_cpu_cache) * sizeof(*c));
+		cl->cpu_cache = c;
+		cl->nr_cpu_cache = nr;
+	}
+	if (!cl->cpu_cache[cpu]) {
+		struct dprof_cache *c = zalloc(sizeof(*c));
+
+		if (!c || dprof_cache__init(c, &cl->geom)) {
+			free(c);
+			return NULL;
+		}
+		cl->cpu_cache[cpu] = c;
+	}
+	return cl->cpu_cache[cpu];
+}
+
+/* Predicted: run the access through the per-CPU models; true on a miss. */
+static int dprof_classify__predict(struct dprof_classify *cl,
+				   const struct dprof_access *acc, bool *miss)
+{
+	struct dprof_cache *c = dprof_classify__cpu(cl, acc->cpu);
+	u32 i;
+
+	if (!c)
+		return -ENOMEM;
+	*miss = !dprof_cache__access(c, acc->addr, NULL, 0, NULL);
+	if (!acc->is_write)
+		return 0;
+	for (i = 0; i < cl->nr_cpu_cache; i++) {
+		if (cl->cpu_cache[i] && cl->cpu_cache[i] != c)
+			dprof_cache__invalidate(cl->cpu_cache[i], acc->addr);
+	}
+	return 0;
+}
+
+static enum dprof_miss_class
+dprof_classify__why(struct dprof_classify *cl, struct dprof_line_hist *h,
+		    u32 cpu, u64 mask, u64 tag)
+{
+	u64 since = 0, other = 0;
+	u32 set = tag % cl->geom.nr_sets;
+	int i;
+
+	if (cl->exact) {
+		for (i = 0; i < DPROF_LINE_CPUS; i++) {
+			if (h->touch[i].seq && h->touch[i].cpu == cpu)
+				since = h->touch[i].seq;
+		}
+	}
+	for (i = 0; i < DPROF_LINE_WRITES; i++) {
+		if (h->wr[i].seq > since && h->wr[i].cpu != cpu)
+			other |= h->wr[i].mask;
+	}
+	if (other)
+		return other & mask ? DPROF_MISS_TRUE_SHARING :
+				      DPROF_MISS_FALSE_SHARING;
+	/* more lines than ways, and at least twice the average set */
+	if (cl->set_lines[set] > cl->geom.ways &&
+	    (u64)cl->set_lines[set] * cl->geom.nr_sets >= 2 * cl->nr_live_lines)
+		return DPROF_MISS_CONFLICT;
+	if (cl->nr_live_lines * cl->geom.line > cl->geom.size)
+		return DPROF_MISS_CAPACITY;
+	return DPROF_MISS_UNKNOWN;
+}
+
+static void dprof_line_hist__touch(struct dprof_line_hist *h, u64 seq,
+				   u32 cpu, bool write, u64 mask)
+{
+	int i, slot = 0;
+
+	for (i = 0; i < DPROF_LINE_CPUS; i++) {
+		if (h->touch[i].cpu == cpu && h->touch[i].seq) {
+			slot = i;
+			break;
+		}
+		if (h->touch[i].seq < h->touch[slot].seq)
+			slot = i;
+	}
+	h->touch[slot].cpu = cpu;
+	h->touch[slot].seq = seq;
+	if (!write)
+		return;
+	if (h->wr[0].seq && h->wr[0].cpu == cpu) {
+		h->wr[0].seq = seq;
+		h->wr[0].mask |= mask;
+		return;
+	}
+	memmove(&h->wr[1], &h->wr[0], sizeof(h->wr[0]) * (DPROF_LINE_WRITES - 1));
+	h->wr[0].seq = seq;
+	h->wr[0].cpu = cpu;
+	h->wr[0].mask = mask;
+}
+
+static struct dprof_classify_stats *
+dprof_classify__findnew(struct dprof_classify *cl, struct dprof_class *cls)
+{
+	struct dprof_classify_stats *st;
+
+	if (hashmap__find(cl->classes, (long)cls, &st))
+		return st;
+	st = zalloc(sizeof(*st));
+	if (!st)
+		return NULL;
+	if (hashmap__add(cl->classes, (long)cls, st)) {
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
+static int dprof_classify__access(struct dprof_sink *sink,
+				  const struct dprof_access *acc,
+				  struct dprof_class *cls,
+				  u64 offset __maybe_unused)
+{
+	struct dprof_classify *cl = sink__cl(sink);
+	u64 tag = acc->addr / cl->geom.line;
+	struct dprof_classify_stats *st;
+	struct dprof_line_hist *h;
+	enum dprof_miss_class mc;
+	bool miss = false;
+	u64 mask;
+	int err;
+
+	st = dprof_classify__findnew(cl, cls);
+	if (!st)
+		return -ENOMEM;
+	cl->seq++;
+	mask = line_mask(acc->addr % cl->geom.line, cl->access_size,
+			 cl->geom.line);
+	if (acc->level_known) {
+		miss = acc->miss;
+		cl->nr_measured += miss;
+	} else {
+		err = dprof_classify__predict(cl, acc, &miss);
+		if (err)
+			return err;
+		cl->nr_predicted += miss;
+	}
+
+	if (!hashmap__find(cl->lines, (long)tag, &h)) {
+		h = zalloc(sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		if (hashmap__add(cl->lines, (long)tag, h)) {
+			free(h);
+			return -ENOMEM;
+		}
+		cl->set_lines[tag % cl->geom.nr_sets]++;
+		cl->nr_live_lines++;
+	}
+
+	st->accesses++;
+	cl->total.accesses++;
+	cl->last_miss = miss;
+	if (miss) {
+		mc = dprof_classify__why(cl, h, acc->cpu, mask, tag);
+		st->misses++;
+		st->by_class[mc]++;
+		cl->total.misses++;
+		cl->total.by_class[mc]++;
+		cl->last_class = mc;
+	}
+	dprof_line_hist__touch(h, cl->seq, acc->cpu, acc->is_write, mask);
+	return 0;
+}
+
+/**
+ * dprof_classify__init - a miss classifier for a cache of geometry @geom
+ * @cl: the classifier; add &cl->sink to the replay's sinks
+ * @geom: the cache whose misses are classified (and modelled per CPU when
+ *        the sampler measured none)
+ *
+ * Return: 0 or a negative errno.
+ */
+int dprof_classify__init(struct dprof_classify *cl,
+			 const struct dprof_cache_geom *geom)
+{
+	memset(cl, 0, sizeof(*cl));
+	INIT_LIST_HEAD(&cl->sink.node);
+	cl->sink.access = dprof_classify__access;
+	cl->sink.free = dprof_classify__free;
+	cl->geom = *geom;
+	cl->access_size = 8;
+	cl->lines = hashmap__new(long__hash, long__equal, NULL);
+	cl->classes = hashmap__new(long__hash, long__equal, NULL);
+	cl->set_lines = calloc(geom->nr_sets, sizeof(*cl->set_lines));
+	if (IS_ERR(cl->lines) || IS_ERR(cl->classes) || !cl->set_lines) {
+		if (IS_ERR(cl->lines))
+			cl->lines = NULL;
+		if (IS_ERR(cl->classes))
+			cl->classes = NULL;
+		dprof_classify__exit(cl);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * dprof_classify__exit - free what the classifier holds
+ * @cl: the classifier
+ */
+void dprof_classify__exit(struct dprof_classify *cl)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+	u32 i;
+
+	if (cl->lines) {
+		hashmap__for_each_entry(cl->lines, cur, bkt)
+			free(cur->pvalue);
+		hashmap__free(cl->lines);
+		cl->lines = NULL;
+	}
+	if (cl->classes) {
+		hashmap__for_each_entry(cl->classes, cur, bkt)
+			free(cur->pvalue);
+		hashmap__free(cl->classes);
+		cl->classes = NULL;
+	}
+	for (i = 0; i < cl->nr_cpu_cache; i++) {
+		if (cl->cpu_cache[i])
+			dprof_cache__exit(cl->cpu_cache[i]);
+		free(cl->cpu_cache[i]);
+	}
+	zfree(&cl->cpu_cache);
+	cl->nr_cpu_cache = 0;
+	zfree(&cl->set_lines);
+}
+
+/**
+ * dprof_classify__class - the counts of one allocation class
+ * @cl: the classifier
+ * @cls: the class
+ *
+ * Return: its counts, or NULL when no access of @cls was seen.
+ */
+const struct dprof_classify_stats *
+dprof_classify__class(const struct dprof_classify *cl,
+		      const struct dprof_class *cls)
+{
+	struct dprof_classify_stats *st;
+
+	if (!cl->classes || !hashmap__find(cl->classes, (long)cls, &st))
+		return NULL;
+	return st;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_DPROF_CLASSIFY_H
+#define __PERF_DPROF_CLASSIFY_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "cachesim.h"
+#include "sink.h"
+
+struct dprof_class;
+struct hashmap;
+
+/* Why a miss happened (paper section 3.3). */
+enum dprof_miss_class {
+	DPROF_MISS_TRUE_SHARING,	/* another CPU wrote the same bytes */
+	DPROF_MISS_FALSE_SHARING,	/* ... other bytes of the line */
+	DPROF_MISS_CONFLICT,		/* the line's set is crowded */
+	DPROF_MISS_CAPACITY,		/* the working set exceeds the cache */
+	DPROF_MISS_UNKNOWN,		/* none of these: cold, or too few samples */
+	DPROF_MISS__MAX,
+};
+
+const char *dprof_miss_class__str(enum dprof_miss_class mc);
+
+struct dprof_classify_stats {
+	u64	accesses;
+	u64	misses;
+	u64	by_class[DPROF_MISS__MAX];
+};
+
+/*
+ * The miss classifier, a sink of the replay.  Misses measured by the
+ * sampler (data_src) are classified as they are; accesses whose sample
+ * carries no level go through a per-CPU cache model of @geom with
+ * write-invalidate coherence, and its misses are classified instead
+ * (nr_predicted counts them, and the view says so).
+ */
+struct dprof_classify {
+	struct dprof_sink		sink;
+	struct dprof_cache_geom		geom;
+	u32				access_size;	/* bytes per access */
+	/*
+	 * Every access of a line is seen (object histories): "a write by
+	 * another CPU since this CPU's last touch" is exact.  Otherwise
+	 * (access samples) a write by another CPU among the line's last
+	 * sampled writes counts.
+	 */
+	bool				exact;
+	struct hashmap			*lines;		/* tag -> line history */
+	struct hashmap			*classes;	/* class -> stats */
+	u32				*set_lines;	/* live lines per set */
+	u64				nr_live_lines;
+	struct dprof_cache		**cpu_cache;	/* predicted misses */
+	u32				nr_cpu_cache;
+	u64				seq;
+	u64				nr_measured;	/* misses from data_src */
+	u64				nr_predicted;	/* misses from the model */
+	struct dprof_classify_stats	total;
+	/* the last access: was it a miss, and of which class */
+	bool				last_miss;
+	enum dprof_miss_class		last_class;
+};
+
+int dprof_classify__init(struct dprof_classify *cl,
+			 const struct dprof_cache_geom *geom);
+void dprof_classify__exit(struct dprof_classify *cl);
+const struct dprof_classify_stats *
+dprof_classify__class(const struct dprof_classify *cl,
+		      const struct dprof_class *cls);
+
+#endif /* __PERF_DPROF_CLASSIFY_H */
