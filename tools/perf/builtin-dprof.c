@@ -89,6 +89,7 @@ struct perf_dprof {
 	struct dprof_profile	prof;
 	struct dprof_resolver	res;
 	struct list_head	sinks;		/* struct dprof_sink: the views */
+	struct evsel		*access_evsel;	/* the access sampler */
 	/* options */
 	const char		*input_name;
 	const char		*sort_str;
@@ -387,15 +388,6 @@ static int dprof__resolve_addr(struct perf_dprof *dprof, struct thread *thread,
 			cls->ws_bytes += obj->size;
 		}
 		dprof_obj__touch(obj, acc->cpu);
-		/*
-		 * What the code thinks it touches: when the operand's type
-		 * starts at the object's base, it is (a candidate for) the
-		 * object's type; kmalloc objects have no other.
-		 */
-		if (!dprof_resolver__typed(&dprof->res, thread, evsel, acc->ip, &typed) &&
-		    typed.offset == acc->addr - obj->base && typed.type_size > 1 &&
-		    typed.type_size <= obj->size)
-			dprof_class__vote(cls, typed.type_name, typed.dso, 1);
 		return dprof__account(dprof, cls, thread, acc->addr - obj->base, acc);
 	}
 
@@ -591,6 +583,8 @@ static int process_sample_event(const struct perf_tool *tool,
 	}
 	if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT)
 		return 0;
+	if (!dprof->access_evsel)
+		dprof->access_evsel = evsel;
 	return dprof__access(dprof, evsel, sample, machine);
 }
 
@@ -662,11 +656,43 @@ static bool dprof__typed_die(struct perf_dprof *dprof, struct dprof_class *row,
 	return dprof__struct_die(dprof, row->dso, row->name, die);
 }
 
+/*
+ * What the code thinks it touches: when an operand's type starts at the
+ * object's base, it is a candidate for the object's type (kmalloc objects
+ * have no other).  Done per (ip, offset) site of a row about to be shown,
+ * weighted by samples: typing an operand costs a disassembly and a DWARF
+ * scope walk, too much to do for every sampled ip during the replay.
+ */
+static void dprof__vote_row(struct perf_dprof *dprof, struct dprof_class *row)
+{
+	struct thread *thread = machine__idle_thread(dprof->res.machine);
+	struct hashmap_entry *cur;
+	struct dprof_typed typed;
+	size_t bkt;
+
+	if (!thread || !dprof->access_evsel)
+		return;
+	hashmap__for_each_entry(row->sites, cur, bkt) {
+		struct dprof_site *site = cur->pvalue;
+
+		if (!dprof_resolver__typed(&dprof->res, thread, dprof->access_evsel,
+					   site->ip, &typed) &&
+		    typed.offset == site->offset && typed.type_size > 1 &&
+		    typed.type_size <= row->alloc_size)
+			dprof_class__vote(row, typed.type_name, typed.dso,
+					  site->stats.samples);
+	}
+	thread__put(thread);
+}
+
 /* The type most accesses at offset-aligned operands agree on. */
 static bool dprof__voted_die(struct perf_dprof *dprof, struct dprof_class *row,
 			     Dwarf_Die *die)
 {
-	const struct dprof_vote *v = dprof_class__best_vote(row);
+	const struct dprof_vote *v;
+
+	dprof__vote_row(dprof, row);
+	v = dprof_class__best_vote(row);
 
 	return v && dprof__struct_die(dprof, v->dso, v->name, die);
 }
