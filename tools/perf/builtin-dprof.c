@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,9 @@
 #include "util/dprof/resolve.h"
 #include "util/dprof/sink.h"
 #include "util/dprof/softsample.h"
+#include "util/dprof/classify.h"
+#include "util/dprof/workingset.h"
+#include "ui/stdio/dprof.h"
 #ifdef HAVE_DWARF_SUPPORT
 #include "util/dprof/dwtypes.h"
 #endif
@@ -92,9 +96,13 @@ struct perf_dprof {
 	struct evsel		*access_evsel;	/* the access sampler */
 	/* options */
 	const char		*input_name;
+	/* what to do with the replayed profile; default: print it */
+	int			(*consume)(struct perf_dprof *dprof, void *arg);
+	void			*consume_arg;
 	const char		*sort_str;
 	const char		*type_name;
 	const char		*view;
+	const char		*cache_spec;	/* --cache, for classify/workingset */
 	float			percent_limit;
 	bool			use_stdio;
 	bool			force;
@@ -290,6 +298,8 @@ static int dprof__free(struct perf_dprof *dprof, struct evsel *evsel,
 			}
 		}
 		dprof_obj__touch(obj, sample->cpu);
+		cls->life_sum += sample->time - obj->alloc_time;
+		cls->life_n++;
 		if (dprof__sinks_free(dprof, obj, sample))
 			return -EINVAL;
 	}
@@ -1244,6 +1254,110 @@ static bool dprof__explain_bad_file(const char *path)
 	return false;
 }
 
+/* ---------------------------------------------------------------------- */
+/* classify and workingset views: sinks in util/dprof/, ui/stdio/dprof.c  */
+
+struct dprof_views {
+	struct dprof_classify	cl;
+	struct dprof_workingset	ws;
+	bool			on_cl;
+	bool			on_ws;
+};
+
+/* The cache: --cache, else the recording's header, else this machine. */
+static int dprof_views__init(struct dprof_views *v, struct perf_dprof *dprof,
+			     struct perf_env *env)
+{
+	struct dprof_cache_geom geom;
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	if (!strcmp(dprof->view, "profile"))
+		return 0;
+	if (dprof->cache_spec) {
+		if (dprof_cache_geom__parse(&geom, dprof->cache_spec)) {
+			pr_err("dprof: --cache=%s: want [lN:]SIZE[:WAYS[:LINE]], e.g. l3:32M:16:64\n",
+			       dprof->cache_spec);
+			return -EINVAL;
+		}
+	} else if (dprof_cache_geom__env(&geom, env, 0) &&
+		   dprof_cache_geom__sysfs(&geom, NULL, 0)) {
+		pr_err("dprof: no cache geometry in the recording or sysfs: give --cache\n");
+		return -EINVAL;
+	}
+	if (!strcmp(dprof->view, "classify")) {
+		err = dprof_classify__init(&v->cl, &geom);
+		if (err)
+			return err;
+		v->on_cl = true;
+		list_add_tail(&v->cl.sink.node, &dprof->sinks);
+	} else {
+		err = dprof_workingset__init(&v->ws, &geom);
+		if (err)
+			return err;
+		v->on_ws = true;
+		list_add_tail(&v->ws.sink.node, &dprof->sinks);
+	}
+	return 0;
+}
+
+static void dprof_views__exit(struct dprof_views *v)
+{
+	if (v->on_cl) {
+		list_del_init(&v->cl.sink.node);
+		dprof_classify__exit(&v->cl);
+	}
+	if (v->on_ws) {
+		list_del_init(&v->ws.sink.node);
+		dprof_workingset__exit(&v->ws);
+	}
+}
+
+static int dprof_views__print(struct dprof_views *v, struct perf_dprof *dprof,
+			      FILE *fp)
+{
+	struct dprof_view view = {
+		.prof = &dprof->prof,
+		.has_soft = dprof->has_soft,
+		.has_levels = dprof->prof.has_levels,
+	};
+	struct dprof_class **rows;
+	struct dprof_row_info *info;
+	size_t nr = 0, i;
+	int err = -ENOMEM;
+
+	rows = dprof_profile__rows(&dprof->prof, &nr);	/* sets cls->row */
+	if (!rows)
+		return -ENOMEM;
+	info = calloc(nr + 1, sizeof(*info));
+	view.rows = calloc(nr + 1, sizeof(*view.rows));
+	if (!info || !view.rows)
+		goto out;
+	for (i = 0; i < nr; i++) {
+		dprof__row_info(dprof, rows[i], &info[i]);
+		view.rows[i].type = dprof_row_info__type(rows[i], &info[i]);
+		view.rows[i].desc = info[i].desc.buf;
+		view.rows[i].row = rows[i];
+		view.rows[i].detail = dprof->type_name &&
+			dprof__row_matches(rows[i], &info[i], dprof->type_name);
+	}
+	view.nr = nr;
+	if (v->on_cl)
+		err = dprof_classify__fprintf(&v->cl, &view, fp);
+	else
+		err = dprof_workingset__finish(&v->ws) ?:
+		      dprof_workingset__fprintf(&v->ws, &view, fp);
+	for (i = 0; i < nr; i++) {
+		strbuf_release(&info[i].type);
+		strbuf_release(&info[i].desc);
+	}
+out:
+	free(info);
+	free(view.rows);
+	dprof_rows__free(rows, nr);
+	return err;
+}
+
 static int dprof__report(struct perf_dprof *dprof)
 {
 	const struct evsel_str_handler handlers[] = {
@@ -1258,6 +1372,7 @@ static int dprof__report(struct perf_dprof *dprof)
 		.force	= dprof->force,
 	};
 	struct perf_session *session;
+	struct dprof_views views = { .on_cl = false };
 	int err;
 
 	perf_tool__init(&dprof->tool, /*ordered_events=*/true);
@@ -1307,6 +1422,9 @@ static int dprof__report(struct perf_dprof *dprof)
 	if (err)
 		goto out_profile;
 
+	err = dprof_views__init(&views, dprof, &session->header.env);
+	if (err)
+		goto out_resolver;
 	err = perf_session__process_events(session);
 	if (err) {
 		if (!dprof__explain_bad_file(dprof->input_name))
@@ -1317,10 +1435,18 @@ static int dprof__report(struct perf_dprof *dprof)
 
 	dprof->nr_lost = session->evlist->stats.total_lost +
 			 session->evlist->stats.total_lost_samples;
+	if (dprof->consume) {
+		err = dprof->consume(dprof, dprof->consume_arg);
+		goto out_resolver;
+	}
 	setup_pager();
-	err = dprof__print(dprof, stdout);
+	if (views.on_cl || views.on_ws)
+		err = dprof_views__print(&views, dprof, stdout);
+	else
+		err = dprof__print(dprof, stdout);
 
 out_resolver:
+	dprof_views__exit(&views);
 #ifdef HAVE_DWARF_SUPPORT
 	dprof__dwarf_exit(dprof);
 #endif
@@ -1365,7 +1491,9 @@ static int cmd_dprof_report(int argc, const char **argv)
 		   "vmlinux pathname (kernel code, symbols and types)"),
 	OPT_BOOLEAN(0, "stdio", &dprof.use_stdio, "use the stdio interface"),
 	OPT_STRING(0, "view", &dprof.view, "view",
-		   "profile (classify, workingset and flow: not yet)"),
+		   "profile, classify or workingset (flow: not yet)"),
+	OPT_STRING(0, "cache", &dprof.cache_spec, "[lN:]size[:ways[:line]]",
+		   "cache to model (default: the recording's last level)"),
 	OPT_STRING('s', "sort", &dprof.sort_str, "key",
 		   "sort rows by: samples (default), misses, latency, objects"),
 	OPT_STRING('t', "type", &dprof.type_name, "name",
@@ -1383,13 +1511,247 @@ static int cmd_dprof_report(int argc, const char **argv)
 	if (argc)
 		usage_with_options(usage, options);
 
-	if (strcmp(dprof.view, "profile")) {
-		pr_err("dprof: view '%s' is not implemented yet; only 'profile' is\n",
+	if (strcmp(dprof.view, "profile") && strcmp(dprof.view, "classify") &&
+	    strcmp(dprof.view, "workingset")) {
+		pr_err("dprof: view '%s' is not implemented yet; profile, classify and workingset are\n",
 		       dprof.view);
 		return -EINVAL;
 	}
 	/* The TUI browser is not written yet: both modes print text. */
 	return dprof__report(&dprof);
+}
+
+/* ---------------------------------------------------------------------- */
+/* diff: the paper's peak vs drop-off comparison (5.2)                     */
+
+/* One type of one recording, as text keys and numbers: no session needed. */
+struct dprof_diff_row {
+	char			*type;
+	char			*desc;
+	struct dprof_stats	stats;
+	u64			ws_bytes;
+	u64			nr_objects;
+	u64			life_sum;
+	u64			life_n;
+};
+
+struct dprof_diff_side {
+	const char		*path;
+	struct dprof_diff_row	*rows;
+	size_t			nr;
+	u64			nr_samples;
+	u64			nr_misses;
+	bool			has_levels;
+	bool			has_latency;
+};
+
+static int dprof__collect(struct perf_dprof *dprof, void *arg)
+{
+	struct dprof_diff_side *side = arg;
+	struct dprof_class **rows;
+	size_t nr = 0, i;
+
+	rows = dprof_profile__rows(&dprof->prof, &nr);
+	if (!rows)
+		return -ENOMEM;
+	side->rows = calloc(nr + 1, sizeof(*side->rows));
+	if (!side->rows) {
+		dprof_rows__free(rows, nr);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++) {
+		struct dprof_diff_row *d = &side->rows[i];
+		struct dprof_row_info ri;
+
+		dprof__row_info(dprof, rows[i], &ri);
+		d->type = strdup(dprof_row_info__type(rows[i], &ri));
+		d->desc = strbuf_detach(&ri.desc, NULL);
+		strbuf_release(&ri.type);
+		d->stats = rows[i]->stats;
+		d->ws_bytes = rows[i]->ws_bytes;
+		d->nr_objects = rows[i]->nr_objects;
+		d->life_sum = rows[i]->life_sum;
+		d->life_n = rows[i]->life_n;
+	}
+	side->nr = nr;
+	side->nr_samples = dprof->prof.nr_samples;
+	side->nr_misses = dprof->prof.total.misses;
+	side->has_levels = dprof->prof.has_levels;
+	side->has_latency = dprof->prof.has_latency;
+	dprof_rows__free(rows, nr);
+	return 0;
+}
+
+static void dprof_diff_side__exit(struct dprof_diff_side *side)
+{
+	size_t i;
+
+	for (i = 0; i < side->nr; i++) {
+		free(side->rows[i].type);
+		free(side->rows[i].desc);
+	}
+	free(side->rows);
+}
+
+static const struct dprof_diff_row *
+dprof_diff_side__find(const struct dprof_diff_side *side,
+		      const struct dprof_diff_row *row)
+{
+	size_t i;
+
+	for (i = 0; i < side->nr; i++) {
+		if (!strcmp(side->rows[i].type, row->type) &&
+		    !strcmp(side->rows[i].desc, row->desc))
+			return &side->rows[i];
+	}
+	return NULL;
+}
+
+struct dprof_diff_pair {
+	const struct dprof_diff_row	*a, *b;
+	double				delta;	/* of the sort metric, points */
+};
+
+static double dprof_diff__share(const struct dprof_diff_side *side,
+				const struct dprof_diff_row *row, bool misses)
+{
+	if (!row)
+		return 0;
+	if (misses)
+		return pct(row->stats.misses, side->nr_misses);
+	return pct(row->stats.samples, side->nr_samples);
+}
+
+static int diff_pair__cmp(const void *x, const void *y)
+{
+	const struct dprof_diff_pair *p = x, *q = y;
+	double a = fabs(p->delta), b = fabs(q->delta);
+
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static void fprint_lifetime(FILE *fp, const struct dprof_diff_row *row)
+{
+	if (row && row->life_n)
+		fprintf(fp, " %9.1f", (double)row->life_sum / row->life_n / 1000.0);
+	else
+		fprintf(fp, " %9s", "-");
+}
+
+static void fprint_latency(FILE *fp, const struct dprof_diff_side *side,
+			   const struct dprof_diff_row *row)
+{
+	if (side->has_latency && row && row->stats.lat_n)
+		fprintf(fp, " %6.0f", (double)row->stats.lat_sum / row->stats.lat_n);
+	else
+		fprintf(fp, " %6s", "n/a");
+}
+
+static void dprof__print_diff(FILE *fp, const struct dprof_diff_side *a,
+			      const struct dprof_diff_side *b, float limit)
+{
+	bool misses = a->has_levels && b->has_levels;
+	struct dprof_diff_pair *pairs;
+	size_t n = 0, i;
+
+	pairs = calloc(a->nr + b->nr + 1, sizeof(*pairs));
+	if (!pairs)
+		return;
+	for (i = 0; i < b->nr; i++) {
+		pairs[n].b = &b->rows[i];
+		pairs[n].a = dprof_diff_side__find(a, &b->rows[i]);
+		n++;
+	}
+	for (i = 0; i < a->nr; i++) {
+		if (dprof_diff_side__find(b, &a->rows[i]))
+			continue;
+		pairs[n++].a = &a->rows[i];
+	}
+	for (i = 0; i < n; i++)
+		pairs[i].delta = dprof_diff__share(b, pairs[i].b, misses) -
+				 dprof_diff__share(a, pairs[i].a, misses);
+	qsort(pairs, n, sizeof(*pairs), diff_pair__cmp);
+
+	fprintf(fp, "# perf dprof diff: A = %s, B = %s\n", a->path, b->path);
+	fprintf(fp, "# shares are of each recording's %s; lifetime: mean alloc->free (us) of objects freed while recording\n",
+		misses ? "sampled misses" : "access samples (no misses measured in both)");
+	fprintf(fp, "#\n# %-28s %-30s %7s %7s %7s  %9s %9s  %6s %6s  %9s %9s\n",
+		"Type", "Cache / kind", "A", "B", "Delta", "WS A", "WS B",
+		"Lat A", "Lat B", "Life A", "Life B");
+	for (i = 0; i < n; i++) {
+		const struct dprof_diff_row *any = pairs[i].b ?: pairs[i].a;
+		double sa = dprof_diff__share(a, pairs[i].a, misses);
+		double sb = dprof_diff__share(b, pairs[i].b, misses);
+
+		if (sa < limit && sb < limit)
+			continue;
+		fprintf(fp, " ");
+		fprint_column(fp, any->type, 28);
+		fprint_column(fp, any->desc, 30);
+		fprintf(fp, " %6.2f%% %6.2f%%", sa, sb);
+		color_fprintf(fp, pairs[i].delta > 0 ? PERF_COLOR_RED : PERF_COLOR_GREEN,
+			      " %+6.2f", pairs[i].delta);
+		fprintf(fp, " ");
+		dprof__print_size(fp, pairs[i].a ? pairs[i].a->ws_bytes : 0);
+		dprof__print_size(fp, pairs[i].b ? pairs[i].b->ws_bytes : 0);
+		fprintf(fp, " ");
+		fprint_latency(fp, a, pairs[i].a);
+		fprint_latency(fp, b, pairs[i].b);
+		fprintf(fp, " ");
+		fprint_lifetime(fp, pairs[i].a);
+		fprint_lifetime(fp, pairs[i].b);
+		fprintf(fp, "\n");
+	}
+	free(pairs);
+}
+
+static int cmd_dprof_diff(int argc, const char **argv)
+{
+	struct dprof_diff_side sides[2] = {
+		{ .path = "perf.data.old" }, { .path = "perf.data" },
+	};
+	float limit = 0;
+	const char * const usage[] = {
+		"perf dprof diff [<options>] [old.data new.data]",
+		NULL
+	};
+	const struct option options[] = {
+	OPT_STRING('k', "vmlinux", &symbol_conf.vmlinux_name, "file",
+		   "vmlinux pathname (kernel code, symbols and types)"),
+	OPT_CALLBACK(0, "percent-limit", &limit, "percent",
+		     "hide types below this share in both recordings",
+		     parse_percent_limit),
+	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
+	OPT_END()
+	};
+	int i, err = 0;
+
+	argc = parse_options(argc, argv, options, usage, 0);
+	if (argc == 2) {
+		sides[0].path = argv[0];
+		sides[1].path = argv[1];
+	} else if (argc) {
+		usage_with_options(usage, options);
+	}
+
+	for (i = 0; i < 2 && !err; i++) {
+		struct perf_dprof dprof = {
+			.input_name	= sides[i].path,
+			.view		= "profile",
+			.consume	= dprof__collect,
+			.consume_arg	= &sides[i],
+		};
+
+		INIT_LIST_HEAD(&dprof.sinks);
+		err = dprof__report(&dprof);
+	}
+	if (!err) {
+		setup_pager();
+		dprof__print_diff(stdout, &sides[0], &sides[1], limit);
+	}
+	dprof_diff_side__exit(&sides[0]);
+	dprof_diff_side__exit(&sides[1]);
+	return err;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1574,12 +1936,13 @@ struct dprof_cmd {
 static const struct dprof_cmd dprof_cmds[] = {
 	{ "record", "record access samples and the slab address set", cmd_dprof_record },
 	{ "report", "show the data profile", cmd_dprof_report },
+	{ "diff", "compare the data profiles of two recordings", cmd_dprof_diff },
 	{ .name = NULL, },
 };
 
 int cmd_dprof(int argc, const char **argv)
 {
-	const char * const subcommands[] = { "record", "report", NULL };
+	const char * const subcommands[] = { "record", "report", "diff", NULL };
 	const char *usage[] = {
 		NULL,
 		NULL

@@ -10,6 +10,7 @@
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
 
+#include "util/env.h"
 #include "cachesim.h"
 
 /**
@@ -206,6 +207,41 @@ int dprof_cache_geom__sysfs(struct dprof_cache_geom *g, const char *dir,
 			return err;
 		if (!read_attr(dir, i, "shared_cpu_list", buf, sizeof(buf)))
 			cur.nr_shared = cpu_list__count(buf);
+		best = cur;
+	}
+	if (best.level < 0)
+		return -ENOENT;
+	*g = best;
+	return 0;
+}
+
+/**
+ * dprof_cache_geom__env - the cache geometry a perf.data header recorded
+ * @g: the geometry to fill
+ * @env: the session's environment (HEADER_CACHE)
+ * @level: the level to take; 0 for the last data or unified level
+ *
+ * Return: 0, or -ENOENT when the header describes no such cache.
+ */
+int dprof_cache_geom__env(struct dprof_cache_geom *g,
+			  const struct perf_env *env, int level)
+{
+	struct dprof_cache_geom best = { .level = -1 }, cur;
+	int i;
+
+	for (i = 0; env && i < env->caches_cnt; i++) {
+		const struct cpu_cache_level *c = &env->caches[i];
+		const char *end;
+
+		if (!c->type || !strcmp(c->type, "Instruction") || !c->size ||
+		    (level && (int)c->level != level) ||
+		    (int)c->level <= best.level)
+			continue;
+		if (dprof_cache_geom__set(&cur, c->level, parse_size(c->size, &end),
+					  c->ways, c->line_size))
+			continue;
+		if (c->map)
+			cur.nr_shared = cpu_list__count(c->map);
 		best = cur;
 	}
 	if (best.level < 0)

@@ -24,6 +24,9 @@ struct dprof_cache_geom {
 int dprof_cache_geom__set(struct dprof_cache_geom *g, int level, u64 size,
 			  u32 ways, u32 line);
 int dprof_cache_geom__parse(struct dprof_cache_geom *g, const char *str);
+struct perf_env;
+int dprof_cache_geom__env(struct dprof_cache_geom *g,
+			  const struct perf_env *env, int level);
 int dprof_cache_geom__sysfs(struct dprof_cache_geom *g, const char *dir,
 			    int level);
 int dprof_cache_geom__scnprintf(const struct dprof_cache_geom *g, char *buf,

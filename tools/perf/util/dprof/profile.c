@@ -357,6 +357,8 @@ static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls)
 	row->nr_bounced += cls->nr_bounced;
 	row->ws_bytes += cls->ws_bytes;
 	row->nr_allocs += cls->nr_allocs;
+	row->life_sum += cls->life_sum;
+	row->life_n += cls->life_n;
 	if (!row->obj_size)
 		row->obj_size = cls->obj_size;
 	if (!row->alloc_size)

@@ -99,6 +99,8 @@ struct dprof_class {
 	u64			nr_bounced;	/* ... touched by more than one CPU */
 	u64			ws_bytes;	/* bytes of those objects */
 	u64			nr_allocs;
+	u64			life_sum;	/* alloc -> free time of objects */
+	u64			life_n;		/* ... freed inside the recording */
 	u32			cpu;		/* static: first CPU seen */
 	u64			cpu_mask;	/* percpu: copies seen */
 	struct hashmap		*objs;		/* typed: base -> first cpu | bounced */

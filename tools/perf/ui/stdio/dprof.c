@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof stdio views: miss classification and working set, one row
+ * per data type.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/kernel.h>
+#include <linux/zalloc.h>
+
+#include "util/color.h"
+#include "util/hashmap.h"
+#include "util/dprof/classify.h"
+#include "util/dprof/profile.h"
+#include "util/dprof/workingset.h"
+#include "dprof.h"
+
+#define DPROF_VIEW_TYPE_WIDTH	28
+#define DPROF_VIEW_DESC_WIDTH	24
+#define DPROF_HIST_BINS		32
+#define DPROF_HIST_BAR		40
+#define DPROF_HIST_ROWS		3	/* histograms shown without --type */
+
+static double pct(double part, double total)
+{
+	return total ? 100.0 * part / total : 0.0;
+}
+
+static void fprint_column(FILE *fp, const char *str, int width)
+{
+	int len = strlen(str);
+
+	if (len <= width)
+		fprintf(fp, " %-*s", width, str);
+	else
+		fprintf(fp, " %.*s..", width - 2, str);
+}
+
+static void fprint_size(FILE *fp, double bytes)
+{
+	if (bytes >= 10 << 20)
+		fprintf(fp, " %7.1fM", bytes / (1 << 20));
+	else if (bytes >= 10 << 10)
+		fprintf(fp, " %7.1fK", bytes / (1 << 10));
+	else
+		fprintf(fp, " %8.0f", bytes);
+}
+
+/* The index of the row @cls was merged into, or -1. */
+static int dprof_view__row_of(const struct dprof_view *v,
+			      const struct dprof_class *cls)
+{
+	size_t i;
+
+	for (i = 0; cls->row && i < v->nr; i++) {
+		if (v->rows[i].row == cls->row)
+			return i;
+	}
+	return -1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* miss classification                                                     */
+
+struct classify_row {
+	struct dprof_classify_stats	st;
+	size_t				idx;
+};
+
+static int classify_row__cmp(const void *a, const void *b)
+{
+	const struct classify_row *ra = a, *rb = b;
+
+	if (ra->st.misses != rb->st.misses)
+		return ra->st.misses < rb->st.misses ? 1 : -1;
+	return ra->idx < rb->idx ? -1 : ra->idx > rb->idx;
+}
+
+/**
+ * dprof_classify__fprintf - the miss classification view
+ * @cl: the classifier after the replay
+ * @v: the rows (data types) and what the recording held
+ * @fp: output
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int dprof_classify__fprintf(const struct dprof_classify *cl,
+			    const struct dprof_view *v, FILE *fp)
+{
+	struct classify_row *rows = calloc(v->nr + 1, sizeof(*rows));
+	struct hashmap_entry *cur;
+	char geom[128];
+	size_t bkt, i;
+	int k;
+
+	if (!rows)
+		return -ENOMEM;
+	for (i = 0; i < v->nr; i++)
+		rows[i].idx = i;
+	hashmap__for_each_entry(v->prof->classes, cur, bkt) {
+		const struct dprof_class *cls = cur->pvalue;
+		const struct dprof_classify_stats *st;
+		int r = dprof_view__row_of(v, cls);
+
+		st = dprof_classify__class(cl, cls);
+		if (r < 0 || !st)
+			continue;
+		rows[r].st.accesses += st->accesses;
+		rows[r].st.misses += st->misses;
+		for (k = 0; k < DPROF_MISS__MAX; k++)
+			rows[r].st.by_class[k] += st->by_class[k];
+	}
+	qsort(rows, v->nr, sizeof(*rows), classify_row__cmp);
+
+	dprof_cache_geom__scnprintf(&cl->geom, geom, sizeof(geom));
+	fprintf(fp, "# perf dprof report: miss classification (DProf paper 3.3)\n#\n");
+	fprintf(fp, "# cache: %s\n", geom);
+	if (cl->nr_predicted)
+		fprintf(fp, "# misses: PREDICTED (%s: no misses measured): %" PRIu64 "\n"
+			"#   by a per-CPU model of this cache with write-invalidate coherence, fed the sampled accesses only\n",
+			v->has_soft ? "software sampler" : "no cache level in the samples",
+			cl->nr_predicted);
+	if (cl->nr_measured)
+		fprintf(fp, "# misses: measured (data_src, not an L1 hit): %" PRIu64 "\n",
+			cl->nr_measured);
+	fprintf(fp,
+		"# from access samples (statistical): invalidation = a sampled write by another CPU among\n"
+		"#   the line's last sampled writes; true sharing when it overlapped the missed bytes (%u B access assumed)\n",
+		cl->access_size);
+	fprintf(fp,
+		"# conflict = the line's set holds more distinct live lines than ways and >= 2x the average;\n"
+		"# capacity = the live lines seen (%" PRIu64 ", %.1f MB) exceed the cache;"
+		" unknown = neither (cold)\n",
+		cl->nr_live_lines,
+		(double)cl->nr_live_lines * cl->geom.line / (1 << 20));
+	fprintf(fp, "# total: %" PRIu64 " misses of %" PRIu64 " resolved samples:",
+		cl->total.misses, cl->total.accesses);
+	for (k = 0; k < DPROF_MISS__MAX; k++)
+		fprintf(fp, "%s %s %.1f%%", k ? "," : "", dprof_miss_class__str(k),
+			pct(cl->total.by_class[k], cl->total.misses));
+	fprintf(fp, "\n");
+	if (!cl->total.accesses)
+		fprintf(fp, "# no access sample resolved to a data type: nothing to classify\n");
+	fprintf(fp, "#\n#");
+	fprint_column(fp, "Type", DPROF_VIEW_TYPE_WIDTH);
+	fprint_column(fp, "Cache / kind", DPROF_VIEW_DESC_WIDTH);
+	fprintf(fp, " %8s %7s %7s %7s %7s %7s %7s\n", "Misses", "Miss%",
+		"TrueSh", "FalseSh", "Conflct", "Capacty", "Unknown");
+	for (i = 0; i < v->nr; i++) {
+		const struct dprof_view_row *vr = &v->rows[rows[i].idx];
+		const struct dprof_classify_stats *st = &rows[i].st;
+
+		if (!st->misses)
+			continue;
+		fprintf(fp, " ");
+		fprint_column(fp, vr->type, DPROF_VIEW_TYPE_WIDTH);
+		fprint_column(fp, vr->desc, DPROF_VIEW_DESC_WIDTH);
+		fprintf(fp, " %8" PRIu64, st->misses);
+		color_fprintf(fp, get_percent_color(pct(st->misses, cl->total.misses)),
+			      " %6.1f%%", pct(st->misses, cl->total.misses));
+		for (k = 0; k < DPROF_MISS__MAX; k++)
+			fprintf(fp, " %6.1f%%", pct(st->by_class[k], st->misses));
+		fprintf(fp, "\n");
+	}
+	free(rows);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* working set                                                             */
+
+struct ws_row {
+	double	lines;		/* average resident lines */
+	double	objs;		/* average resident objects */
+	u64	seen;		/* distinct lines touched */
+	u32	*set_lines;	/* distinct lines per set */
+	u32	nr_conflict;	/* conflict-prone sets it uses */
+	size_t	idx;
+};
+
+static int ws_row__cmp(const void *a, const void *b)
+{
+	const struct ws_row *ra = a, *rb = b;
+
+	if (ra->lines != rb->lines)
+		return ra->lines < rb->lines ? 1 : -1;
+	if (ra->seen != rb->seen)
+		return ra->seen < rb->seen ? 1 : -1;
+	return ra->idx < rb->idx ? -1 : ra->idx > rb->idx;
+}
+
+/* Figure 1 of the paper as text: distinct lines per set, sets in bins. */
+static void dprof_workingset__fprintf_hist(const struct dprof_workingset *ws,
+					   const struct dprof_view_row *vr,
+					   const struct ws_row *r, FILE *fp)
+{
+	u32 nr_sets = ws->cache.geom.nr_sets;
+	u32 bins = min_t(u32, nr_sets, DPROF_HIST_BINS);
+	u32 per_bin = (nr_sets + bins - 1) / bins, b, s, top = 1;
+	u32 max[DPROF_HIST_BINS] = { 0 };
+	bool flag[DPROF_HIST_BINS] = { false };
+
+	for (s = 0; s < nr_sets; s++) {
+		b = s / per_bin;
+		max[b] = max(max[b], r->set_lines[s]);
+		if (r->set_lines[s] && dprof_workingset__conflict_set(ws, s))
+			flag[b] = true;
+		top = max(top, r->set_lines[s]);
+	}
+	fprintf(fp,
+		"\n# %s (%s): distinct lines per associativity set, max over %u sets per bar;\n"
+		"#   %u-way; '!' = holds conflict-prone sets (> ways and >= 2x the average, all types)\n",
+		vr->type, vr->desc, per_bin, ws->cache.geom.ways);
+	for (b = 0; b * per_bin < nr_sets; b++) {
+		u32 n = (u64)max[b] * DPROF_HIST_BAR / top;
+		char bar[DPROF_HIST_BAR + 1];
+
+		memset(bar, '#', n);
+		bar[n] = '\0';
+		fprintf(fp, "  sets %6u-%-6u |%-*s %5u %s\n", b * per_bin,
+			min(nr_sets, (b + 1) * per_bin) - 1, DPROF_HIST_BAR, bar,
+			max[b], flag[b] ? "!" : "");
+	}
+}
+
+/**
+ * dprof_workingset__fprintf - the working-set view
+ * @ws: the simulation after dprof_workingset__finish()
+ * @v: the rows (data types) and what the recording held
+ * @fp: output
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int dprof_workingset__fprintf(const struct dprof_workingset *ws,
+			      const struct dprof_view *v, FILE *fp)
+{
+	const struct dprof_cache_geom *g = &ws->cache.geom;
+	struct ws_row *rows = calloc(v->nr + 1, sizeof(*rows));
+	u64 nr_lines = (u64)g->nr_sets * g->ways;
+	u32 s, nr_conflict = 0, shown = 0;
+	struct hashmap_entry *cur;
+	double w = ws->weight ?: 1;
+	int err = -ENOMEM;
+	char geom[128];
+	size_t bkt, i;
+
+	if (!rows)
+		return -ENOMEM;
+	for (i = 0; i < v->nr; i++) {
+		rows[i].idx = i;
+		rows[i].set_lines = calloc(g->nr_sets, sizeof(u32));
+		if (!rows[i].set_lines)
+			goto out;
+	}
+	for (s = 0; s < g->nr_sets; s++)
+		nr_conflict += dprof_workingset__conflict_set(ws, s);
+	hashmap__for_each_entry(v->prof->classes, cur, bkt) {
+		const struct dprof_class *cls = cur->pvalue;
+		struct dprof_ws_class *wc = dprof_workingset__class(ws, cls);
+		int r = dprof_view__row_of(v, cls);
+
+		if (r < 0 || !wc)
+			continue;
+		rows[r].lines += wc->lines_sum / w;
+		rows[r].objs += wc->objs_sum / w;
+		rows[r].seen += wc->nr_lines;
+		for (s = 0; s < g->nr_sets; s++)
+			rows[r].set_lines[s] += wc->set_lines[s];
+	}
+	for (i = 0; i < v->nr; i++) {
+		for (s = 0; s < g->nr_sets; s++)
+			rows[i].nr_conflict += rows[i].set_lines[s] &&
+					       dprof_workingset__conflict_set(ws, s);
+	}
+	qsort(rows, v->nr, sizeof(*rows), ws_row__cmp);
+
+	dprof_cache_geom__scnprintf(g, geom, sizeof(geom));
+	fprintf(fp, "# perf dprof report: working set (DProf paper 3.2)\n#\n");
+	fprintf(fp,
+		"# cache model: %s; one LRU cache for all CPUs; freed objects' lines belong to nobody\n",
+		geom);
+	fprintf(fp, "# replayed %" PRIu64 " accesses (%.1f%% model misses), %" PRIu64 " snaps\n",
+		ws->cache.nr_access, pct(ws->cache.nr_miss, ws->cache.nr_access),
+		ws->nr_snaps);
+	fprintf(fp,
+		"# from access samples (statistical): only sampled lines enter the model, so residency is a\n"
+		"#   lower bound%s\n",
+		v->has_soft ? " (software sampler: a small fraction of the accesses)" : "");
+	fprintf(fp, "# distinct lines seen: %" PRIu64 " (%.1f MB), conflict-prone sets %u of %u\n",
+		ws->nr_lines, (double)ws->nr_lines * g->line / (1 << 20),
+		nr_conflict, g->nr_sets);
+	fprintf(fp, "#\n#");
+	fprint_column(fp, "Type", DPROF_VIEW_TYPE_WIDTH);
+	fprint_column(fp, "Cache / kind", DPROF_VIEW_DESC_WIDTH);
+	fprintf(fp, " %8s %8s %7s %8s %8s\n", "Objects", "Bytes", "Share",
+		"Lines", "ConflSet");
+	for (i = 0; i < v->nr; i++) {
+		const struct dprof_view_row *vr = &v->rows[rows[i].idx];
+
+		if (!rows[i].seen)
+			continue;
+		fprintf(fp, " ");
+		fprint_column(fp, vr->type, DPROF_VIEW_TYPE_WIDTH);
+		fprint_column(fp, vr->desc, DPROF_VIEW_DESC_WIDTH);
+		fprintf(fp, " %8.1f", rows[i].objs);
+		fprint_size(fp, rows[i].lines * g->line);
+		color_fprintf(fp, get_percent_color(pct(rows[i].lines, nr_lines)),
+			      " %6.2f%%", pct(rows[i].lines, nr_lines));
+		fprintf(fp, " %8" PRIu64 " %8u\n", rows[i].seen,
+			rows[i].nr_conflict);
+	}
+	for (i = 0; i < v->nr; i++) {
+		const struct dprof_view_row *vr = &v->rows[rows[i].idx];
+		bool any_detail = false;
+		size_t j;
+
+		for (j = 0; j < v->nr; j++)
+			any_detail |= v->rows[j].detail;
+		if (!rows[i].seen || (any_detail ? !vr->detail :
+				      shown >= DPROF_HIST_ROWS))
+			continue;
+		dprof_workingset__fprintf_hist(ws, vr, &rows[i], fp);
+		shown++;
+	}
+	err = 0;
+out:
+	for (i = 0; i < v->nr; i++)
+		free(rows[i].set_lines);
+	free(rows);
+	return err;
+}

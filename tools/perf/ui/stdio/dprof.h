@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_UI_STDIO_DPROF_H
+#define __PERF_UI_STDIO_DPROF_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+struct dprof_class;
+struct dprof_classify;
+struct dprof_profile;
+struct dprof_workingset;
+
+/* One row of a view: a data type, its classes point at @row (->row). */
+struct dprof_view_row {
+	const char		*type;		/* "struct file", or a name */
+	const char		*desc;		/* cache, size class, variable */
+	struct dprof_class	*row;
+	bool			detail;		/* --type chose it */
+};
+
+struct dprof_view {
+	struct dprof_profile	*prof;		/* its classes, after rows() */
+	struct dprof_view_row	*rows;
+	size_t			nr;
+	bool			has_soft;	/* software sampler samples */
+	bool			has_levels;	/* the sampler measured misses */
+};
+
+int dprof_classify__fprintf(const struct dprof_classify *cl,
+			    const struct dprof_view *v, FILE *fp);
+int dprof_workingset__fprintf(const struct dprof_workingset *ws,
+			      const struct dprof_view *v, FILE *fp);
+
+#endif /* __PERF_UI_STDIO_DPROF_H */

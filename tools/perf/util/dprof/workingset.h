@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_DPROF_WORKINGSET_H
+#define __PERF_DPROF_WORKINGSET_H
+
+#include <linux/types.h>
+
+#include "cachesim.h"
+#include "sink.h"
+
+struct dprof_class;
+struct hashmap;
+
+/* What one allocation class holds of the simulated cache. */
+struct dprof_ws_class {
+	const struct dprof_class *cls;
+	double		lines_sum;	/* resident lines, summed over snapshots */
+	double		objs_sum;	/* resident distinct objects, ditto */
+	u64		nr_lines;	/* distinct lines ever touched */
+	struct hashmap	*seen;		/* line tag -> set */
+	u32		*set_lines;	/* distinct lines per set, ever */
+};
+
+/*
+ * The working-set view (paper section 3.2): one cache of geometry @geom,
+ * shared by all CPUs, replays the accesses in time order; a freed object's
+ * lines stay cached but belong to nobody.  Snapshots of what each class
+ * holds are averaged over the replay.
+ */
+struct dprof_workingset {
+	struct dprof_sink	sink;
+	struct dprof_cache	cache;
+	struct hashmap		*classes;	/* class -> dprof_ws_class */
+	u32			*set_lines;	/* all classes, distinct, ever */
+	u64			nr_lines;	/* distinct lines ever touched */
+	u64			interval;	/* accesses between snapshots */
+	u64			next_snap;
+	double			weight;		/* sum of snapshot weights */
+	u64			nr_snaps;
+	void			*pairs;		/* snapshot scratch */
+};
+
+int dprof_workingset__init(struct dprof_workingset *ws,
+			   const struct dprof_cache_geom *geom);
+void dprof_workingset__exit(struct dprof_workingset *ws);
+int dprof_workingset__finish(struct dprof_workingset *ws);
+struct dprof_ws_class *
+dprof_workingset__class(const struct dprof_workingset *ws,
+			const struct dprof_class *cls);
+bool dprof_workingset__conflict_set(const struct dprof_workingset *ws,
+				    u32 set);
+
+#endif /* __PERF_DPROF_WORKINGSET_H */
