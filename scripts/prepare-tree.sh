@@ -30,7 +30,7 @@ else
 		tmp=$(mktemp -d "$DPROF_CACHE/.unpack.XXXXXX")
 		trap 'rm -rf "$tmp"' EXIT
 		tar -xJf "$TARBALL" -C "$tmp"
-		mv -T "$tmp/linux-source-6.12" "$src"
+		mv -T "$tmp/linux-source-6.12" "$src" 2>/dev/null || [ -d "$src" ]	# lost a race: fine
 	fi
 fi
 [ -f "$src/tools/perf/Makefile.perf" ] || die "$src is not a kernel tree (no tools/perf/Makefile.perf)"
@@ -39,6 +39,11 @@ patches=$(ls "$REPO"/patches/perf/*.patch "$REPO"/kernel-patches/*.patch 2>/dev/
 patched_files() {	# files a patch creates or modifies
 	sed -n 's|^+++ b/||p' "$@" | sort -u
 }
+
+# One at a time (make -j vm runs the perf and kernel builds side by side).
+mkdir -p "$BUILD_DIR"
+exec 9>"$BUILD_DIR/.linux.lock"
+flock 9
 
 # 2. (Re)build the overlay when the pristine tree or the patches changed.
 stamp=$(cd "$REPO" && { echo "$src"; echo "$patches" | sed "s|^$REPO/||";
@@ -51,7 +56,6 @@ if [ "$(cat "$BUILD_DIR/.linux.stamp" 2>/dev/null)" != "$stamp" ] || [ ! -d "$tr
 		rm -rf "$BUILD_DIR/perf" "$BUILD_DIR/kernel"
 	fi
 	rm -rf "$tree" "$tree.tmp"
-	mkdir -p "$BUILD_DIR"
 	cp -al "$src" "$tree.tmp" 2>/dev/null || {
 		echo "prepare-tree: cannot hard-link across filesystems, copying"
 		rm -rf "$tree.tmp"; cp -a "$src" "$tree.tmp"; }
