@@ -7,6 +7,7 @@ struct test_suite;
 int test__dprof_addrset(struct test_suite *test, int subtest);
 int test__dprof_ea(struct test_suite *test, int subtest);
 int test__dprof_types(struct test_suite *test, int subtest);
+int test__dprof_btf(struct test_suite *test, int subtest);
 int test__dprof_static(struct test_suite *test, int subtest);
 int test__dprof_profile(struct test_suite *test, int subtest);
 int test__dprof_cachesim(struct test_suite *test, int subtest);

@@ -29,7 +29,6 @@
 #include <string.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <linux/align.h>
 #include <linux/compiler.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
@@ -40,6 +39,7 @@
 #include "util/dwarf-aux.h"
 #include "util/hashmap.h"
 #include "util/strbuf.h"
+#include "cachenames.h"
 #include "dwtypes.h"
 
 /* one definition (per distinct size) of a type name */
@@ -485,70 +485,12 @@ static bool dw_has_flex_tail(Dwarf_Die *type)
 	return !dwarf_attr(&child, DW_AT_upper_bound, &attr);
 }
 
-/* slab caches whose name does not lead to their struct */
-static const struct {
-	const char	*cache;
-	const char	*type;		/* NULL: holds no single type */
-	bool		any_size;	/* object size not the struct size */
-} dw_cache_alias[] = {
-	{ "filp",		  "file", false },
-	{ "skbuff_head_cache",	  "sk_buff", false },
-	{ "skbuff_fclone_cache",  "sk_buff_fclones", false },
-	{ "skbuff_small_head",	  NULL, false },
-	{ "skbuff_ext_cache",	  NULL, false },
-	{ "names_cache",	  NULL, false },
-	{ "thread_stack",	  NULL, false },
-	{ "bdev_cache",		  "bdev_inode", false },
-	{ "blkdev_ioc",		  "io_context", false },
-	{ "sock_inode_cache",	  "socket_alloc", false },
-	{ "eventpoll_epi",	  "epitem", false },
-	{ "eventpoll_pwq",	  "eppoll_entry", false },
-	{ "ep_head",		  "epitems_head", false },
-	{ "file_lock_ctx",	  "file_lock_context", false },
-	{ "mnt_cache",		  "mount", false },
-	{ "net_namespace",	  "net", false },
-	{ "numa_policy",	  "mempolicy", false },
-	{ "shared_policy_node",	  "sp_node", false },
-	{ "posix_timers_cache",	  "k_itimer", false },
-	{ "uid_cache",		  "user_struct", false },
-	{ "tcp_bind_bucket",	  "inet_bind_bucket", false },
-	{ "tcp_bind2_bucket",	  "inet_bind2_bucket", false },
-	{ "ip6_dst_cache",	  "rt6_info", false },
-	{ "debug_objects_cache",  "debug_obj", false },
-	{ "kmalloc_buckets",	  "kmem_buckets", false },
-	{ "page->ptl",		  "spinlock_t", false },
-	{ "radix_tree_node",	  "xa_node", false },	/* #define radix_tree_node xa_node */
-	{ "proc_dir_entry",	  "proc_dir_entry", true },	/* + inline name */
-	/* x86: arch_task_struct_size, the FPU state is sized at boot */
-	{ "task_struct",	  "task_struct", true },
-	/* struct proto slabs: sk_prot->obj_size */
-	{ "TCP",		  "tcp_sock", false },
-	{ "TCPv6",		  "tcp6_sock", false },
-	{ "UDP",		  "udp_sock", false },
-	{ "UDPv6",		  "udp6_sock", false },
-	{ "UDP-Lite",		  "udp_sock", false },
-	{ "UDPLITEv6",		  "udp6_sock", false },
-	{ "UNIX",		  "unix_sock", false },
-	{ "UNIX-STREAM",	  "unix_sock", false },
-	{ "RAW",		  "raw_sock", false },
-	{ "RAWv6",		  "raw6_sock", false },
-	{ "PING",		  "inet_sock", false },
-	{ "PINGv6",		  "raw6_sock", false },
-	{ "NETLINK",		  "netlink_sock", false },
-	{ "request_sock_TCP",	  "tcp_request_sock", false },
-	{ "request_sock_TCPv6",	  "tcp6_request_sock", false },
-	{ "tw_sock_TCP",	  "tcp_timewait_sock", false },
-	{ "tw_sock_TCPv6",	  "tcp6_timewait_sock", false },
-};
-
 static bool dw_size_fits(struct dprof_dwarf *dw, struct dw_type_ent *ent,
 			 u64 object_size)
 {
 	Dwarf_Die die, mem, *type;
 
-	if (!object_size)
-		return true;
-	if (ent->size <= object_size && object_size <= ALIGN(ent->size, 64))
+	if (dprof_cache__size_fits(ent->size, object_size, false))
 		return true;
 	/* struct with a trailing flexible array: larger objects */
 	if (ent->size > object_size || !dwarf_offdie(dw->dbg, ent->off, &die))
@@ -573,21 +515,18 @@ static struct dw_type_ent *dw_fit(struct dprof_dwarf *dw, const char *name,
 	return best;
 }
 
-static bool dw_is_kmalloc(const char *cache)
-{
-	/* kmalloc-256, kmalloc-cg-64, kmalloc-rcl-*, dma-kmalloc-*, kmalloc-rnd-* */
-	return !strncmp(cache, "kmalloc", 7) || strstr(cache, "-kmalloc-") ||
-	       !strncmp(cache, "dma-kmalloc", 11) || !strncmp(cache, "size-", 5);
-}
+struct dw_cache_arg {
+	struct dprof_dwarf	*dw;
+	u64			object_size;
+	struct dw_type_ent	*ent;
+};
 
-static bool dw_strip_suffix(char *name, const char *suffix)
+static int dw_cache_cand(const char *name, bool any_size, void *arg)
 {
-	size_t len = strlen(name), slen = strlen(suffix);
+	struct dw_cache_arg *ca = arg;
 
-	if (len <= slen || strcmp(name + len - slen, suffix))
-		return false;
-	name[len - slen] = '\0';
-	return true;
+	ca->ent = dw_fit(ca->dw, name, ca->object_size, any_size);
+	return !!ca->ent;
 }
 
 /**
@@ -597,69 +536,26 @@ static bool dw_strip_suffix(char *name, const char *suffix)
  * @object_size: the cache's object size, 0 when unknown
  * @die: where to store the struct's DIE (or its typedef's)
  *
- * Tries, in order: an alias table for caches named unlike their struct,
- * the cache name, "<base>_info" for "<fs>_inode_cache", the name without
- * a _cache/_cachep/_slab/_jar suffix ("<base>"), "<base>_struct",
+ * Tries the struct names dprof_cache__candidates() gives, in its order:
+ * an alias table for caches named unlike their struct, the cache name,
+ * "<base>_info" for "<fs>_inode_cache", the name without a
+ * _cache/_cachep/_slab/_jar suffix ("<base>"), "<base>_struct",
  * "<base>_info", "<name>_struct".  A candidate is accepted when
- * size <= @object_size <= ALIGN(size, 64), or when its last member is a
- * flexible array and size <= @object_size, or when @object_size is 0.
- * kmalloc-* caches hold no single type.
+ * dprof_cache__size_fits(): size <= @object_size <= ALIGN(size, 64), or
+ * its last member is a flexible array and size <= @object_size, or
+ * @object_size is 0.  kmalloc-* caches hold no single type.
  *
  * Return: 0, or -ENOENT.
  */
 int dprof_dwarf__cache_type(struct dprof_dwarf *dw, const char *cache,
 			    u64 object_size, Dwarf_Die *die)
 {
-	static const char * const suffixes[] = { "_cachep", "_cache", "_slab", "_jar" };
-	char base[128], cand[160];
-	struct dw_type_ent *ent = NULL;
-	size_t i;
+	struct dw_cache_arg ca = { .dw = dw, .object_size = object_size };
 
-	if (!dw || !cache || dw_is_kmalloc(cache))
+	if (!dw || !cache)
 		return -ENOENT;
-
-	for (i = 0; i < ARRAY_SIZE(dw_cache_alias); i++) {
-		if (strcmp(cache, dw_cache_alias[i].cache))
-			continue;
-		if (!dw_cache_alias[i].type)
-			return -ENOENT;
-		ent = dw_fit(dw, dw_cache_alias[i].type, object_size,
-			     dw_cache_alias[i].any_size);
-		goto out;
-	}
-
-	ent = dw_fit(dw, cache, object_size, false);
-	if (ent)
-		goto out;
-
-	if (snprintf(base, sizeof(base), "%s", cache) >= (int)sizeof(base))
-		goto out;
-	for (i = 0; i < ARRAY_SIZE(suffixes); i++) {
-		if (dw_strip_suffix(base, suffixes[i]))
-			break;
-	}
-	if (strlen(base) > 6 && !strcmp(base + strlen(base) - 6, "_inode")) {
-		/* ext4_inode_cache holds ext4_inode_info, not ext4_inode */
-		snprintf(cand, sizeof(cand), "%s_info", base);
-		ent = dw_fit(dw, cand, object_size, false);
-		if (ent)
-			goto out;
-	}
-	ent = dw_fit(dw, base, object_size, false);
-	if (ent)
-		goto out;
-	snprintf(cand, sizeof(cand), "%s_struct", base);
-	ent = dw_fit(dw, cand, object_size, false);
-	if (ent)
-		goto out;
-	snprintf(cand, sizeof(cand), "%s_info", base);
-	ent = dw_fit(dw, cand, object_size, false);
-	if (ent)
-		goto out;
-	snprintf(cand, sizeof(cand), "%s_struct", cache);
-	ent = dw_fit(dw, cand, object_size, false);
-out:
-	if (!ent || !dwarf_offdie(dw->dbg, ent->off, die)) {
+	dprof_cache__candidates(cache, dw_cache_cand, &ca);
+	if (!ca.ent || !dwarf_offdie(dw->dbg, ca.ent->off, die)) {
 		pr_debug("dprof: no struct for slab cache %s (object size %" PRIu64 ")\n",
 			 cache, object_size);
 		return -ENOENT;

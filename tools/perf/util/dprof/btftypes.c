@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof: data-type knowledge from BTF.
+ *
+ * BTF is deduplicated: every distinct struct is one type id, so unlike
+ * DWARF there are no per-CU copies to fold.  Names may still repeat
+ * (different structs that share a tag, a typedef named like a struct), so
+ * the index maps a name to all the struct/union definitions and typedefs
+ * to them that carry it.  Keys are the names' bytes in the BTF string
+ * section, valid as long as the btf object is.
+ *
+ * Member paths follow dprof_type__member_at() in dwtypes.c to the letter,
+ * so a report reads the same whichever source named the members.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/btf.h>
+#include <linux/compiler.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/zalloc.h>
+
+#include "util/debug.h"
+#include "util/hashmap.h"
+#include "util/strbuf.h"
+#include "btftypes.h"
+#include "cachenames.h"
+
+struct dprof_btf {
+	struct btf	*btf;
+	struct hashmap	*types;		/* name -> type id, several per name */
+	unsigned int	nr_types;
+};
+
+/* more nesting than this is a loop in broken BTF */
+#define BT_MAX_DEPTH	64
+
+static size_t bt_str_hash(long key, void *ctx __maybe_unused)
+{
+	return str_hash((const char *)key);
+}
+
+static bool bt_str_equal(long key1, long key2, void *ctx __maybe_unused)
+{
+	return !strcmp((const char *)key1, (const char *)key2);
+}
+
+/* a struct/union definition, or a typedef that ends in one */
+static bool bt_is_struct_def(const struct btf *btf, const struct btf_type *t)
+{
+	int id;
+
+	if (btf_is_composite(t))
+		return true;
+	if (!btf_is_typedef(t))
+		return false;
+	id = btf__resolve_type(btf, t->type);
+	return id > 0 && btf_is_composite(btf__type_by_id(btf, id));
+}
+
+static int bt_build_index(struct dprof_btf *db)
+{
+	__u32 id, nr = btf__type_cnt(db->btf);
+	int ret;
+
+	for (id = 1; id < nr; id++) {
+		const struct btf_type *t = btf__type_by_id(db->btf, id);
+		const char *name;
+
+		if (!bt_is_struct_def(db->btf, t))
+			continue;
+		name = btf__name_by_offset(db->btf, t->name_off);
+		if (!name || !*name)
+			continue;
+		ret = hashmap__append(db->types, name, (long)id);
+		if (ret)
+			return ret;
+		db->nr_types++;
+	}
+	return 0;
+}
+
+/**
+ * dprof_btf__new - open a BTF file and index its struct names
+ * @path: a raw BTF file or an ELF with a .BTF section; NULL for the
+ *	  running kernel's DPROF_BTF_VMLINUX
+ *
+ * Return: the handle, or NULL (with a pr_debug() saying why) when @path
+ * cannot be read as BTF or memory ran out.
+ */
+struct dprof_btf *dprof_btf__new(const char *path)
+{
+	struct dprof_btf *db = zalloc(sizeof(*db));
+
+	if (!path)
+		path = DPROF_BTF_VMLINUX;
+	if (!db)
+		return NULL;
+
+	db->btf = btf__parse(path, NULL);
+	if (IS_ERR_OR_NULL(db->btf)) {
+		pr_debug("dprof: no BTF in %s\n", path);
+		db->btf = NULL;
+		goto out_delete;
+	}
+	db->types = hashmap__new(bt_str_hash, bt_str_equal, NULL);
+	if (IS_ERR(db->types)) {
+		db->types = NULL;
+		pr_debug("dprof: no memory for the BTF index of %s\n", path);
+		goto out_delete;
+	}
+	if (bt_build_index(db)) {
+		pr_debug("dprof: failed to index the BTF of %s\n", path);
+		goto out_delete;
+	}
+	pr_debug("dprof: %s: indexed %u BTF struct names\n", path, db->nr_types);
+	return db;
+
+out_delete:
+	dprof_btf__delete(db);
+	return NULL;
+}
+
+/**
+ * dprof_btf__delete - free a handle made by dprof_btf__new()
+ * @db: the handle, may be NULL
+ *
+ * The btf object and type ids handed out by it become invalid.
+ */
+void dprof_btf__delete(struct dprof_btf *db)
+{
+	if (!db)
+		return;
+	hashmap__free(db->types);
+	btf__free(db->btf);
+	free(db);
+}
+
+/**
+ * dprof_btf__btf - the libbpf btf object of a handle
+ * @db: the handle
+ *
+ * Return: the btf object, for dprof_btf_type__*() and struct dprof_type.
+ */
+const struct btf *dprof_btf__btf(const struct dprof_btf *db)
+{
+	return db ? db->btf : NULL;
+}
+
+/* the last member of a struct is an array without elements: obj->tail[] */
+static bool bt_has_flex_tail(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t;
+	int mid;
+
+	mid = btf__resolve_type(btf, id);
+	if (mid <= 0)
+		return false;
+	t = btf__type_by_id(btf, mid);
+	if (!btf_is_struct(t) || !btf_vlen(t))
+		return false;
+	mid = btf__resolve_type(btf, btf_members(t)[btf_vlen(t) - 1].type);
+	if (mid <= 0)
+		return false;
+	t = btf__type_by_id(btf, mid);
+	return btf_is_array(t) && btf_array(t)->nelems == 0;
+}
+
+/*
+ * The definition of @name to use: the largest one that fits @object_size
+ * (all of them fit when @any_size), the first one seen among equals.
+ */
+static int bt_fit(struct dprof_btf *db, const char *name, u64 object_size,
+		  bool any_size, __u32 *id, u64 *size)
+{
+	struct hashmap_entry *cur;
+	__s64 best_size = -1;
+
+	if (!db || !name)
+		return -ENOENT;
+	hashmap__for_each_key_entry(db->types, cur, (long)name) {
+		__s64 sz = btf__resolve_size(db->btf, cur->value);
+
+		if (sz < 0 || sz <= best_size)
+			continue;
+		if (!any_size &&
+		    !dprof_cache__size_fits(sz, object_size,
+					    bt_has_flex_tail(db->btf, cur->value)))
+			continue;
+		best_size = sz;
+		*id = cur->value;
+	}
+	if (best_size < 0)
+		return -ENOENT;
+	if (size)
+		*size = best_size;
+	return 0;
+}
+
+/**
+ * dprof_btf__find_struct - find a struct/union definition by name
+ * @db: the BTF index
+ * @name: the struct or union tag ("file"), or a typedef name ("spinlock_t")
+ * @id: where to store its type id: the struct/union, or the typedef when
+ *	found by a typedef name (dprof_btf_type__*() see through typedefs)
+ * @size: where to store its byte size (may be NULL)
+ *
+ * When definitions of different sizes share the name, the largest wins.
+ *
+ * Return: 0, or -ENOENT.
+ */
+int dprof_btf__find_struct(struct dprof_btf *db, const char *name,
+			   __u32 *id, u64 *size)
+{
+	if (bt_fit(db, name, 0, true, id, size)) {
+		pr_debug2("dprof: no struct %s in BTF\n", name ?: "(null)");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+struct bt_cache_arg {
+	struct dprof_btf	*db;
+	u64			object_size;
+	__u32			id;
+};
+
+static int bt_cache_cand(const char *name, bool any_size, void *arg)
+{
+	struct bt_cache_arg *ca = arg;
+
+	return !bt_fit(ca->db, name, ca->object_size, any_size, &ca->id, NULL);
+}
+
+/**
+ * dprof_btf__cache_type - the struct a slab cache holds
+ * @db: the BTF index (of vmlinux)
+ * @cache: the slab cache name ("filp", "task_struct", "ext4_inode_cache")
+ * @object_size: the cache's object size, 0 when unknown
+ * @id: where to store the struct's type id (or its typedef's)
+ *
+ * Tries the names dprof_cache__candidates() gives, as
+ * dprof_dwarf__cache_type() does, and accepts the first that
+ * dprof_cache__size_fits() @object_size.  kmalloc-* caches hold no single
+ * type.
+ *
+ * Return: 0, or -ENOENT.
+ */
+int dprof_btf__cache_type(struct dprof_btf *db, const char *cache,
+			  u64 object_size, __u32 *id)
+{
+	struct bt_cache_arg ca = { .db = db, .object_size = object_size };
+
+	if (!db || !cache || dprof_cache__candidates(cache, bt_cache_cand, &ca) <= 0) {
+		pr_debug("dprof: no BTF struct for slab cache %s (object size %" PRIu64 ")\n",
+			 cache ?: "(null)", object_size);
+		return -ENOENT;
+	}
+	*id = ca.id;
+	return 0;
+}
+
+/**
+ * dprof_btf__var_type - type of a kernel variable
+ * @db: the BTF index
+ * @var: the variable's name
+ * @id: where to store its type id, as declared
+ *
+ * vmlinux BTF describes per-CPU variables only (runqueues, ...).  The
+ * lookup is a linear scan: cache the result.
+ *
+ * Return: 0, or -ENOENT.
+ */
+int dprof_btf__var_type(struct dprof_btf *db, const char *var, __u32 *id)
+{
+	__s32 vid;
+
+	if (!db || !var)
+		return -ENOENT;
+	vid = btf__find_by_name_kind(db->btf, var, BTF_KIND_VAR);
+	if (vid <= 0) {
+		pr_debug2("dprof: no variable %s in BTF\n", var);
+		return -ENOENT;
+	}
+	*id = btf__type_by_id(db->btf, vid)->type;
+	return 0;
+}
+
+/* @id with const/volatile/restrict/type tags stripped */
+static __u32 bt_strip_mods(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	int depth = 0;
+
+	while (t && id && btf_is_mod(t) && depth++ < BT_MAX_DEPTH) {
+		id = t->type;
+		t = btf__type_by_id(btf, id);
+	}
+	return t ? id : 0;
+}
+
+static int bt_name(const struct btf *btf, __u32 id, struct strbuf *sb, int depth)
+{
+	const struct btf_type *t;
+	const char *name;
+	int ret;
+
+	id = bt_strip_mods(btf, id);
+	if (!id)
+		return strbuf_addstr(sb, "void");
+	if (depth > BT_MAX_DEPTH)
+		return -ELOOP;
+	t = btf__type_by_id(btf, id);
+	name = btf__name_by_offset(btf, t->name_off) ?: "";
+
+	switch (btf_kind(t)) {
+	case BTF_KIND_STRUCT:
+		return strbuf_addf(sb, "struct %s", name);
+	case BTF_KIND_UNION:
+		return strbuf_addf(sb, "union %s", name);
+	case BTF_KIND_FWD:
+		return strbuf_addf(sb, "%s %s", btf_kflag(t) ? "union" : "struct", name);
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		return strbuf_addf(sb, "enum %s", name);
+	case BTF_KIND_FUNC_PROTO:
+		return strbuf_addstr(sb, "(function_type)");
+	case BTF_KIND_PTR:
+		ret = bt_name(btf, t->type, sb, depth + 1);
+		return ret < 0 ? ret : strbuf_addch(sb, '*');
+	case BTF_KIND_ARRAY: {
+		/* C order: the element's name, then the outermost bound */
+		const struct btf_type *a = t;
+		__u32 elem = id;
+
+		while (btf_is_array(a) && depth++ < BT_MAX_DEPTH) {
+			elem = bt_strip_mods(btf, btf_array(a)->type);
+			a = btf__type_by_id(btf, elem);
+			if (!a)
+				return -ENOENT;
+		}
+		ret = bt_name(btf, elem, sb, depth + 1);
+		for (a = t; ret >= 0 && btf_is_array(a);
+		     a = btf__type_by_id(btf, bt_strip_mods(btf, btf_array(a)->type))) {
+			if (btf_array(a)->nelems)
+				ret = strbuf_addf(sb, "[%u]", btf_array(a)->nelems);
+			else
+				ret = strbuf_addstr(sb, "[]");
+		}
+		return ret;
+	}
+	default:
+		/* int, float, typedef */
+		if (!*name)
+			return -ENOENT;
+		return strbuf_addstr(sb, name);
+	}
+}
+
+/**
+ * dprof_btf_type__name - C name of a BTF type
+ * @btf: the btf object @id belongs to
+ * @id: a type id
+ * @sb: where to append the name, as dprof_type__name() writes it:
+ *	"struct file", "long int", "spinlock_t", "struct foo[4]",
+ *	"char[2][3]", "struct task_struct*"; qualifiers are dropped, typedef
+ *	names kept
+ *
+ * Return: 0, or a negative errno.
+ */
+int dprof_btf_type__name(const struct btf *btf, __u32 id, struct strbuf *sb)
+{
+	int ret;
+
+	if (!btf || !btf__type_by_id(btf, id))
+		return -ENOENT;
+	ret = bt_name(btf, id, sb, 0);
+	return ret < 0 ? ret : 0;
+}
+
+/**
+ * dprof_btf_type__size - byte size of a BTF type (typedefs, qualifiers,
+ * arrays seen through)
+ * @btf: the btf object @id belongs to
+ * @id: a type id
+ * @size: where to store the size
+ *
+ * Return: 0, or -ENOENT when the type has no size (void, declarations).
+ */
+int dprof_btf_type__size(const struct btf *btf, __u32 id, u64 *size)
+{
+	__s64 sz;
+
+	if (!btf || !id)
+		return -ENOENT;
+	sz = btf__resolve_size(btf, id);
+	if (sz < 0)
+		return -ENOENT;
+	*size = sz;
+	return 0;
+}
+
+static void bt_add_name(struct strbuf *sb, const char *name)
+{
+	if (sb->len)
+		strbuf_addch(sb, '.');
+	strbuf_addstr(sb, name);
+}
+
+static bool bt_is_array(const struct btf *btf, __u32 id)
+{
+	int rid = btf__resolve_type(btf, id);
+
+	return rid > 0 && btf_is_array(btf__type_by_id(btf, rid));
+}
+
+static int bt_member_at(const struct btf *btf, __u32 id, u64 off, u64 base,
+			struct strbuf *sb, u64 *moff, u64 *msize, int depth);
+
+static int bt_array_at(const struct btf *btf, const struct btf_type *t, u64 off,
+		       u64 base, struct strbuf *sb, u64 *moff, u64 *msize,
+		       int depth)
+{
+	__u32 elem = btf_array(t)->type;
+	__s64 esize = btf__resolve_size(btf, elem);
+	u64 idx;
+
+	if (esize <= 0)
+		return 0;	/* leaf */
+	/* multidimensional arrays are arrays of arrays: "[i]" per level */
+	idx = off / esize;
+	strbuf_addf(sb, "[%" PRIu64 "]", idx);
+	off -= idx * esize;
+	base += idx * esize;
+	*moff = base;
+	*msize = esize;
+	return bt_member_at(btf, elem, off, base, sb, moff, msize, depth + 1);
+}
+
+static int bt_struct_at(const struct btf *btf, const struct btf_type *t, u64 off,
+			u64 base, struct strbuf *sb, u64 *moff, u64 *msize,
+			int depth)
+{
+	const struct btf_member *m = btf_members(t), *found = NULL, *flex = NULL;
+	u64 start, end, fstart = 0, fend = 0, flex_start = 0;
+	u64 hole_start = 0, hole_end = t->size;
+	bool bitfield, fbitfield = false, have_flex = false;
+	__u32 i, vlen = btf_vlen(t);
+	const char *name;
+
+	for (i = 0; i < vlen; i++, m++) {
+		__u32 bitoff = btf_member_bit_offset(t, i);
+		__u32 bits = btf_member_bitfield_size(t, i);
+
+		bitfield = bits != 0;
+		start = bitoff / 8;
+		if (bitfield) {
+			end = (bitoff + bits + 7) / 8;
+		} else {
+			__s64 sz = btf__resolve_size(btf, m->type);
+
+			/* flexible array, empty struct */
+			end = start + (sz > 0 ? sz : 0);
+		}
+		if (end == start) {
+			/*
+			 * Zero-size: a flexible array if it is the last member,
+			 * else a marker (the kernel's __cacheline_group_begin)
+			 */
+			have_flex = bt_is_array(btf, m->type);
+			flex = m;
+			flex_start = start;
+			continue;
+		}
+		have_flex = false;
+		if (start <= off && off < end) {
+			/* unions: the first member covering @off wins */
+			if (!found) {
+				found = m;
+				fstart = start;
+				fend = end;
+				fbitfield = bitfield;
+			}
+		} else if (end <= off) {
+			hole_start = max(hole_start, end);
+		} else if (start > off) {
+			hole_end = min(hole_end, start);
+		}
+	}
+
+	if (!found && have_flex && off >= flex_start) {
+		/* objects larger than the type: obj->tail[i] */
+		found = flex;
+		fstart = flex_start;
+		fend = flex_start;
+	}
+	if (!found) {
+		/* padding: the hole itself is the member */
+		bt_add_name(sb, "<hole>");
+		*moff = base + hole_start;
+		*msize = hole_end > hole_start ? hole_end - hole_start : 0;
+		return 0;
+	}
+
+	name = btf__name_by_offset(btf, found->name_off);
+	if (name && *name)
+		bt_add_name(sb, name);
+	*moff = base + fstart;
+	*msize = fend - fstart;
+	if (fbitfield)
+		return 0;
+	return bt_member_at(btf, found->type, off - fstart, base + fstart, sb,
+			    moff, msize, depth + 1);
+}
+
+static int bt_member_at(const struct btf *btf, __u32 id, u64 off, u64 base,
+			struct strbuf *sb, u64 *moff, u64 *msize, int depth)
+{
+	const struct btf_type *t;
+	int rid;
+
+	if (depth > BT_MAX_DEPTH)
+		return 0;
+	rid = btf__resolve_type(btf, id);
+	if (rid <= 0)
+		return 0;
+	t = btf__type_by_id(btf, rid);
+	if (btf_is_composite(t))
+		return bt_struct_at(btf, t, off, base, sb, moff, msize, depth);
+	if (btf_is_array(t))
+		return bt_array_at(btf, t, off, base, sb, moff, msize, depth);
+	/* scalar, pointer, enum: the leaf */
+	return 0;
+}
+
+/**
+ * dprof_btf_type__member_at - member path at a byte offset in a BTF type
+ * @btf: the btf object @id belongs to
+ * @id: a type id (typedefs and qualifiers are seen through)
+ * @offset: byte offset from the start of an object of that type
+ * @sb: where to append the path
+ * @moff: where to store the start of the innermost member found (may be NULL)
+ * @msize: where to store its size (may be NULL)
+ *
+ * The conventions are dprof_type__member_at()'s: "f_path.dentry",
+ * "slots[2].key", "[3].x" when @id is an array; anonymous structs/unions
+ * add no component; in a union the first member covering @offset wins; a
+ * bitfield's path ends at it and covers the bytes it touches; padding is
+ * "<hole>" with @moff/@msize describing the gap; a trailing flexible array
+ * takes any offset past the struct.  Otherwise an offset at or beyond the
+ * type's size gives -ENOENT and leaves @sb alone.
+ *
+ * Return: 0, or -ENOENT when @offset is out of range or the type has no
+ * size.
+ */
+int dprof_btf_type__member_at(const struct btf *btf, __u32 id, u64 offset,
+			      struct strbuf *sb, u64 *moff, u64 *msize)
+{
+	u64 size, dummy_off, dummy_size;
+
+	if (!moff)
+		moff = &dummy_off;
+	if (!msize)
+		msize = &dummy_size;
+
+	if (dprof_btf_type__size(btf, id, &size) || btf__resolve_type(btf, id) <= 0) {
+		pr_debug("dprof: BTF type %u without a size\n", id);
+		return -ENOENT;
+	}
+	if (offset >= size && !bt_has_flex_tail(btf, id))
+		return -ENOENT;
+	*moff = 0;
+	*msize = size;
+	return bt_member_at(btf, id, offset, 0, sb, moff, msize, 0);
+}
