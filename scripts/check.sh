@@ -20,16 +20,20 @@ if [ -z "${DPROF_CHECK_LOG:-}" ]; then
 fi
 
 say() { echo "check: $*"; }
+t0=$SECONDS
 
 if ! "$REPO/scripts/build-perf.sh"; then
 	say "perf build failed"
 	echo "0 passed, 1 failed"
 	exit 1
 fi
+say "perf built in $((SECONDS - t0))s"
 
 # Guest tests skip unless the kernel they boot exists.
 if [ "${CHECK_KERNEL:-1}" != 0 ] && [ -x "$REPO/scripts/build-kernel.sh" ]; then
+	t0=$SECONDS
 	if "$REPO/scripts/build-kernel.sh" >/dev/null; then
+		say "guest kernel built in $((SECONDS - t0))s"
 		export DPROF_KERNEL=$BUILD_DIR/kernel/arch/x86/boot/bzImage
 		export DPROF_VMLINUX=$BUILD_DIR/kernel/vmlinux
 		export DPROF_RUN_IN_VM=$REPO/scripts/run-in-vm.sh
@@ -48,8 +52,10 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 export PATH=$BUILD_DIR/perf:$PATH
 say "$(command -v perf): perf test -v ${CHECK_TESTS:-dprof}"
+t0=$SECONDS
 # shellcheck disable=SC2086
 perf test -v ${CHECK_TESTS:-dprof} 2>&1 | tee "$tmp/out" || true
+say "tests ran in $((SECONDS - t0))s"
 
 # Result lines: " 12: desc : Ok", " 12.3: desc : Skip (reason)", "... : FAILED!"
 res=$(sed 's/\x1b\[[0-9;]*m//g' "$tmp/out" |
