@@ -5,6 +5,7 @@
 #   make run           profile a guest kernel with perf dprof (the demo)
 #   make check         build, then run 'perf test dprof'; last line: N passed, N failed
 #   make vm CMD='...'  run CMD in a guest booted from the kernel we build
+#   make series        $(BUILD_DIR)/series: the git format-patch series for LKML
 #   make clean         remove $(BUILD_DIR) (the unpacked source and ccache stay)
 #
 # Variables: BUILD_DIR, DPROF_CACHE, LINUX_SRC (a kernel tree to use instead
@@ -38,7 +39,10 @@ check:
 vm: perf kernel
 	$(ENV) scripts/run-in-vm.sh "$(BUILD_DIR)/kernel/arch/x86/boot/bzImage" '$(subst ','\'',$(CMD))'
 
+series:
+	$(ENV) scripts/make-series.sh
+
 clean:
 	rm -rf "$(BUILD_DIR)"
 
-.PHONY: all perf tree kernel run check vm clean
+.PHONY: all perf tree kernel run check vm series clean

@@ -11,6 +11,7 @@ set -eu
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 export BUILD_DIR=${BUILD_DIR:-$REPO/build}
 export DPROF_CACHE=${DPROF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perf-dprof}
+export DPROF_REPO=$REPO	# for tests that need the repository (dprof_series.sh)
 log=$BUILD_DIR/check.log
 
 if [ -z "${DPROF_CHECK_LOG:-}" ]; then
