@@ -20,7 +20,7 @@ set -u
 # Data rows of the profile are the lines after the '# Type ...' header that
 # start with two spaces (DESIGN.md section 1):
 #   "  struct file       filp    11.4%  n/a  n/a  377  71 KB  no  f_count 40%, f_mode 22%"
-top_rows=5					# filp must be among the first N rows
+top_rows=8					# filp must be among the first N rows
 row_re='(struct file|[[:space:]]filp[[:space:]])'	# the row of the file cache
 member_re='f_[a-z_.]+ +[0-9.]+%'			# at least one member with its share
 # -----------------------------------------------------------------------
@@ -117,7 +117,7 @@ fi
 if [ $err -ne 0 ]; then
 	cat "${job}/record.log" "${job}/report.txt"
 else
-	echo "$row"
+	echo "$rows"
 	echo "dprof guest slab test [Success]"
 fi
 cleanup
