@@ -30,8 +30,9 @@ if ! "$REPO/scripts/build-perf.sh"; then
 fi
 say "perf built in $((SECONDS - t0))s"
 
-# Guest tests skip unless the kernel they boot exists.
+# Guest tests skip unless the kernel they boot and QEMU exist.
 if [ "${CHECK_KERNEL:-1}" != 0 ] && [ -x "$REPO/scripts/build-kernel.sh" ]; then
+	"$REPO/scripts/deps.sh" qemu-system-x86 || say "no QEMU: guest tests will skip"
 	t0=$SECONDS
 	if "$REPO/scripts/build-kernel.sh" >/dev/null; then
 		say "guest kernel built in $((SECONDS - t0))s"
