@@ -94,6 +94,7 @@ struct perf_dprof {
 	struct dprof_resolver	res;
 	struct list_head	sinks;		/* struct dprof_sink: the views */
 	struct evsel		*access_evsel;	/* the access sampler */
+	struct dprof_watch	*watches;	/* slab_watch events */
 	/* options */
 	const char		*input_name;
 	/* what to do with the replayed profile; default: print it */
@@ -599,6 +600,79 @@ static int process_sample_event(const struct perf_tool *tool,
 }
 
 /* ---------------------------------------------------------------------- */
+/* object histories: slab_watch hits (kernel-patches/0004)                */
+
+struct dprof_watch {
+	struct dprof_watch	*next;
+	struct dprof_class	*cls;		/* the cache, from the first hit */
+	u64			offset;		/* of the watched bytes */
+	u64			nr_hits;
+	u64			nr_objects;
+	u64			last_base;
+	u64			last_born;
+};
+
+/* A watch follows one object at a time: a new (base, alloc time) is a new one. */
+static int dprof__watch_hit(struct perf_dprof *dprof, struct evsel *evsel,
+			    struct perf_sample *sample,
+			    struct machine *machine __maybe_unused)
+{
+	struct dprof_watch *w = evsel->priv;
+	u64 base = sample->addr - w->offset, born = 0;
+	struct dprof_obj *obj;
+
+	if (!w)		/* out of memory in dprof__watch_add() */
+		return 0;
+	obj = dprof_addrset__find(&dprof->as, sample->addr);
+	if (obj) {
+		base = obj->base;
+		born = obj->alloc_time;
+		if (!w->cls)
+			w->cls = obj->priv;
+	}
+	if (!w->nr_hits++ || base != w->last_base || born != w->last_born)
+		w->nr_objects++;
+	w->last_base = base;
+	w->last_born = born;
+	return 0;
+}
+
+static int dprof__watch_add(struct perf_dprof *dprof, struct evsel *evsel)
+{
+	struct dprof_watch *w = zalloc(sizeof(*w));
+
+	evsel->handler = dprof__watch_hit;
+	if (!w)
+		return -ENOMEM;
+	w->offset = evsel->core.attr.config & 0xffffffff;
+	w->next = dprof->watches;
+	dprof->watches = w;
+	evsel->priv = w;
+	return 0;
+}
+
+static void dprof__print_watches(struct perf_dprof *dprof, FILE *fp)
+{
+	struct dprof_watch *w;
+
+	for (w = dprof->watches; w; w = w->next)
+		fprintf(fp, "# object histories: %" PRIu64 " hits on %" PRIu64
+			" objects of %s (see --view=flow, not yet)\n",
+			w->nr_hits, w->nr_objects,
+			w->cls && w->cls->name ? w->cls->name : "an unknown cache");
+}
+
+static void dprof__watch_exit(struct perf_dprof *dprof)
+{
+	while (dprof->watches) {
+		struct dprof_watch *w = dprof->watches;
+
+		dprof->watches = w->next;
+		free(w);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
 /* data types and members                                                  */
 
 #ifdef HAVE_DWARF_SUPPORT
@@ -929,6 +1003,7 @@ static void dprof__print_header(struct perf_dprof *dprof, FILE *fp)
 			"learned from free events (6.12 kmem_cache_alloc has no name)");
 	else
 		fprintf(fp, "# address set: none (no kmem tracepoints recorded): slab objects unresolved\n");
+	dprof__print_watches(dprof, fp);
 
 	if (dprof->nr_lost)
 		fprintf(fp, "# LOST %" PRIu64 " events while recording: the address set is incomplete,"
@@ -1214,6 +1289,11 @@ static void dprof__scan_evlist(struct perf_dprof *dprof, struct evlist *evlist)
 		}
 		if (evsel__is_dummy_event(evsel))
 			continue;
+		/* hits of a watched object, not access samples */
+		if (strstarts(name, "slab_watch/")) {
+			dprof__watch_add(dprof, evsel);
+			continue;
+		}
 		if (type & PERF_SAMPLE_REGS_INTR)
 			dprof->has_soft = true;
 		else if (type & PERF_SAMPLE_ADDR)
@@ -1457,6 +1537,7 @@ out_profile:
 out_annotate:
 	annotation_options__exit();
 out_delete:
+	dprof__watch_exit(dprof);
 	perf_session__delete(session);
 	return err;
 }
@@ -1761,6 +1842,8 @@ struct dprof_record {
 	const char	*period;
 	const char	*freq;
 	const char	*sampler;	/* auto, mem, soft */
+	const char	*watch;		/* cache[:offset[/len]],... */
+	unsigned int	watch_patience;
 	bool		no_kmem;
 };
 
@@ -1792,9 +1875,103 @@ static char *dprof__event_period(const char *event, struct dprof_record *rec)
 #define DPROF_INTR_REGS \
 	"ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15"
 
+#define DPROF_WATCH_PMU		"slab_watch"
+#define DPROF_WATCH_PATIENCE	64
+
+/*
+ * One --watch item, "cache[:offset[/len]]", as a slab_watch event: the
+ * cache by its watch_id, reads and writes, and a fixed period of 1, which
+ * also turns off perf record's default frequency for this event only.
+ */
+static char *dprof__watch_event(const char *item, size_t n,
+				unsigned int patience)
+{
+	unsigned long offset = 0, len = 8;
+	unsigned long long id;
+	char *cache, *colon, *end, path[PATH_MAX];
+	char *ev = NULL;
+
+	cache = strndup(item, n);
+	if (!cache)
+		return NULL;
+	colon = strchr(cache, ':');
+	if (colon) {
+		*colon = '\0';
+		errno = 0;
+		offset = strtoul(colon + 1, &end, 0);
+		if (*end == '/')
+			len = strtoul(end + 1, &end, 0);
+		if (errno || *end || end == colon + 1 || offset > UINT_MAX ||
+		    (len != 1 && len != 2 && len != 4 && len != 8)) {
+			pr_err("dprof: bad --watch item '%.*s': want cache[:offset[/len]], len 1, 2, 4 or 8\n",
+			       (int)n, item);
+			goto out;
+		}
+	}
+	if (!*cache || strchr(cache, '/')) {
+		pr_err("dprof: bad --watch item '%.*s': no slab cache name\n", (int)n, item);
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/kernel/slab/%s", sysfs__mountpoint(), cache);
+	if (access(path, F_OK)) {
+		pr_err("dprof: --watch: no slab cache '%s' (%s missing; slab merging may hide it)\n",
+		       cache, path);
+		goto out;
+	}
+	snprintf(path, sizeof(path), "kernel/slab/%s/watch_id", cache);
+	if (sysfs__read_ull(path, &id)) {
+		pr_err("dprof: --watch: cannot read %s/%s for slab cache '%s'\n",
+		       sysfs__mountpoint(), path, cache);
+		goto out;
+	}
+	if (asprintf(&ev, "%s/cache=%llu,offset=%lu,len=%lu,rw=1,patience=%u,period=1/",
+		     DPROF_WATCH_PMU, id, offset, len, patience) < 0)
+		ev = NULL;
+out:
+	free(cache);
+	return ev;
+}
+
+/*
+ * Add "-e slab_watch/.../" for every --watch item.  Without the PMU only
+ * one line is printed and the rest is recorded.
+ */
+static int dprof__watch_args(struct dprof_record *rec, const char **argv,
+			     int *argc, char **owned, int *nr_owned)
+{
+	const char *item = rec->watch, *comma;
+	char path[PATH_MAX];
+
+	if (rec->watch_patience > 0xffff) {
+		pr_err("dprof: --watch-patience is at most 65535\n");
+		return -EINVAL;
+	}
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices/" DPROF_WATCH_PMU,
+		 sysfs__mountpoint());
+	if (access(path, F_OK)) {
+		pr_warning("dprof: no %s PMU: object histories need the kernel series in kernel-patches/ with CONFIG_SLAB_WATCH=y; recording without them\n",
+			   DPROF_WATCH_PMU);
+		return 0;
+	}
+	while (*item) {
+		comma = strchrnul(item, ',');
+		owned[*nr_owned] = dprof__watch_event(item, comma - item,
+						      rec->watch_patience);
+		if (!owned[*nr_owned])
+			return -EINVAL;
+		argv[(*argc)++] = "-e";
+		argv[(*argc)++] = owned[(*nr_owned)++];
+		item = *comma ? comma + 1 : comma;
+	}
+	return 0;
+}
+
 static int cmd_dprof_record(int argc, const char **argv)
 {
-	struct dprof_record rec = { .sampler = "auto" };
+	struct dprof_record rec = {
+		.sampler	= "auto",
+		.watch_patience	= DPROF_WATCH_PATIENCE,
+	};
 	const char * const usage[] = {
 		"perf dprof record [<options>] [<command>]",
 		"perf dprof record [<options>] -- <command> [<options>]",
@@ -1808,6 +1985,10 @@ static int cmd_dprof_record(int argc, const char **argv)
 		   "access sampler: memory PMU, or cpu-clock + registers"),
 	OPT_BOOLEAN(0, "no-kmem", &rec.no_kmem,
 		    "do not record the slab address set"),
+	OPT_STRING(0, "watch", &rec.watch, "cache[:offset[/len]],...",
+		   "follow objects of these slab caches (slab_watch PMU)"),
+	OPT_UINTEGER(0, "watch-patience", &rec.watch_patience,
+		     "give up a watched object after n more allocations (0: never)"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
 	};
@@ -1834,7 +2015,8 @@ static int cmd_dprof_record(int argc, const char **argv)
 		}
 	}
 
-	rec_argc = argc + 32 + 9 * (pmu ? perf_pmu__mem_events_num_mem_pmus(pmu) + 1 : 1);
+	rec_argc = argc + 32 + (rec.watch ? 2 * strlen(rec.watch) : 0) +
+		   9 * (pmu ? perf_pmu__mem_events_num_mem_pmus(pmu) + 1 : 1);
 	rec_argv = calloc(rec_argc + 1, sizeof(char *));
 	owned = calloc(rec_argc + 1, sizeof(char *));
 	if (!rec_argv || !owned)
@@ -1887,6 +2069,9 @@ static int cmd_dprof_record(int argc, const char **argv)
 		/* data mmaps, so that user static data resolves */
 		rec_argv[i++] = "-d";
 	}
+
+	if (rec.watch && dprof__watch_args(&rec, rec_argv, &i, owned, &nr_owned))
+		goto out;
 
 	if (!rec.no_kmem) {
 		size_t t;
