@@ -1,0 +1,163 @@
+#!/bin/bash
+# perf dprof: slab watch histories in a patched guest (exclusive)
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the guest kernel built with kernel-patches/ and CONFIG_SLAB_WATCH=y
+# under QEMU, run 'perf dprof record -a --watch=filp:0/8' while one bash
+# loop per CPU opens and closes a file, and check with stock 'perf script'
+# that the slab_watch PMU followed filp objects: hits exist, the first hit
+# of a history is the initialisation of the file (alloc_empty_file() and
+# what it inlines), the watch re-armed on many objects, and both CPUs
+# allocated files.  'perf dprof report' must count the hits apart from the
+# access samples.
+#
+# Needs (else skipped):
+#   DPROF_KERNEL     bzImage of a kernel built from scripts/guest/dprof-guest.config
+#   DPROF_VMLINUX    its vmlinux
+#   DPROF_RUN_IN_VM  scripts/run-in-vm.sh of the perf dprof repository
+# Skipped as well when the guest kernel has no slab_watch PMU.
+
+set -u
+
+skip() {
+	echo "dprof guest slab watch test [Skipped: $*]"
+	exit 2
+}
+
+for v in DPROF_KERNEL DPROF_VMLINUX DPROF_RUN_IN_VM; do
+	[ -n "${!v:-}" ] || skip "$v not set (needs a guest kernel: make kernel, see scripts/run-demo.sh)"
+	[ -e "${!v}" ] || skip "$v=${!v} does not exist"
+done
+[ -x "$DPROF_RUN_IN_VM" ] || skip "$DPROF_RUN_IN_VM is not executable"
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed"
+perf_bin=$(readlink -f "$(command -v perf)") || skip "no perf in PATH"
+
+job=$(mktemp -d /tmp/__perf_test.dprof_watch.XXXXX)
+cleanup() {
+	rm -rf "${job}"
+	trap - EXIT TERM INT
+}
+trap_cleanup() {
+	cleanup
+	exit 1
+}
+trap trap_cleanup EXIT TERM INT
+
+# In the guest: exit 3 without the PMU, else time the workload bare and
+# under 'perf dprof record --watch', and print the samples.  N opens per CPU.
+PERF_GUEST=$perf_bin VM_JOBDIR=$job VM_ENV=PERF_GUEST VM_SHARES=$(dirname "$perf_bin") \
+VM_TIMEOUT=${DPROF_VM_TIMEOUT:-600} "$DPROF_RUN_IN_VM" "$DPROF_KERNEL" '
+[ -d /sys/bus/event_source/devices/slab_watch ] || { echo "no slab_watch PMU"; exit 3; }
+nproc > /mnt/nproc
+echo x > /tmp/f
+cat > /tmp/wl.sh <<EOF
+# Round r holds r % 64 + 1 files open, so that the allocator does not hand
+# out the same few filp objects again and again.
+opens() {
+	local r j x fd
+	for r in \$(seq 0 40); do
+		fd=()
+		for j in \$(seq 0 \$((r % 64))); do exec {x}< /tmp/f; fd+=(\$x); done
+		for j in \${fd[@]}; do exec {j}<&-; done
+	done
+}
+t0=\$(date +%s%N)
+if command -v taskset >/dev/null; then
+	taskset -c 0 bash -c "\$(declare -f opens); opens" &
+	taskset -c 1 bash -c "\$(declare -f opens); opens" &
+else
+	opens & opens &
+fi
+wait
+echo \$(( (\$(date +%s%N) - t0) / 1000 )) > \$1
+EOF
+bash /tmp/wl.sh /mnt/bare_us
+"$PERF_GUEST" dprof record -q -a --no-kmem -o /tmp/nowatch.data -- bash /tmp/wl.sh /mnt/nowatch_us || exit 1
+"$PERF_GUEST" dprof record -q -a -o /tmp/kmem.data -- bash /tmp/wl.sh /mnt/kmem_us || exit 1
+"$PERF_GUEST" dprof record -v -a --watch=filp:0/8 -o /tmp/w.data -- \
+	bash /tmp/wl.sh /mnt/watch_us 2> /mnt/record.err || { cat /mnt/record.err; exit 1; }
+"$PERF_GUEST" evlist -v -i /tmp/w.data > /mnt/evlist.txt 2>&1
+"$PERF_GUEST" script -i /tmp/w.data -F cpu,time,event,ip,sym,addr,trace > /tmp/script.txt || exit 1
+cp /tmp/script.txt /mnt/script.txt
+"$PERF_GUEST" dprof report --stdio -i /tmp/w.data > /mnt/report.txt 2> /mnt/report.err
+' > "${job}/vm.log" 2>&1
+rc=$?
+if [ $rc -eq 3 ]; then
+	cleanup
+	skip "$DPROF_KERNEL: no slab_watch PMU (kernel-patches/ with CONFIG_SLAB_WATCH=y)"
+fi
+if [ $rc -ne 0 ] || [ ! -s "${job}/script.txt" ]; then
+	echo "dprof guest slab watch test [Failed: record in the guest, rc=$rc]"
+	cat "${job}/vm.log"
+	cleanup
+	exit 1
+fi
+
+err=0
+fail() {
+	echo "dprof guest slab watch test [Failed: $*]"
+	err=1
+}
+script=${job}/script.txt
+
+# The watch event: period 1, no frequency, the data address sampled.
+watch_attr=$(grep '^slab_watch/' "${job}/evlist.txt")
+echo "$watch_attr" | grep -q 'sample_freq }: 1,' ||
+	fail "slab_watch event without a period of 1: $watch_attr"
+echo "$watch_attr" | grep -qE '(^|, )freq: 1' &&
+	fail "slab_watch event with a frequency: $watch_attr"
+echo "$watch_attr" | grep -q 'sample_type: [A-Z|]*ADDR' ||
+	fail "slab_watch samples without ADDR: $watch_attr"
+
+[ "$(cat "${job}/nproc")" -ge 2 ] || fail "guest has $(cat "${job}/nproc") CPUs, want 2"
+
+# Histories: a filp alloc at ptr P opens one; the next hit on P is its
+# first.  Fields: cpu time event ... ; hits end with "addr sym".
+awk '
+/kmem:kmem_cache_alloc:/ && / name=filp( |$)/ {
+	for (i = 1; i <= NF; i++)
+		if ($i ~ /^ptr=/) { p = substr($i, 5); sub(/^0x/, "", p); fresh[p] = 1 }
+	cpu[$1] = 1
+	next
+}
+/slab_watch/ {
+	hits++
+	for (i = 1; i <= NF; i++) if ($i ~ /slab_watch/) break
+	a = $(i + 1); sub(/^0x/, "", a); sub(/^0+/, "", a)
+	obj[a] = 1
+	if (a in fresh) {
+		delete fresh[a]; histories++
+		if ($0 ~ /alloc_empty_file|init_file|__alloc_file/) init++
+	}
+}
+END {
+	n = 0; for (a in obj) n++
+	c = 0; for (k in cpu) c++
+	printf "%d %d %d %d %d\n", hits, n, histories, init, c
+}' "$script" > "${job}/counts"
+read -r hits objs histories init cpus < "${job}/counts"
+
+[ "${hits:-0}" -gt 0 ] || fail "no slab_watch hits in perf script"
+[ "${objs:-0}" -ge 50 ] || fail "hits on $objs distinct objects, want >= 50 (watch not re-armed)"
+[ "${histories:-0}" -ge 50 ] || fail "$histories histories start after a filp alloc, want >= 50"
+# TCG may deliver a hit late, but the first access is the initialisation.
+[ $(( ${init:-0} * 100 )) -ge $(( ${histories:-1} * 90 )) ] ||
+	fail "only $init of $histories histories start in alloc_empty_file/init_file"
+[ "${cpus:-0}" -ge 2 ] || fail "filp allocations on $cpus CPUs, want 2"
+
+grep -qE '^# object histories: [1-9][0-9]* hits on [1-9][0-9]* objects of filp' "${job}/report.txt" ||
+	fail "perf dprof report does not count the watch hits"
+
+bare=$(cat "${job}/bare_us"); nowatch=$(cat "${job}/nowatch_us")
+kmem=$(cat "${job}/kmem_us"); watch=$(cat "${job}/watch_us")
+if [ $err -ne 0 ]; then
+	cat "${job}/vm.log" "${job}/record.err" "${job}/report.err"
+	grep -m10 slab_watch "$script"
+	grep -m10 kmem_cache_alloc "$script"
+	head -20 "${job}/report.txt"
+else
+	echo "dprof guest slab watch test [Success: $hits hits, $histories histories on $objs objects," \
+	     "$init start in the file init; workload us: bare $bare, sampler $nowatch, +kmem $kmem, +watch $watch]"
+fi
+cleanup
+exit $err
