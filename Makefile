@@ -6,6 +6,7 @@
 #   make check         build, then run 'perf test dprof'; last line: N passed, N failed
 #   make vm CMD='...'  run CMD in a guest booted from the kernel we build
 #   make series        $(BUILD_DIR)/series: the git format-patch series for LKML
+#   make doc           $(BUILD_DIR)/man/man1/perf-dprof.1 (asciidoc, xmlto)
 #   make clean         remove $(BUILD_DIR) (the unpacked source and ccache stay)
 #
 # Variables: BUILD_DIR, DPROF_CACHE, LINUX_SRC (a kernel tree to use instead
@@ -42,7 +43,10 @@ vm: perf kernel
 series:
 	$(ENV) scripts/make-series.sh
 
+doc:
+	$(ENV) scripts/build-doc.sh
+
 clean:
 	rm -rf "$(BUILD_DIR)"
 
-.PHONY: all perf tree kernel run check vm series clean
+.PHONY: all perf tree kernel run check vm series doc clean
