@@ -1,0 +1,57 @@
+#!/bin/bash
+# perf dprof: diff of two recordings with a planted difference
+# SPDX-License-Identifier: GPL-2.0
+#
+# Recording A runs the datasym workload (hot static 'buf1'), recording B
+# the dprof_struct workload (hot static 'dprof_hot').  perf dprof diff
+# must show dprof_hot growing and buf1 shrinking, biggest changes first.
+
+set -u
+
+tmp=$(mktemp -d /tmp/__perf_test.dprof_diff.XXXXX)
+trap 'rm -rf "${tmp}"' EXIT
+
+if ! perf record -o /dev/null -e cpu-clock --intr-regs=ip -- true >/dev/null 2>&1; then
+	echo "dprof diff test [Skipped: cannot sample cpu-clock with interrupt registers]"
+	exit 2
+fi
+
+# datasym loops until killed: run both for one second
+for w in "a datasym" "b dprof_struct"; do
+	set -- $w
+	if ! perf dprof record --sampler=soft --no-kmem -c 100000 -o "${tmp}/$1.data" \
+			-- timeout -s INT 1 perf test -w "$2" 1 > /dev/null 2>&1 &&
+	   [ ! -s "${tmp}/$1.data" ]; then
+		echo "dprof diff test [Failed: record $2]"
+		exit 1
+	fi
+done
+
+if ! perf dprof diff "${tmp}/a.data" "${tmp}/b.data" > "${tmp}/out" 2>&1; then
+	echo "dprof diff test [Failed: perf dprof diff]"
+	cat "${tmp}/out"
+	exit 1
+fi
+
+err=0
+hot=$(grep -E '^  struct dprof_hot +static dprof_hot' "${tmp}/out")
+buf=$(grep -E 'static buf1 ' "${tmp}/out")
+# columns after the two names: A% B% Delta
+read -r a b d <<<"$(echo "$hot" | grep -oE '[-+ ][0-9]+\.[0-9]+%? +[0-9]+\.[0-9]+% +[-+][0-9]+\.[0-9]+' | tr -d '%')"
+if [ -z "$hot" ] || [ "${a%.*}" != 0 ] || [ "${b%.*}" -lt 10 ]; then
+	echo "dprof diff test [Failed: dprof_hot should go from 0% to >= 10%: '$hot']"
+	err=1
+fi
+read -r a b d <<<"$(echo "$buf" | grep -oE '[-+ ][0-9]+\.[0-9]+%? +[0-9]+\.[0-9]+% +[-+][0-9]+\.[0-9]+' | tr -d '%')"
+if [ -z "$buf" ] || [ "${a%.*}" -lt 10 ] || [ "${b%.*}" != 0 ]; then
+	echo "dprof diff test [Failed: buf1 should go from >= 10% to 0%: '$buf']"
+	err=1
+fi
+# biggest change first: the first data row is one of the two
+first=$(grep -m1 -E '^  [^ ]' "${tmp}/out")
+if ! echo "$first" | grep -qE 'dprof_hot|buf1'; then
+	echo "dprof diff test [Failed: not sorted by change: '$first']"
+	err=1
+fi
+[ $err -eq 0 ] && echo "dprof diff test [Success]" || cat "${tmp}/out"
+exit $err
