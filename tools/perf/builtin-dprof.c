@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
@@ -65,6 +66,8 @@
 #include "util/dprof/classify.h"
 #include "util/dprof/workingset.h"
 #include "ui/stdio/dprof.h"
+#include "util/dprof/btftypes.h"
+#include "util/dprof/types.h"
 #ifdef HAVE_DWARF_SUPPORT
 #include "util/dprof/dwtypes.h"
 #endif
@@ -121,6 +124,9 @@ struct perf_dprof {
 #ifdef HAVE_DWARF_SUPPORT
 	struct hashmap		*dwarf;		/* dso -> struct dprof_dwarf * */
 #endif
+	struct dprof_btf	*btf;		/* this kernel's, when recorded here */
+	bool			btf_tried;
+	const char		*os_release;	/* of the recording */
 };
 
 /* ---------------------------------------------------------------------- */
@@ -721,23 +727,53 @@ static void dprof__dwarf_exit(struct perf_dprof *dprof)
 	hashmap__free(dprof->dwarf);
 }
 
-static bool dprof__struct_die(struct perf_dprof *dprof, struct dso *dso,
-			      const char *name, Dwarf_Die *die)
+#else
+static struct dprof_dwarf *dprof__dwarf(struct perf_dprof *dprof __maybe_unused,
+					struct dso *dso __maybe_unused)
 {
-	struct dprof_dwarf *dw = dprof__dwarf(dprof, dso);
+	return NULL;
+}
+#endif
+
+/*
+ * BTF describes the running kernel only: use it for a recording of this
+ * very kernel, never to put another kernel's layout on the samples.
+ */
+static struct dprof_btf *dprof__btf(struct perf_dprof *dprof)
+{
+	struct utsname uts;
+
+	if (dprof->btf_tried)
+		return dprof->btf;
+	dprof->btf_tried = true;
+	if (!dprof->os_release || uname(&uts) || strcmp(uts.release, dprof->os_release)) {
+		pr_debug("dprof: recorded on kernel %s, not this one: no BTF\n",
+			 dprof->os_release ?: "?");
+		return NULL;
+	}
+	dprof->btf = dprof_btf__new(NULL);
+	return dprof->btf;
+}
+
+static struct dso *dprof__kernel_dso(struct perf_dprof *dprof)
+{
+	struct map *kmap = machine__kernel_map(dprof->res.machine);
+
+	return kmap ? map__dso(kmap) : NULL;
+}
+
+static bool dprof__struct_type(struct perf_dprof *dprof, struct dso *dso,
+			       const char *name, struct dprof_type *t)
+{
+	bool kernel = !dso || dso__kernel(dso) != DSO_SPACE__USER;
 
 	if (!strncmp(name, "struct ", 7))
 		name += 7;
 	else if (!strncmp(name, "union ", 6))
 		name += 6;
-	return dw && !dprof_dwarf__find_struct(dw, name, die, NULL);
-}
-
-/* A DWARF-typed row: look its struct up by name where the code was. */
-static bool dprof__typed_die(struct perf_dprof *dprof, struct dprof_class *row,
-			     Dwarf_Die *die)
-{
-	return dprof__struct_die(dprof, row->dso, row->name, die);
+	/* BTF only knows kernel types */
+	return !dprof_types__find_struct(dprof__dwarf(dprof, dso),
+					 kernel ? dprof__btf(dprof) : NULL, name, t);
 }
 
 /*
@@ -770,92 +806,99 @@ static void dprof__vote_row(struct perf_dprof *dprof, struct dprof_class *row)
 }
 
 /* The type most accesses at offset-aligned operands agree on. */
-static bool dprof__voted_die(struct perf_dprof *dprof, struct dprof_class *row,
-			     Dwarf_Die *die)
+static bool dprof__voted_type(struct perf_dprof *dprof, struct dprof_class *row,
+			      struct dprof_type *t)
 {
 	const struct dprof_vote *v;
 
 	dprof__vote_row(dprof, row);
 	v = dprof_class__best_vote(row);
-
-	return v && dprof__struct_die(dprof, v->dso, v->name, die);
+	return v && dprof__struct_type(dprof, v->dso, v->name, t);
 }
 
-/* The DWARF type a row holds; false when nothing tells. */
-static bool dprof__row_type(struct perf_dprof *dprof, struct dprof_class *row,
-			    Dwarf_Die *die)
+/* A variable's type: DWARF by address (a static name can be in many CUs), by name, then BTF. */
+static bool dprof__var_type(struct perf_dprof *dprof, struct dso *dso,
+			    struct dprof_class *row, struct dprof_type *t)
 {
-	struct map *kmap = machine__kernel_map(dprof->res.machine);
-	struct dso *kdso = kmap ? map__dso(kmap) : NULL;
-	struct dprof_dwarf *dw;
+	struct dprof_dwarf *dw = dprof__dwarf(dprof, dso);
+
+#ifdef HAVE_DWARF_SUPPORT
+	if (dw && (!dprof_dwarf__var_type_at(dw, row->key, &t->die) ||
+		   !dprof_dwarf__var_type(dw, row->name, &t->die))) {
+		t->src = DPROF_TYPE_DWARF;
+		return true;
+	}
+#endif
+	/* BTF has per-cpu variables only */
+	if (!dw && row->kind == DPROF_KIND_PERCPU && dprof__btf(dprof) &&
+	    !dprof_btf__var_type(dprof->btf, row->name, &t->id)) {
+		t->btf = dprof_btf__btf(dprof->btf);
+		t->src = DPROF_TYPE_BTF;
+		return true;
+	}
+	return false;
+}
+
+/* The type a row holds, from DWARF or BTF; false when nothing tells. */
+static bool dprof__row_type(struct perf_dprof *dprof, struct dprof_class *row,
+			    struct dprof_type *t)
+{
+	struct dso *kdso = dprof__kernel_dso(dprof);
 
 	switch (row->kind) {
 	case DPROF_KIND_SLAB:
-		dw = dprof__dwarf(dprof, kdso);
-		if (dw && row->name &&
-		    !dprof_dwarf__cache_type(dw, row->name, row->obj_size, die))
+		if (row->name &&
+		    !dprof_types__cache_type(dprof__dwarf(dprof, kdso), dprof__btf(dprof),
+					     row->name, row->obj_size, t))
 			return true;
-		return dprof__voted_die(dprof, row, die);
+		return dprof__voted_type(dprof, row, t);
 	case DPROF_KIND_PERCPU:
-		dw = dprof__dwarf(dprof, kdso);
-		/* by address first: a static name can be in many CUs */
-		return dw && (!dprof_dwarf__var_type_at(dw, row->key, die) ||
-			      !dprof_dwarf__var_type(dw, row->name, die));
+		return dprof__var_type(dprof, kdso, row, t);
 	case DPROF_KIND_STATIC:
-		dw = dprof__dwarf(dprof, row->dso);
-		return dw && (!dprof_dwarf__var_type_at(dw, row->key, die) ||
-			      !dprof_dwarf__var_type(dw, row->name, die));
+		return dprof__var_type(dprof, row->dso, row, t);
 	case DPROF_KIND_TYPED:
-		return dprof__typed_die(dprof, row, die);
+		return dprof__struct_type(dprof, row->dso, row->name, t);
 	case DPROF_KIND_KMALLOC:
-		return dprof__voted_die(dprof, row, die);
+		return dprof__voted_type(dprof, row, t);
 	case DPROF_KIND__MAX:
 	default:
 		return false;
 	}
 }
-#endif
 
 /* What a row shows: its type, and how each offset reads. */
 struct dprof_row_info {
-	struct strbuf	type;		/* "struct file", or empty */
-	struct strbuf	desc;		/* cache, size class, variable */
-#ifdef HAVE_DWARF_SUPPORT
-	Dwarf_Die	die;
-#endif
-	bool		has_type;
+	struct strbuf		type;		/* "struct file", or empty */
+	struct strbuf		desc;		/* cache, size class, variable */
+	struct dprof_type	t;
+	bool			has_type;
 };
 
 static void dprof__describe(struct dprof_class *row, struct strbuf *sb);
 
-static void dprof__row_info(struct perf_dprof *dprof __maybe_unused,
-			    struct dprof_class *row, struct dprof_row_info *ri)
+static void dprof__row_info(struct perf_dprof *dprof, struct dprof_class *row,
+			    struct dprof_row_info *ri)
 {
 	strbuf_init(&ri->type, 32);
 	strbuf_init(&ri->desc, 32);
 	dprof__describe(row, &ri->desc);
-	ri->has_type = false;
-#ifdef HAVE_DWARF_SUPPORT
-	if (dprof__row_type(dprof, row, &ri->die) &&
-	    !dprof_type__name(&ri->die, &ri->type))
-		ri->has_type = true;
-#endif
+	memset(&ri->t, 0, sizeof(ri->t));
+	ri->has_type = dprof__row_type(dprof, row, &ri->t) &&
+		       !dprof_type__name_str(&ri->t, &ri->type);
 }
 
 /* Member name at @offset, or "+0x18" when the type is not known. */
 static void dprof__member(struct dprof_row_info *ri, u64 offset,
 			  struct strbuf *sb)
 {
-#ifdef HAVE_DWARF_SUPPORT
 	size_t len = sb->len;
 
-	if (ri->has_type && !dprof_type__member_at(&ri->die, offset, sb, NULL, NULL)) {
+	if (ri->has_type && !dprof_type__member(&ri->t, offset, sb)) {
 		/* a scalar or an array element has no member name */
 		if (sb->len == len)
 			strbuf_addf(sb, "+%#" PRIx64, offset);
 		return;
 	}
-#endif
 	strbuf_addf(sb, "+%#" PRIx64, offset);
 }
 
@@ -1040,7 +1083,7 @@ static void dprof__print_header(struct perf_dprof *dprof, FILE *fp)
 			pct(prof->unres[u], total), u + 1 < DPROF_UNRES__MAX ? "," : "");
 	}
 	fprintf(fp, "\n");
-	if (prof->unres[DPROF_UNRES_NO_CODE])
+	if (pct(prof->unres[DPROF_UNRES_NO_CODE], total) >= 1.0)
 		fprintf(fp, "# no code bytes: give the kernel image with -k, or install the binaries\n");
 	fprintf(fp, "#\n");
 }
@@ -1477,6 +1520,7 @@ static int dprof__report(struct perf_dprof *dprof)
 		goto out_delete;
 	}
 	dprof__scan_evlist(dprof, session->evlist);
+	dprof->os_release = session->header.env.os_release;
 	if (!dprof->has_soft && !dprof->has_mem_pmu) {
 		pr_err("dprof: %s holds no access samples; record it with 'perf dprof record'\n",
 		       dprof->input_name);
@@ -1530,6 +1574,8 @@ out_resolver:
 #ifdef HAVE_DWARF_SUPPORT
 	dprof__dwarf_exit(dprof);
 #endif
+	dprof_btf__delete(dprof->btf);
+	dprof->btf = NULL;
 	dprof_resolver__exit(&dprof->res);
 	dprof_addrset__exit(&dprof->as);
 out_profile:
