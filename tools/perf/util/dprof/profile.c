@@ -489,7 +489,10 @@ static int dprof_row__cmp(const void *a, const void *b, void *arg)
 		return ka < kb ? 1 : -1;
 	if (ca->stats.samples != cb->stats.samples)
 		return ca->stats.samples < cb->stats.samples ? 1 : -1;
-	return 0;
+	/* a stable order for ties: by name, then by key */
+	if (ca->name && cb->name && strcmp(ca->name, cb->name))
+		return strcmp(ca->name, cb->name);
+	return ca->key < cb->key ? -1 : ca->key > cb->key;
 }
 
 /* Most costly first; ties are broken by samples. */
