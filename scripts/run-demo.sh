@@ -17,7 +17,8 @@
 #      DEMO_WORKLOAD   guest command instead of scripts/guest/workload.sh
 #      DEMO_RECORD     extra 'perf dprof record' options (default "-m 32M": with
 #                      the default buffer TCG guests lose ~7% of the events)
-#      DEMO_REPORT     extra 'perf dprof report' options (e.g. "--type=filp")
+#      DEMO_REPORT     'perf dprof report' options (default "--percent-limit=0.1":
+#                      the top rows; e.g. "--type=filp" to drill into one type)
 #      DEMO_BUILD=0    do not run the build scripts (default 1: they are incremental)
 #      DEMO_GUEST_REPORT=1  also run the report inside the guest (slow, TCG)
 #      VM_*            see scripts/run-in-vm.sh (VM_SMP default 2, VM_TIMEOUT)
@@ -83,7 +84,7 @@ echo \"guest: record took \$(echo \"\$(up) - \$s\" | bc)s (guest time), rc=\$rc\
 cp /tmp/perf.data /mnt/perf.data || rc=1
 if [ \$rc = 0 ] && [ \"${DEMO_GUEST_REPORT:-0}\" = 1 ]; then
 	s=\$(up)
-	\"\$PERF\" dprof report --stdio -i /mnt/perf.data --vmlinux $vmlinux ${DEMO_REPORT:-} > /mnt/report-guest.txt
+	\"\$PERF\" dprof report --stdio -i /mnt/perf.data --vmlinux $vmlinux ${DEMO_REPORT---percent-limit=0.1} > /mnt/report-guest.txt
 	rc=\$?
 	echo \"guest: report took \$(echo \"\$(up) - \$s\" | bc)s (guest time), rc=\$rc\"
 fi
@@ -96,7 +97,7 @@ say "guest done ($(since "$t")s); $(du -h "$job/perf.data" | cut -f1) of perf.da
 # --- 3. report on the host ---
 t=$(now)
 # shellcheck disable=SC2086
-"$PERF" dprof report --stdio -i "$job/perf.data" --vmlinux "$vmlinux" ${DEMO_REPORT:-} \
+"$PERF" dprof report --stdio -i "$job/perf.data" --vmlinux "$vmlinux" ${DEMO_REPORT---percent-limit=0.1} \
 	> "$job/report.txt" 2> "$job/report.err" || {
 	cat "$job/report.err" >&2
 	die "perf dprof report failed on $job/perf.data"
