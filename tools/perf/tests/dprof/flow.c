@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Object histories -> path traces -> data flow graph, on synthesized
+ * histories whose paths are known: a transmit path where the object is
+ * handed from enq_pkt on one CPU to deq_pkt on another, competing with a
+ * receive path that stays on one CPU, at about 70/30.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "debug.h"
+#include "tests/tests.h"
+#include "util/dprof/histories.h"
+#include "util/dprof/pathtrace.h"
+#include "util/dprof/flow.h"
+#include "ui/stdio/dprof-flow.h"
+#include "dprof-tests.h"
+
+enum {
+	F_ALLOC	= 0x1000,	/* alloc_pkt: the allocation call site */
+	F_FILL	= 0x2000,
+	F_ENQ	= 0x3000,
+	F_DEQ	= 0x4000,
+	F_XMIT	= 0x5000,
+	F_RECV	= 0x6000,
+	F_FREE	= 0x7000,	/* free_pkt: the free call site */
+};
+
+static const struct {
+	u64		key;
+	const char	*name;
+} flow_test_funcs[] = {
+	{ F_ALLOC, "alloc_pkt" }, { F_FILL, "fill_pkt" }, { F_ENQ, "enq_pkt" },
+	{ F_DEQ, "deq_pkt" }, { F_XMIT, "xmit_pkt" }, { F_RECV, "recv_pkt" },
+	{ F_FREE, "free_pkt" },
+};
+
+static u64 flow_test__func_of(void *ctx __maybe_unused, u64 ip)
+{
+	return ip & ~0xfffULL;
+}
+
+static const char *flow_test__name(void *ctx __maybe_unused, u64 key,
+				   enum dprof_step_kind kind __maybe_unused)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(flow_test_funcs); i++) {
+		if (flow_test_funcs[i].key == key)
+			return flow_test_funcs[i].name;
+	}
+	return NULL;
+}
+
+static void flow_test__samples_of(void *ctx __maybe_unused,
+				  void *type __maybe_unused,
+				  u64 offset __maybe_unused, u64 ip,
+				  struct dprof_stats *st)
+{
+	st->samples++;
+	st->level_known++;
+	if ((ip & ~0xfffULL) == F_DEQ) {	/* the hand-off misses */
+		st->misses++;
+		st->lat_sum += 200;
+	} else {
+		st->lat_sum += 3;
+	}
+	st->lat_n++;
+}
+
+#define NR_OBJS		200
+#define OBJ_SIZE	256
+
+/*
+ * Two objects live at a time, their hits interleaved, so that placing
+ * hits needs the lifetimes.  Object i goes the transmit way when the LCG
+ * says so (~70%).
+ */
+static int flow_test__feed(struct dprof_histories *h, void *type, int *nr_tx)
+{
+	u32 seed = 12345;
+	int i, err = 0;
+
+	*nr_tx = 0;
+	/* a hit before any allocation: no lifetime to place it in */
+	history__hit(h, 0x10000, F_FILL + 0x10, 0, 1, 8);
+	for (i = 0; i < NR_OBJS && !err; i += 2) {
+		u64 t = 1000000ULL * (i + 1);
+		int j;
+
+		for (j = 0; j < 2; j++) {
+			u64 base = 0x10000 + j * 0x1000;
+
+			err |= history__alloc(h, type, base, OBJ_SIZE, t + j, 0, F_ALLOC + 0x40);
+			err |= history__hit(h, base, F_FILL + 0x10, 0, t + 100 + j, 8);
+			err |= history__hit(h, base + 8, F_FILL + 0x20, 0, t + 110 + j, 8);
+		}
+		for (j = 0; j < 2; j++) {
+			u64 base = 0x10000 + j * 0x1000;
+
+			seed = seed * 1103515245 + 12345;
+			if ((seed >> 16) % 100 < 70) {
+				(*nr_tx)++;
+				err |= history__hit(h, base + 0x18, F_ENQ + 8, 0, t + 200 + j, 8);
+				err |= history__hit(h, base + 0x18, F_DEQ + 4, 1, t + 900 + j, 8);
+				err |= history__hit(h, base + 0x20, F_XMIT + 4, 1, t + 1000 + j, 8);
+				err |= history__free(h, base, t + 1200 + j, 1, F_FREE + 4);
+			} else {
+				err |= history__hit(h, base + 0x30, F_RECV, 0, t + 300 + j, 8);
+				err |= history__free(h, base, t + 400 + j, 0, F_FREE + 4);
+			}
+			/* a hit after the free: dropped */
+			if (i == 0 && j == 0)
+				err |= history__hit(h, base, F_FILL, 0, t + 5000, 8);
+		}
+	}
+	/* a live object at the end: cut short, not a path */
+	err |= history__alloc(h, type, 0x90000, OBJ_SIZE, 1ULL << 40, 0, F_ALLOC);
+	err |= history__hit(h, 0x90000, F_FILL, 0, (1ULL << 40) + 5, 8);
+	dprof_histories__finish(h);
+	return err;
+}
+
+static bool str_has(const char *s, const char *what)
+{
+	bool has = strstr(s, what);
+
+	if (!has)
+		pr_debug("missing \"%s\"\n", what);
+	return has;
+}
+
+static int str_count(const char *s, const char *what)
+{
+	int n = 0;
+
+	while (s && (s = strstr(s, what)) != NULL) {
+		n++;
+		s += strlen(what);
+	}
+	return n;
+}
+
+static int test__flow_output(struct dprof_flow *f, struct dprof_paths *p,
+			     const struct dprof_flow_edge *hand_off,
+			     const struct dprof_flow_node *enq)
+{
+	struct dprof_flow_names names = { .name = flow_test__name, };
+	char *buf = NULL, want[128];
+	size_t sz = 0;
+	FILE *fp;
+
+	fp = open_memstream(&buf, &sz);
+	TEST_ASSERT_VAL("memstream", fp);
+	dprof_paths__fprintf(p, "struct pkt", &names, fp);
+	dprof_flow__fprintf(f, "struct pkt", &names, fp);
+	fclose(fp);
+	pr_debug("%s", buf);
+	TEST_ASSERT_VAL("table 1 rows", str_has(buf, "enq_pkt") &&
+			str_has(buf, "alloc_pkt (alloc)") && str_has(buf, "free_pkt (free)"));
+	snprintf(want, sizeof(want), "==cpu==> [%u] deq_pkt", hand_off->to->id);
+	TEST_ASSERT_VAL("tree: marked hand-off", str_has(buf, want));
+	TEST_ASSERT_VAL("tree: one marked edge", str_count(buf, "\n") > 8 &&
+			str_count(strstr(buf, "\nalloc "), "==cpu==>") == 1);
+	TEST_ASSERT_VAL("tree: merged free", str_has(buf, "free_pkt (free)") &&
+			str_has(buf, "(merged, see above)"));
+	free(buf);
+
+	buf = NULL;
+	fp = open_memstream(&buf, &sz);
+	TEST_ASSERT_VAL("memstream", fp);
+	dprof_flow__fprintf_dot(f, "struct pkt", &names, fp);
+	fclose(fp);
+	pr_debug("%s", buf);
+	TEST_ASSERT_VAL("dot header", !strncmp(buf, "digraph ", 8));
+	snprintf(want, sizeof(want),
+		 "n%u -> n%u [label=\"%" PRIu64 " cpu change\", penwidth=4, color=red]",
+		 enq->id, hand_off->to->id, hand_off->count);
+	TEST_ASSERT_VAL("dot: thick red hand-off edge", str_has(buf, want));
+	TEST_ASSERT_VAL("dot: one thick edge", str_count(buf, "penwidth") == 1);
+	TEST_ASSERT_VAL("dot nodes", str_has(buf, "label=\"deq_pkt\\n") &&
+			str_has(buf, "label=\"recv_pkt\\n"));
+	free(buf);
+	return TEST_OK;
+}
+
+static int test__paths_and_flow(void)
+{
+	static const u64 tx[] = { F_ALLOC, F_FILL, F_ENQ, F_DEQ, F_XMIT, F_FREE };
+	static const u64 rx[] = { F_ALLOC, F_FILL, F_RECV, F_FREE };
+	struct dprof_histories h;
+	struct dprof_paths p;
+	struct dprof_flow f;
+	struct dprof_path **paths = NULL;
+	const struct dprof_flow_edge *hand_off = NULL;
+	const struct dprof_flow_node *enq = NULL;
+	int type, nr_tx, ret = TEST_FAIL, nr_marked = 0;
+	size_t nr = 0, i;
+	u32 k;
+
+	dprof_histories__init(&h);
+	dprof_paths__init(&p, &type);
+	p.func_of = flow_test__func_of;
+	p.samples_of = flow_test__samples_of;
+	memset(&f, 0, sizeof(f));
+
+	if (flow_test__feed(&h, &type, &nr_tx))
+		goto out;
+	pr_debug("histories %" PRIu64 " hits %" PRIu64 " dropped %" PRIu64 " unfreed %" PRIu64 "\n",
+		 h.nr_histories, h.nr_hits, h.nr_dropped, h.nr_unfreed);
+	if (h.nr_histories != NR_OBJS + 1 || h.nr_dropped != 2 || h.nr_unfreed != 1)
+		goto out;
+
+	if (dprof_paths__build(&p, &h) || p.nr_histories != NR_OBJS ||
+	    p.nr_unfreed != 1)
+		goto out;
+	paths = dprof_paths__sorted(&p, &nr);
+	if (!paths || nr != 2) {
+		pr_debug("%zu paths, want 2\n", nr);
+		goto out;
+	}
+	/* ~70/30 by construction; the exact split is nr_tx */
+	if (paths[0]->count != (u64)nr_tx ||
+	    abs((int)(100 * paths[0]->count / NR_OBJS) - 70) > 5) {
+		pr_debug("path 1: %" PRIu64 " histories, want %d (~70%%)\n",
+			 paths[0]->count, nr_tx);
+		goto out;
+	}
+	if (paths[0]->nr_steps != ARRAY_SIZE(tx) || paths[1]->nr_steps != ARRAY_SIZE(rx))
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(tx); i++) {
+		const struct dprof_path_step *s = &paths[0]->steps[i];
+
+		if (s->key != tx[i] || s->cpu_change != (tx[i] == F_DEQ)) {
+			pr_debug("tx step %zu: %#" PRIx64 " cpu change %d\n", i, s->key,
+				 s->cpu_change);
+			goto out;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(rx); i++) {
+		if (paths[1]->steps[i].key != rx[i] || paths[1]->steps[i].cpu_change)
+			goto out;
+	}
+	/* the fill step folds two accesses: offsets 0-16, at time 100 (+0/1) */
+	if (paths[0]->steps[1].off_lo != 0 || paths[0]->steps[1].off_hi != 16 ||
+	    paths[0]->steps[1].nr_acc != 2 * paths[0]->count ||
+	    dprof_path_step__avg_time(&paths[0]->steps[3], paths[0]) < 900 ||
+	    dprof_path_step__avg_time(&paths[0]->steps[3], paths[0]) > 901 ||
+	    paths[0]->steps[3].stats.misses != paths[0]->count)
+		goto out;
+
+	if (dprof_flow__build(&f, &p))
+		goto out;
+	/* root, alloc, fill, enq, deq, xmit, recv, one free for both */
+	if (f.nr_nodes != 8 || f.nr_histories != NR_OBJS) {
+		pr_debug("flow: %zu nodes, want 8\n", f.nr_nodes);
+		goto out;
+	}
+	for (i = 0; i < f.nr_nodes; i++) {
+		const struct dprof_flow_node *node = f.nodes[i];
+
+		for (k = 0; k < node->nr_out; k++) {
+			if (!node->out[k].cpu_change)
+				continue;
+			nr_marked++;
+			hand_off = &node->out[k];
+			enq = node;
+		}
+	}
+	if (nr_marked != 1 || enq->key != F_ENQ || hand_off->to->key != F_DEQ ||
+	    hand_off->count != (u64)nr_tx) {
+		pr_debug("flow: %d cpu-change edges, want 1 enq_pkt -> deq_pkt\n",
+			 nr_marked);
+		goto out;
+	}
+	for (i = 0; i < f.nr_nodes; i++) {	/* the free is a merged suffix */
+		if (f.nodes[i]->kind == DPROF_STEP_FREE &&
+		    (f.nodes[i]->key != F_FREE || f.nodes[i]->nr_in != 2 ||
+		     f.nodes[i]->count != NR_OBJS))
+			goto out;
+	}
+	ret = test__flow_output(&f, &p, hand_off, enq);
+out:
+	free(paths);
+	dprof_flow__exit(&f);
+	dprof_paths__exit(&p);
+	dprof_histories__exit(&h);
+	return ret;
+}
+
+/*
+ * Per-offset histories (paper §4.3): a watch at offset 0 sees fill and
+ * deq, one at offset 0x18 sees fill, enq and deq.  Merged on the shared
+ * functions, the path is alloc, fill, enq, deq, free.
+ */
+static int test__merge_offsets(void)
+{
+	static const u64 want[] = { F_ALLOC, F_FILL, F_ENQ, F_DEQ, F_FREE };
+	struct dprof_histories h;
+	struct dprof_paths p;
+	struct dprof_path **paths = NULL;
+	int type, ret = TEST_FAIL, i, err = 0;
+	size_t nr = 0, k;
+
+	dprof_histories__init(&h);
+	dprof_paths__init(&p, &type);
+	p.func_of = flow_test__func_of;
+	for (i = 0; i < 10; i++) {
+		u64 t = 10000 * (i + 1), base = 0x20000;
+
+		err |= history__alloc(&h, &type, base, OBJ_SIZE, t, 0, F_ALLOC);
+		if (i < 6) {
+			err |= history__hit(&h, base, F_FILL, 0, t + 100, 8);
+			err |= history__hit(&h, base, F_DEQ, 1, t + 900, 8);
+		} else {
+			err |= history__hit(&h, base + 0x18, F_FILL + 4, 0, t + 110, 8);
+			err |= history__hit(&h, base + 0x18, F_ENQ, 0, t + 200, 8);
+			err |= history__hit(&h, base + 0x18, F_DEQ, 1, t + 905, 8);
+		}
+		err |= history__free(&h, base, t + 1000, 1, F_FREE);
+	}
+	if (err || dprof_paths__build(&p, &h) || p.nr_paths != 2)
+		goto out;
+	if (dprof_paths__merge_offsets(&p) != 1 || p.nr_paths != 1)
+		goto out;
+	paths = dprof_paths__sorted(&p, &nr);
+	if (!paths || nr != 1 || paths[0]->nr_steps != ARRAY_SIZE(want) ||
+	    paths[0]->count != 10)
+		goto out;
+	for (k = 0; k < ARRAY_SIZE(want); k++) {
+		const struct dprof_path_step *s = &paths[0]->steps[k];
+
+		pr_debug("merged step %zu: %#" PRIx64 " off %#" PRIx64 "-%#" PRIx64 "\n",
+			 k, s->key, s->off_lo, s->off_hi);
+		if (s->key != want[k] || s->cpu_change != (want[k] == F_DEQ))
+			goto out;
+	}
+	if (paths[0]->steps[1].off_lo != 0 || paths[0]->steps[1].off_hi != 0x20)
+		goto out;
+	ret = TEST_OK;
+out:
+	free(paths);
+	dprof_paths__exit(&p);
+	dprof_histories__exit(&h);
+	return ret;
+}
+
+int test__dprof_flow(struct test_suite *test __maybe_unused,
+		     int subtest __maybe_unused)
+{
+	TEST_ASSERT_VAL("histories, paths and flow", test__paths_and_flow() == TEST_OK);
+	TEST_ASSERT_VAL("per-offset histories merged", test__merge_offsets() == TEST_OK);
+	return TEST_OK;
+}

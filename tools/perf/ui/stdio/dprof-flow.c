@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof report --view=paths|flow: path traces as the paper's table 1,
+ * and the data flow graph as an indented tree or as Graphviz DOT.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/kernel.h>
+#include "util/dprof/flow.h"
+#include "dprof-flow.h"
+
+static const char *step__kind_str(enum dprof_step_kind kind)
+{
+	switch (kind) {
+	case DPROF_STEP_ALLOC:	return "alloc";
+	case DPROF_STEP_FREE:	return "free";
+	case DPROF_STEP_ACCESS:
+	default:		return "";
+	}
+}
+
+/* "func", "func (alloc)", or the address when it has no name. */
+static void step__name(const struct dprof_flow_names *names, u64 key,
+		       enum dprof_step_kind kind, char *buf, size_t sz)
+{
+	const char *name = key && names && names->name ?
+			   names->name(names->ctx, key, kind) : NULL;
+
+	if (kind == DPROF_STEP_ACCESS) {
+		if (name)
+			snprintf(buf, sz, "%s", name);
+		else
+			snprintf(buf, sz, "%#" PRIx64, key);
+	} else if (!key) {
+		snprintf(buf, sz, "%s", step__kind_str(kind));
+	} else if (name) {
+		snprintf(buf, sz, "%s (%s)", name, step__kind_str(kind));
+	} else {
+		snprintf(buf, sz, "%#" PRIx64 " (%s)", key, step__kind_str(kind));
+	}
+}
+
+static void fprint_time(FILE *fp, double ns)
+{
+	if (ns < 10000)
+		fprintf(fp, "%8.0fns", ns);
+	else if (ns < 10000000)
+		fprintf(fp, "%8.1fus", ns / 1000);
+	else
+		fprintf(fp, "%8.1fms", ns / 1000000);
+}
+
+static void fprint_stats(FILE *fp, const struct dprof_stats *st)
+{
+	if (st->level_known)
+		fprintf(fp, "  %5.1f%% L1 hit",
+			100.0 * (st->level_known - st->misses) / st->level_known);
+	else
+		fprintf(fp, "  %11s", "-");
+	if (st->lat_n)
+		fprintf(fp, "  %7.1f", (double)st->lat_sum / st->lat_n);
+	else
+		fprintf(fp, "  %7s", "-");
+}
+
+/**
+ * dprof_paths__fprintf - print the path traces of a type (paper table 1)
+ * @p: the path traces
+ * @type: the type's name
+ * @names: names the functions
+ * @fp: where to print
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int dprof_paths__fprintf(struct dprof_paths *p, const char *type,
+			 const struct dprof_flow_names *names, FILE *fp)
+{
+	struct dprof_path **paths;
+	size_t nr = 0, i, k;
+	char name[128];
+
+	paths = dprof_paths__sorted(p, &nr);
+	if (!paths)
+		return -ENOMEM;
+	fprintf(fp, "# path traces of %s: %" PRIu64 " object histories, %zu paths\n",
+		type, p->nr_histories, nr);
+	if (p->nr_unfreed)
+		fprintf(fp, "# %" PRIu64 " histories cut short before the free are left out\n",
+			p->nr_unfreed);
+	if (!nr)
+		fprintf(fp, "# no histories: record with --watch=CACHE:OFFSET/LEN\n");
+	for (i = 0; i < nr; i++) {
+		const struct dprof_path *path = paths[i];
+
+		fprintf(fp, "#\n# path %zu: %" PRIu64 " histories (%.1f%%)\n", i + 1,
+			path->count, 100.0 * path->count / (p->nr_histories ?: 1));
+		fprintf(fp, "# %10s  %-32s  %-3s  %-11s  %12s  %7s\n", "Avg time",
+			"Function", "CPU", "Offsets", "Hit prob", "Avg lat");
+		for (k = 0; k < path->nr_steps; k++) {
+			const struct dprof_path_step *s = &path->steps[k];
+
+			step__name(names, s->key, s->kind, name, sizeof(name));
+			fprintf(fp, "  ");
+			fprint_time(fp, dprof_path_step__avg_time(s, path));
+			fprintf(fp, "  %-32s  %-3s  %#5" PRIx64 "-%-#5" PRIx64, name,
+				s->cpu_change ? "yes" : "no", s->off_lo, s->off_hi);
+			fprint_stats(fp, &s->stats);
+			fputc('\n', fp);
+		}
+	}
+	free(paths);
+	return 0;
+}
+
+static double flow__pct(const struct dprof_flow *f, u64 count)
+{
+	return 100.0 * count / (f->nr_histories ?: 1);
+}
+
+static void flow__fprintf_node(const struct dprof_flow *f,
+			       const struct dprof_flow_names *names,
+			       const struct dprof_flow_edge *e, int depth,
+			       bool *shown, FILE *fp)
+{
+	const struct dprof_flow_node *node = e->to;
+	char name[128];
+	u32 k;
+
+	step__name(names, node->key, node->kind, name, sizeof(name));
+	fprintf(fp, "%*s%s [%u] %s  %" PRIu64 " (%.1f%%)", depth * 2, "",
+		e->cpu_change ? "==cpu==>" : "->", node->id, name, e->count,
+		flow__pct(f, e->count));
+	if (shown[node->id]) {
+		fprintf(fp, "  (merged, see above)\n");
+		return;
+	}
+	shown[node->id] = true;
+	fprintf(fp, "  t=");
+	fprint_time(fp, node->count ? (double)node->time_sum / node->count : 0);
+	if (node->stats.level_known || node->stats.lat_n)
+		fprint_stats(fp, &node->stats);
+	fputc('\n', fp);
+	for (k = 0; k < node->nr_out; k++)
+		flow__fprintf_node(f, names, &node->out[k], depth + 1, shown, fp);
+}
+
+/**
+ * dprof_flow__fprintf - print the data flow graph as an indented tree
+ * @f: the graph
+ * @type: the type's name
+ * @names: names the functions
+ * @fp: where to print
+ *
+ * A node reached by more than one edge (a merged suffix) is printed in
+ * full once; later edges to it say "merged, see above" and its [id].
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int dprof_flow__fprintf(const struct dprof_flow *f, const char *type,
+			const struct dprof_flow_names *names, FILE *fp)
+{
+	bool *shown;
+	u32 k;
+
+	fprintf(fp, "# data flow of %s: %" PRIu64 " object histories, %zu paths, alloc to free\n",
+		type, f->nr_histories, f->nr_paths);
+	fprintf(fp, "# edge: [node] function  histories (%% of histories)\n");
+	fprintf(fp, "#       t=average time since alloc, L1 hit rate, average latency\n");
+	fprintf(fp, "# ==cpu==> the object was on another CPU than at the step before\n");
+	if (!f->root)
+		return 0;
+	shown = calloc(f->nr_nodes + 1, sizeof(*shown));
+	if (!shown)
+		return -ENOMEM;
+	fprintf(fp, "alloc  %" PRIu64 " (100.0%%)\n", f->nr_histories);
+	for (k = 0; k < f->root->nr_out; k++)
+		flow__fprintf_node(f, names, &f->root->out[k], 1, shown, fp);
+	free(shown);
+	return 0;
+}
+
+static void fprint_dot_str(FILE *fp, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', fp);
+		fputc(*s, fp);
+	}
+}
+
+static double flow_node__cost(const struct dprof_flow_node *node)
+{
+	if (node->stats.lat_n)
+		return (double)node->stats.lat_sum / node->stats.lat_n;
+	if (node->stats.level_known)
+		return (double)node->stats.misses / node->stats.level_known;
+	return 0;
+}
+
+/**
+ * dprof_flow__fprintf_dot - write the data flow graph as Graphviz DOT
+ * @f: the graph
+ * @type: the type's name
+ * @names: names the functions
+ * @fp: where to write
+ *
+ * Edges that change CPU are thick and red; nodes are darker the higher
+ * their average access latency (or miss rate, without latencies).
+ *
+ * Return: 0.
+ */
+int dprof_flow__fprintf_dot(const struct dprof_flow *f, const char *type,
+			    const struct dprof_flow_names *names, FILE *fp)
+{
+	double max_cost = 0;
+	char name[128];
+	size_t i;
+	u32 k;
+
+	fprintf(fp, "digraph \"dprof flow: ");
+	fprint_dot_str(fp, type);
+	fprintf(fp, "\" {\n\tlabel=\"data flow of ");
+	fprint_dot_str(fp, type);
+	fprintf(fp, ": %" PRIu64 " histories, %zu paths\";\n", f->nr_histories,
+		f->nr_paths);
+	fprintf(fp, "\tnode [shape=box, style=filled, fontname=\"monospace\"];\n");
+	for (i = 0; i < f->nr_nodes; i++)
+		max_cost = max(max_cost, flow_node__cost(f->nodes[i]));
+	for (i = 0; i < f->nr_nodes; i++) {
+		const struct dprof_flow_node *node = f->nodes[i];
+		int shade = 255;
+
+		if (max_cost > 0)
+			shade = 255 - (int)(135 * flow_node__cost(node) / max_cost);
+		if (node == f->root)
+			snprintf(name, sizeof(name), "alloc");
+		else
+			step__name(names, node->key, node->kind, name, sizeof(name));
+		fprintf(fp, "\tn%u [label=\"", node->id);
+		fprint_dot_str(fp, name);
+		fprintf(fp, "\\n%" PRIu64 " (%.1f%%)\", fillcolor=\"#%02x%02x%02x\"];\n",
+			node->count, flow__pct(f, node->count), shade, shade, shade);
+	}
+	for (i = 0; i < f->nr_nodes; i++) {
+		const struct dprof_flow_node *node = f->nodes[i];
+
+		for (k = 0; k < node->nr_out; k++) {
+			const struct dprof_flow_edge *e = &node->out[k];
+
+			fprintf(fp, "\tn%u -> n%u [label=\"%" PRIu64 "%s\"%s];\n",
+				node->id, e->to->id, e->count,
+				e->cpu_change ? " cpu change" : "",
+				e->cpu_change ? ", penwidth=4, color=red" : "");
+		}
+	}
+	fprintf(fp, "}\n");
+	return 0;
+}
