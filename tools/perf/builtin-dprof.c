@@ -62,6 +62,8 @@
 #include "util/dprof/profile.h"
 #include "util/dprof/resolve.h"
 #include "util/dprof/sink.h"
+#include "util/dprof/histories.h"
+#include "ui/stdio/dprof-flow.h"
 #include "util/dprof/softsample.h"
 #include "util/dprof/classify.h"
 #include "util/dprof/workingset.h"
@@ -98,6 +100,8 @@ struct perf_dprof {
 	struct list_head	sinks;		/* struct dprof_sink: the views */
 	struct evsel		*access_evsel;	/* the access sampler */
 	struct dprof_watch	*watches;	/* slab_watch events */
+	struct dprof_histories	*hist;		/* --view=paths|flow */
+	const char		*graph;		/* --graph=FILE.dot */
 	/* options */
 	const char		*input_name;
 	/* what to do with the replayed profile; default: print it */
@@ -618,6 +622,16 @@ struct dprof_watch {
 	u64			last_born;
 };
 
+/* The allocation call site of @obj: its class key is site ^ (bytes << 48). */
+static u64 dprof_obj__site(const struct dprof_obj *obj)
+{
+	const struct dprof_class *cls = obj ? obj->priv : NULL;
+
+	if (!cls || (cls->kind != DPROF_KIND_SLAB && cls->kind != DPROF_KIND_KMALLOC))
+		return 0;
+	return cls->key ^ (cls->alloc_size << 48);
+}
+
 /* A watch follows one object at a time: a new (base, alloc time) is a new one. */
 static int dprof__watch_hit(struct perf_dprof *dprof, struct evsel *evsel,
 			    struct perf_sample *sample,
@@ -640,6 +654,11 @@ static int dprof__watch_hit(struct perf_dprof *dprof, struct evsel *evsel,
 		w->nr_objects++;
 	w->last_base = base;
 	w->last_born = born;
+	if (dprof->hist)	/* --view=paths|flow: util/dprof/histories.c */
+		return dprof_histories__obj_hit(dprof->hist, obj, dprof_obj__site(obj),
+						sample->addr, sample->ip, sample->cpu,
+						sample->time,
+						(evsel->core.attr.config >> 32) & 0xff);
 	return 0;
 }
 
@@ -1395,7 +1414,7 @@ static int dprof_views__init(struct dprof_views *v, struct perf_dprof *dprof,
 	int err;
 
 	memset(v, 0, sizeof(*v));
-	if (!strcmp(dprof->view, "profile"))
+	if (!strcmp(dprof->view, "profile") || dprof->hist)
 		return 0;
 	if (dprof->cache_spec) {
 		if (dprof_cache_geom__parse(&geom, dprof->cache_spec)) {
@@ -1481,6 +1500,68 @@ out:
 	return err;
 }
 
+/* ---------------------------------------------------------------------- */
+/* paths and flow views: util/dprof/{histories,pathtrace,flow}.c           */
+
+static int dprof__flow_init(struct perf_dprof *dprof)
+{
+	if (strcmp(dprof->view, "paths") && strcmp(dprof->view, "flow"))
+		return 0;
+	dprof->hist = zalloc(sizeof(*dprof->hist));
+	if (!dprof->hist)
+		return -ENOMEM;
+	dprof_histories__init(dprof->hist);
+	list_add_tail(&dprof->hist->sink.node, &dprof->sinks);
+	return 0;
+}
+
+static void dprof__flow_exit(struct perf_dprof *dprof)
+{
+	if (!dprof->hist)
+		return;
+	list_del_init(&dprof->hist->sink.node);
+	dprof_histories__exit(dprof->hist);
+	zfree(&dprof->hist);
+}
+
+/* The histories of --type, as the paper's table 1 or as the flow graph. */
+static int dprof__print_flow(struct perf_dprof *dprof, struct machine *machine,
+			     FILE *fp)
+{
+	struct dprof_flow_report r = {
+		.h = dprof->hist, .name = dprof->type_name, .machine = machine,
+		.flow = !strcmp(dprof->view, "flow"), .graph = dprof->graph,
+	};
+	struct dprof_class **rows, *cls;
+	struct dprof_history *hist;
+	struct dprof_row_info ri;
+	size_t nr = 0, i;
+	int err;
+
+	dprof_histories__finish(dprof->hist);
+	rows = dprof_profile__rows(&dprof->prof, &nr);	/* sets cls->row */
+	if (!rows)
+		return -ENOMEM;
+	for (i = 0; i < nr && !r.row; i++) {
+		dprof__row_info(dprof, rows[i], &ri);
+		if (dprof__row_matches(rows[i], &ri, dprof->type_name))
+			r.row = rows[i];
+		strbuf_release(&ri.type);
+		strbuf_release(&ri.desc);
+	}
+	/* a history's type is its class; show those of the chosen row or cache */
+	r.type = &r;
+	list_for_each_entry(hist, &dprof->hist->done, list) {
+		cls = hist->type;
+		if (cls && ((r.row && cls->row == r.row) ||
+			    (cls->name && !strcmp(cls->name, dprof->type_name))))
+			hist->type = r.type;
+	}
+	err = dprof_flow__report(&r, fp);
+	dprof_rows__free(rows, nr);
+	return err;
+}
+
 static int dprof__report(struct perf_dprof *dprof)
 {
 	const struct evsel_str_handler handlers[] = {
@@ -1546,7 +1627,8 @@ static int dprof__report(struct perf_dprof *dprof)
 	if (err)
 		goto out_profile;
 
-	err = dprof_views__init(&views, dprof, &session->header.env);
+	err = dprof__flow_init(dprof) ?:
+	      dprof_views__init(&views, dprof, &session->header.env);
 	if (err)
 		goto out_resolver;
 	err = perf_session__process_events(session);
@@ -1564,13 +1646,16 @@ static int dprof__report(struct perf_dprof *dprof)
 		goto out_resolver;
 	}
 	setup_pager();
-	if (views.on_cl || views.on_ws)
+	if (dprof->hist)
+		err = dprof__print_flow(dprof, &session->machines.host, stdout);
+	else if (views.on_cl || views.on_ws)
 		err = dprof_views__print(&views, dprof, stdout);
 	else
 		err = dprof__print(dprof, stdout);
 
 out_resolver:
 	dprof_views__exit(&views);
+	dprof__flow_exit(dprof);
 #ifdef HAVE_DWARF_SUPPORT
 	dprof__dwarf_exit(dprof);
 #endif
@@ -1618,7 +1703,9 @@ static int cmd_dprof_report(int argc, const char **argv)
 		   "vmlinux pathname (kernel code, symbols and types)"),
 	OPT_BOOLEAN(0, "stdio", &dprof.use_stdio, "use the stdio interface"),
 	OPT_STRING(0, "view", &dprof.view, "view",
-		   "profile, classify or workingset (flow: not yet)"),
+		   "profile, classify, workingset, paths or flow"),
+	OPT_STRING(0, "graph", &dprof.graph, "file.dot",
+		   "--view=flow: also write the graph as Graphviz DOT"),
 	OPT_STRING(0, "cache", &dprof.cache_spec, "[lN:]size[:ways[:line]]",
 		   "cache to model (default: the recording's last level)"),
 	OPT_STRING('s', "sort", &dprof.sort_str, "key",
@@ -1639,8 +1726,15 @@ static int cmd_dprof_report(int argc, const char **argv)
 		usage_with_options(usage, options);
 
 	if (strcmp(dprof.view, "profile") && strcmp(dprof.view, "classify") &&
-	    strcmp(dprof.view, "workingset")) {
-		pr_err("dprof: view '%s' is not implemented yet; profile, classify and workingset are\n",
+	    strcmp(dprof.view, "workingset") && strcmp(dprof.view, "paths") &&
+	    strcmp(dprof.view, "flow")) {
+		pr_err("dprof: view '%s' is not implemented yet; profile, classify, workingset, paths and flow are\n",
+		       dprof.view);
+		return -EINVAL;
+	}
+	if ((!strcmp(dprof.view, "paths") || !strcmp(dprof.view, "flow")) &&
+	    !dprof.type_name) {
+		pr_err("dprof: --view=%s needs --type=T (a cache or type watched with record --watch)\n",
 		       dprof.view);
 		return -EINVAL;
 	}

@@ -8,7 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/kernel.h>
+#include "util/debug.h"
 #include "util/dprof/flow.h"
+#include "util/dprof/histories.h"
+#include "util/dprof/profile.h"
+#include "util/hashmap.h"
+#include "util/machine.h"
+#include "util/map.h"
+#include "util/symbol.h"
 #include "dprof-flow.h"
 
 static const char *step__kind_str(enum dprof_step_kind kind)
@@ -257,4 +264,87 @@ int dprof_flow__fprintf_dot(const struct dprof_flow *f, const char *type,
 	}
 	fprintf(fp, "}\n");
 	return 0;
+}
+
+static u64 report__func_of(void *ctx, u64 ip)
+{
+	const struct dprof_flow_report *r = ctx;
+	struct map *map = NULL;
+	struct symbol *sym = machine__find_kernel_symbol(r->machine, ip, &map);
+
+	return sym && map ? map__unmap_ip(map, sym->start) : 0;
+}
+
+static const char *report__name(void *ctx, u64 key,
+				enum dprof_step_kind kind __maybe_unused)
+{
+	const struct dprof_flow_report *r = ctx;
+	struct map *map = NULL;
+	struct symbol *sym = machine__find_kernel_symbol(r->machine, key, &map);
+
+	return sym ? sym->name : NULL;
+}
+
+/* Table 1's hit probability and latency: the samples of (type, offset, ip). */
+static void report__samples_of(void *ctx, void *type __maybe_unused,
+			       u64 offset, u64 ip, struct dprof_stats *st)
+{
+	const struct dprof_flow_report *r = ctx;
+	struct dprof_site tmp = { .ip = ip, .offset = offset };
+	struct dprof_site *site;
+
+	if (r->row && r->row->sites && hashmap__find(r->row->sites, &tmp, &site))
+		dprof_stats__add(st, &site->stats);
+}
+
+/**
+ * dprof_flow__report - print the path traces or the flow graph of a type
+ * @r: what to show
+ * @fp: where to print
+ *
+ * Return: 0, or a negative errno.
+ */
+int dprof_flow__report(const struct dprof_flow_report *r, FILE *fp)
+{
+	struct dprof_flow_names names = { .name = report__name, .ctx = (void *)r, };
+	const struct dprof_histories *h = r->h;
+	struct dprof_paths p;
+	struct dprof_flow f;
+	int err;
+
+	fprintf(fp, "# object histories: %" PRIu64 " (%" PRIu64 " hits); dropped %" PRIu64
+		" hits outside a known object's lifetime, %" PRIu64 " objects without a hit\n",
+		h->nr_histories, h->nr_hits, h->nr_dropped, h->nr_empty);
+	dprof_paths__init(&p, r->type);
+	p.by_ip = r->by_ip;
+	p.func_of = report__func_of;
+	p.samples_of = report__samples_of;
+	p.ctx = (void *)r;
+	err = dprof_paths__build(&p, r->h);
+	if (err)
+		goto out;
+	if (!r->flow) {
+		err = dprof_paths__fprintf(&p, r->name, &names, fp);
+		goto out;
+	}
+	err = dprof_flow__build(&f, &p);
+	if (err)
+		goto out;
+	err = dprof_flow__fprintf(&f, r->name, &names, fp);
+	if (!err && r->graph) {
+		FILE *dot = fopen(r->graph, "w");
+
+		if (!dot) {
+			err = -errno;
+			pr_err("dprof: cannot write %s: %s\n", r->graph, strerror(errno));
+		} else {
+			dprof_flow__fprintf_dot(&f, r->name, &names, dot);
+			fclose(dot);
+			fprintf(fp, "# wrote %s: dot -Tsvg %s -o flow.svg\n", r->graph, r->graph);
+		}
+	}
+	dprof_flow__exit(&f);
+out:
+	dprof_paths__exit(&p);
+	return err;
 }

@@ -2,11 +2,37 @@
 #ifndef __PERF_UI_STDIO_DPROF_FLOW_H
 #define __PERF_UI_STDIO_DPROF_FLOW_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
 #include "util/dprof/pathtrace.h"
 
+struct dprof_class;
 struct dprof_flow;
+struct dprof_histories;
+struct machine;
+
+/**
+ * struct dprof_flow_report - what perf dprof report --view=paths|flow shows
+ * @h: the histories, closed (dprof_histories__finish())
+ * @type: histories of this type are shown
+ * @row: the type's row in the data profile, for its access samples (or NULL)
+ * @name: the type's name, for the titles
+ * @machine: names and function starts of kernel ips
+ * @flow: the flow graph, else the path traces
+ * @by_ip: steps are ips, not functions
+ * @graph: write the flow graph as DOT to this file too (NULL: no)
+ */
+struct dprof_flow_report {
+	struct dprof_histories	*h;
+	void			*type;
+	struct dprof_class	*row;
+	const char		*name;
+	struct machine		*machine;
+	bool			flow;
+	bool			by_ip;
+	const char		*graph;
+};
 
 /**
  * struct dprof_flow_names - how the printers name a step
@@ -25,5 +51,7 @@ int dprof_flow__fprintf(const struct dprof_flow *f, const char *type,
 			const struct dprof_flow_names *names, FILE *fp);
 int dprof_flow__fprintf_dot(const struct dprof_flow *f, const char *type,
 			    const struct dprof_flow_names *names, FILE *fp);
+
+int dprof_flow__report(const struct dprof_flow_report *r, FILE *fp);
 
 #endif /* __PERF_UI_STDIO_DPROF_FLOW_H */
