@@ -1292,12 +1292,12 @@ static int dprof__print(struct perf_dprof *dprof, FILE *fp)
 			   dprof->percent_limit;
 		if (!shown[i])
 			continue;
-		type_width = max(type_width,
+		type_width = max_t(int, type_width,
 				 (int)strlen(dprof_row_info__type(rows[i], &info[i])));
-		desc_width = max(desc_width, (int)info[i].desc.len);
+		desc_width = max_t(int, desc_width, info[i].desc.len);
 	}
-	type_width = min(type_width, DPROF_TYPE_WIDTH_MAX);
-	desc_width = min(desc_width, DPROF_DESC_WIDTH_MAX);
+	type_width = min_t(int, type_width, DPROF_TYPE_WIDTH_MAX);
+	desc_width = min_t(int, desc_width, DPROF_DESC_WIDTH_MAX);
 
 	dprof__print_header(dprof, fp);
 	fprintf(fp, "#");
