@@ -680,11 +680,15 @@ static void dprof__print_watches(struct perf_dprof *dprof, FILE *fp)
 {
 	struct dprof_watch *w;
 
-	for (w = dprof->watches; w; w = w->next)
+	for (w = dprof->watches; w; w = w->next) {
+		const char *name = w->cls && w->cls->name ? w->cls->name : "?";
+
 		fprintf(fp, "# object histories: %" PRIu64 " hits on %" PRIu64
-			" objects of %s (see --view=flow, not yet)\n",
-			w->nr_hits, w->nr_objects,
-			w->cls && w->cls->name ? w->cls->name : "an unknown cache");
+			" objects of %s: see --view=flow --type=%s\n",
+			w->nr_hits, w->nr_objects, name, name);
+	}
+	if (dprof->watches)
+		fprintf(fp, "# (watch traps slow the watched bytes' accesses: access samples lean on them)\n");
 }
 
 static void dprof__watch_exit(struct perf_dprof *dprof)
