@@ -2031,7 +2031,7 @@ static char *dprof__watch_event(const char *item, size_t n,
 				unsigned int patience)
 {
 	unsigned long offset = 0, len = 8;
-	unsigned long long id;
+	unsigned long long id, size;
 	char *cache, *colon, *end, path[PATH_MAX];
 	char *ev = NULL;
 
@@ -2066,6 +2066,12 @@ static char *dprof__watch_event(const char *item, size_t n,
 	if (sysfs__read_ull(path, &id)) {
 		pr_err("dprof: --watch: cannot read %s/%s for slab cache '%s'\n",
 		       sysfs__mountpoint(), path, cache);
+		goto out;
+	}
+	snprintf(path, sizeof(path), "kernel/slab/%s/object_size", cache);
+	if (!sysfs__read_ull(path, &size) && offset + len > size) {
+		pr_err("dprof: --watch: bytes %lu-%lu are beyond the %llu-byte objects of '%s'\n",
+		       offset, offset + len - 1, size, cache);
 		goto out;
 	}
 	if (asprintf(&ev, "%s/cache=%llu,offset=%lu,len=%lu,rw=1,patience=%u,period=1/",

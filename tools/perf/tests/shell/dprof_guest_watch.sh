@@ -120,9 +120,9 @@ awk '
 	cpu[$1] = 1
 	next
 }
-/slab_watch/ {
+/ slab_watch\/cache=/ {
 	hits++
-	for (i = 1; i <= NF; i++) if ($i ~ /slab_watch/) break
+	for (i = 1; i <= NF; i++) if ($i ~ /^slab_watch\//) break
 	a = $(i + 1); sub(/^0x/, "", a); sub(/^0+/, "", a)
 	obj[a] = 1
 	if (a in fresh) {
@@ -152,7 +152,7 @@ bare=$(cat "${job}/bare_us"); nowatch=$(cat "${job}/nowatch_us")
 kmem=$(cat "${job}/kmem_us"); watch=$(cat "${job}/watch_us")
 if [ $err -ne 0 ]; then
 	cat "${job}/vm.log" "${job}/record.err" "${job}/report.err"
-	grep -m10 slab_watch "$script"
+	grep -m10 'slab_watch/cache=' "$script"
 	grep -m10 kmem_cache_alloc "$script"
 	head -20 "${job}/report.txt"
 else

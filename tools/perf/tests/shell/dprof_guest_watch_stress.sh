@@ -1,0 +1,129 @@
+#!/bin/bash
+# perf dprof: slab watch alloc/free storm in a patched guest (exclusive)
+# SPDX-License-Identifier: GPL-2.0
+#
+# Stress the slab_watch PMU (kernel-patches/0004): in a 2-CPU guest, churn
+# filp, names_cache and vm_area_struct objects on both CPUs (opens, path
+# lookups, forks, pipes: objects freed on another CPU than the one that
+# allocated them) while three watches with a small patience retarget the
+# breakpoints all the time, and while short records create and destroy
+# watches (static key on and off) under the same load.  Fails on any BUG,
+# WARNING, lockdep, KASAN or RCU splat on the guest console.
+#
+# Meant for the debug kernel (scripts/guest/dprof-guest-debug.config:
+# KASAN, PROVE_LOCKING, DEBUG_ATOMIC_SLEEP), given as DPROF_DEBUG_KERNEL.
+# With DPROF_STRESS=1 and no debug kernel it boots DPROF_KERNEL, where
+# only BUG/WARNING can show up.  About 5 minutes under TCG.
+#
+# Needs (else skipped): DPROF_DEBUG_KERNEL or DPROF_STRESS=1, DPROF_KERNEL,
+# DPROF_VMLINUX, DPROF_RUN_IN_VM (see dprof_guest_watch.sh), and the
+# slab_watch PMU in the guest.
+
+set -u
+
+skip() {
+	echo "dprof guest slab watch stress test [Skipped: $*]"
+	exit 2
+}
+
+[ -n "${DPROF_DEBUG_KERNEL:-}" ] || [ "${DPROF_STRESS:-0}" = 1 ] ||
+	skip "DPROF_DEBUG_KERNEL not set (KERNEL_CONFIG_EXTRA=scripts/guest/dprof-guest-debug.config build), nor DPROF_STRESS=1"
+for v in DPROF_KERNEL DPROF_VMLINUX DPROF_RUN_IN_VM; do
+	[ -n "${!v:-}" ] || skip "$v not set (needs a guest kernel: make kernel, see scripts/run-demo.sh)"
+	[ -e "${!v}" ] || skip "$v=${!v} does not exist"
+done
+[ -x "$DPROF_RUN_IN_VM" ] || skip "$DPROF_RUN_IN_VM is not executable"
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed"
+perf_bin=$(readlink -f "$(command -v perf)") || skip "no perf in PATH"
+kernel=${DPROF_DEBUG_KERNEL:-$DPROF_KERNEL}
+[ -e "$kernel" ] || skip "DPROF_DEBUG_KERNEL=$kernel does not exist"
+
+job=$(mktemp -d /tmp/__perf_test.dprof_watch_stress.XXXXX)
+cleanup() {
+	rm -rf "${job}"
+	trap - EXIT TERM INT
+}
+trap_cleanup() {
+	cleanup
+	exit 1
+}
+trap trap_cleanup EXIT TERM INT
+
+# In the guest: exit 3 without the PMU.  ROUNDS storm rounds per CPU.
+PERF_GUEST=$perf_bin VM_JOBDIR=$job VM_ENV="PERF_GUEST ROUNDS" \
+ROUNDS=${DPROF_STRESS_ROUNDS:-30} VM_SHARES=$(dirname "$perf_bin") \
+VM_TIMEOUT=${DPROF_VM_TIMEOUT:-900} "$DPROF_RUN_IN_VM" "$kernel" '
+[ -d /sys/bus/event_source/devices/slab_watch ] || { echo "no slab_watch PMU"; exit 3; }
+cat /proc/sys/kernel/tainted > /mnt/tainted.before
+echo x > /tmp/f
+cat > /tmp/storm.sh <<EOF
+for r in \$(seq \$ROUNDS); do
+	fd=()
+	for j in \$(seq \$((r % 16 + 1))); do exec {x}< /tmp/f; fd+=(\$x); done
+	ls /proc/self/ > /dev/null
+	cat /tmp/f | cat > /dev/null
+	( : < /tmp/f ) &
+	for j in \${fd[@]}; do exec {j}<&-; done
+	wait
+done
+EOF
+storm() {
+	taskset -c 0 bash /tmp/storm.sh & taskset -c 1 bash /tmp/storm.sh &
+	wait
+}
+# long-lived watches on three caches, patience 4: constant retargeting
+"$PERF_GUEST" dprof record -q -a --watch=filp:0/8,names_cache:0/8,vm_area_struct:0/8 \
+	--watch-patience=4 -o /tmp/w.data -- bash -c "$(declare -f storm); storm" || exit 1
+# watches created and destroyed under load
+storm > /dev/null 2>&1 &
+for i in $(seq 10); do
+	"$PERF_GUEST" record -q -a -e slab_watch/cache=$(cat /sys/kernel/slab/filp/watch_id),len=8,rw=1,patience=1,period=1/ \
+		-o /tmp/s.data -- sleep 0.2 || exit 1
+done
+wait
+"$PERF_GUEST" script -i /tmp/w.data -F event 2>/dev/null | grep -c "^ *slab_watch/" > /mnt/hits
+cat /proc/sys/kernel/tainted > /mnt/tainted.after
+dmesg > /mnt/dmesg.txt
+' > "${job}/vm.log" 2>&1
+rc=$?
+if [ $rc -eq 3 ]; then
+	cleanup
+	skip "$kernel: no slab_watch PMU (kernel-patches/ with CONFIG_SLAB_WATCH=y)"
+fi
+
+err=0
+if [ $rc -ne 0 ]; then
+	echo "dprof guest slab watch stress test [Failed: guest rc=$rc]"
+	err=1
+fi
+# The kernel log: dmesg at the end, and the console that run-in-vm.sh
+# leaves in the job dir (loglevel=4: errors only, but it has a panic).
+console=${job}/.console
+cat "${job}/dmesg.txt" >> "$console" 2>/dev/null
+# (lockdep and KASAN reports start with WARNING: or BUG:)
+splat='BUG:|WARNING:|INFO: task .* blocked|rcu: INFO|UBSAN:|Oops|general protection fault|list_(add|del) corruption'
+if [ ! -s "${job}/dmesg.txt" ]; then
+	echo "dprof guest slab watch stress test [Failed: no guest kernel log]"
+	err=1
+fi
+if grep -qE "$splat" "$console"; then
+	echo "dprof guest slab watch stress test [Failed: kernel splat]"
+	grep -m5 -A25 -E "$splat" "$console"
+	err=1
+fi
+hits=$(cat "${job}/hits" 2>/dev/null || echo 0)
+if [ "${hits:-0}" -eq 0 ]; then
+	echo "dprof guest slab watch stress test [Failed: no watch hits]"
+	err=1
+fi
+if [ "$(cat "${job}/tainted.before" 2>/dev/null)" != "$(cat "${job}/tainted.after" 2>/dev/null)" ]; then
+	echo "dprof guest slab watch stress test [Failed: kernel tainted during the run]"
+	err=1
+fi
+if [ $err -ne 0 ]; then
+	tail -n 40 "${job}/vm.log"
+else
+	echo "dprof guest slab watch stress test [Success: $hits hits, no splat on $kernel]"
+fi
+cleanup
+exit $err
