@@ -67,6 +67,7 @@
 #include "util/dprof/softsample.h"
 #include "util/dprof/classify.h"
 #include "util/dprof/workingset.h"
+#include "util/dprof/datasrc.h"
 #include "ui/stdio/dprof.h"
 #include "util/dprof/btftypes.h"
 #include "util/dprof/types.h"
@@ -125,6 +126,7 @@ struct perf_dprof {
 	u64			nr_names_learned;
 	u64			nr_name_conflicts;
 	u64			nr_lost;
+	struct dprof_mem_stats	mem;		/* decoded data_src */
 #ifdef HAVE_DWARF_SUPPORT
 	struct hashmap		*dwarf;		/* dso -> struct dprof_dwarf * */
 #endif
@@ -335,21 +337,25 @@ static int dprof__kfree(struct perf_dprof *dprof, struct evsel *evsel,
 /* ---------------------------------------------------------------------- */
 /* access samples                                                          */
 
-static void dprof_access__decode_data_src(struct dprof_access *acc,
+/* Return: false when the sample is no memory access (AMD IBS tags any op). */
+static bool dprof_access__decode_data_src(struct perf_dprof *dprof,
+					  struct dprof_access *acc,
+					  struct evsel *evsel,
 					  const struct perf_sample *sample)
 {
-	union perf_mem_data_src src = { .val = sample->data_src };
+	bool ws = evsel->core.attr.sample_type & PERF_SAMPLE_WEIGHT_STRUCT;
+	struct dprof_mem mem;
 
-	acc->is_write = src.mem_op & PERF_MEM_OP_STORE;
-	if (src.mem_lvl_num && src.mem_lvl_num != PERF_MEM_LVLNUM_NA) {
-		acc->level_known = true;
-		acc->miss = src.mem_lvl_num != PERF_MEM_LVLNUM_L1;
-	} else if (src.mem_lvl && !(src.mem_lvl & PERF_MEM_LVL_NA)) {
-		acc->level_known = true;
-		acc->miss = !((src.mem_lvl & PERF_MEM_LVL_L1) &&
-			      (src.mem_lvl & PERF_MEM_LVL_HIT));
-	}
-	acc->weight = sample->weight;
+	dprof_mem__decode(&mem, sample->data_src, sample->weight, ws);
+	dprof_mem_stats__add(&dprof->mem, &mem);
+	acc->is_write = mem.is_write;
+	acc->level_known = mem.level_known;
+	acc->miss = mem.miss;
+	acc->level = mem.level;
+	acc->hitm = mem.hitm;
+	acc->remote = mem.remote;
+	acc->weight = mem.latency;
+	return mem.mem_op;
 }
 
 static void dprof__unresolved(struct perf_dprof *dprof, enum dprof_unres why)
@@ -568,8 +574,15 @@ static int dprof__access(struct perf_dprof *dprof, struct evsel *evsel,
 	struct thread *thread;
 	int ret;
 
-	if (evsel->core.attr.sample_type & PERF_SAMPLE_DATA_SRC)
-		dprof_access__decode_data_src(&acc, sample);
+	/*
+	 * perf record -d samples data_src for every event, so cpu-clock's
+	 * says PERF_MEM_NA: only a memory sampler's data_src is decoded.
+	 */
+	if ((evsel->core.attr.sample_type & PERF_SAMPLE_DATA_SRC) &&
+	    !(evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR) &&
+	    evsel->core.attr.type != PERF_TYPE_SOFTWARE &&
+	    !dprof_access__decode_data_src(dprof, &acc, evsel, sample))
+		return 0;	/* counted in dprof->mem.no_memop */
 	dprof_profile__count(&dprof->prof, &acc);
 
 	thread = machine__findnew_thread(machine, sample->pid, sample->tid);
@@ -1036,6 +1049,37 @@ static void dprof__print_size(FILE *fp, u64 bytes)
 		fprintf(fp, " %7" PRIu64 "B", bytes);
 }
 
+/* What the memory PMU's data_src said, level by level; nothing if silent. */
+static void dprof__print_data_src(const struct dprof_mem_stats *st, FILE *fp)
+{
+	const char *sep = "";
+	u64 known = 0;
+	int l;
+
+	if (st->no_memop)
+		fprintf(fp, "# no memory op (excluded): %" PRIu64 " samples\n",
+			st->no_memop);
+	for (l = 0; l < DPROF_MEM_LVL__MAX; l++)
+		known += st->level[l];
+	if (!known)
+		return;
+	fprintf(fp, "# data source of %" PRIu64 " memory-op samples:", st->samples);
+	for (l = 0; l < DPROF_MEM_LVL__MAX; l++) {
+		if (!st->level[l])
+			continue;
+		fprintf(fp, "%s %s %.1f%%", sep, l == DPROF_MEM_LVL_UNKNOWN ?
+			"missed, source unknown" : dprof_mem_level__str(l),
+			pct(st->level[l], st->samples));
+		sep = ",";
+	}
+	if (known < st->samples)
+		fprintf(fp, ", not said %.1f%%", pct(st->samples - known, st->samples));
+	fprintf(fp, "\n");
+	fprintf(fp, "# HITM %" PRIu64 ", peer/forward %" PRIu64 ", remote %" PRIu64
+		", TLB miss %" PRIu64 ", locked %" PRIu64 " samples\n",
+		st->hitm, st->peer, st->remote, st->tlb_miss, st->locked);
+}
+
 static void dprof__print_header(struct perf_dprof *dprof, FILE *fp)
 {
 	struct dprof_profile *prof = &dprof->prof;
@@ -1061,6 +1105,8 @@ static void dprof__print_header(struct perf_dprof *dprof, FILE *fp)
 		fprintf(fp, "# average sampled latency: %.0f cycles over %" PRIu64 " samples\n",
 			(double)prof->total.lat_sum / prof->total.lat_n,
 			prof->total.lat_n);
+	if (dprof->has_mem_pmu)
+		dprof__print_data_src(&dprof->mem, fp);
 	if (dprof->has_alloc)
 		fprintf(fp, "# address set: kmem tracepoints, %" PRIu64 " allocs, %" PRIu64
 			" frees; slab cache names %s; kmalloc caches from bytes_alloc\n",

@@ -29,6 +29,10 @@ fi
 grep -q '^# resolved .* of 14 samples' "${tmp}/out" || err=1
 grep -q '^# sampled misses (not an L1 hit): 10 of 14 ' "${tmp}/out" || err=1
 grep -q '^# average sampled latency: ' "${tmp}/out" || err=1
+# data_src by level, as perf mem report counts them: LFB 5, L3 4, L1 4, L2 1
+grep -q '^# data source of 14 memory-op samples: L1 28.6%, LFB/MAB 35.7%, L2 7.1%, L3 28.6%$' \
+	"${tmp}/out" || err=1
+grep -q '^# average sampled latency: 123 cycles over 14 samples$' "${tmp}/out" || err=1
 # nothing is invented: with nothing resolved there is no row
 if grep -qE '^  [^ ].* [0-9.]+%' "${tmp}/out"; then
 	echo "dprof inputs test [Failed: rows for a file whose addresses cannot resolve]"

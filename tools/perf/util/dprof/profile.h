@@ -62,9 +62,12 @@ struct dprof_access {
 	u64	time;
 	u32	cpu;
 	u64	weight;		/* latency, 0 when not measured */
+	u8	level;		/* enum dprof_mem_level, when level_known */
 	bool	is_write;
 	bool	level_known;
 	bool	miss;
+	bool	hitm;		/* snoop hit a modified line elsewhere */
+	bool	remote;		/* data from another node */
 };
 
 /* Per (offset, ip) counts inside one class: member and code drill-down. */
