@@ -31,6 +31,7 @@
 #include "util/dprof/cachesim.h"
 #include "util/dprof/classify.h"
 #include "util/dprof/profile.h"
+#include "util/dprof/workingset.h"
 #include "dprof-tests.h"
 
 #define MM_MAX_CPUS	8
@@ -44,6 +45,7 @@ struct mm_params {
 	u32		period;		/* one access in period is sampled */
 	u32		steps;
 	bool		measured;	/* samples carry hit/miss */
+	bool		ws_only;	/* score only the working set */
 };
 
 /* Fully associative LRU cache of the same capacity. */
@@ -66,6 +68,8 @@ struct mm_type {
 	int			planted;	/* expected top class, or -1 */
 	u64			truth[DPROF_MISS__MAX + 1];
 	u64			got[DPROF_MISS__MAX];
+	u64			resident;	/* its lines in the CPUs' caches */
+	double			resident_sum;	/* ... summed over accesses */
 };
 
 struct mm_model {
@@ -75,6 +79,8 @@ struct mm_model {
 	struct mm_fa		fa[MM_MAX_CPUS];
 	struct hashmap		*lines;
 	struct dprof_classify	cl;
+	struct dprof_workingset	ws;		/* --view=workingset */
+	bool			has_ws;
 	struct mm_type		types[MM_MAX_TYPES];
 	int			nr_types;
 	u64			rnd;
@@ -167,7 +173,26 @@ static int mm_model__init(struct mm_model *m, const struct mm_params *p)
 			return -ENOMEM;
 	}
 	/* the classifier sees the same geometry as the private caches */
-	return dprof_classify__init(&m->cl, &m->geom);
+	if (dprof_classify__init(&m->cl, &m->geom))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * The working-set view replays the sampled accesses through one cache;
+ * give it what the CPUs' private caches hold together: as many sets,
+ * nr_cpus times the ways.
+ */
+static int mm_model__init_ws(struct mm_model *m)
+{
+	struct dprof_cache_geom g;
+
+	if (dprof_cache_geom__set(&g, 2, m->p.cache_size * m->p.nr_cpus,
+				  4 * m->p.nr_cpus, 64) ||
+	    dprof_workingset__init(&m->ws, &g))
+		return -ENOMEM;
+	m->has_ws = true;
+	return 0;
 }
 
 static void mm_model__exit(struct mm_model *m)
@@ -177,6 +202,8 @@ static void mm_model__exit(struct mm_model *m)
 	u32 c;
 
 	dprof_classify__exit(&m->cl);
+	if (m->has_ws)
+		dprof_workingset__exit(&m->ws);
 	for (c = 0; c < MM_MAX_CPUS; c++) {
 		dprof_cache__exit(&m->cache[c]);
 		free(m->fa[c].tag);
@@ -218,6 +245,8 @@ static void mm_free(struct mm_model *m, struct mm_type *t, u64 base, u32 cpu)
 
 	if (!m->err && m->cl.sink.free)
 		m->err = m->cl.sink.free(&m->cl.sink, &obj, m->time, cpu);
+	if (!m->err && m->has_ws)
+		m->err = m->ws.sink.free(&m->ws.sink, &obj, m->time, cpu);
 }
 
 static struct mm_line *mm_line(struct mm_model *m, u64 tag)
@@ -242,14 +271,21 @@ static void mm_access(struct mm_model *m, u32 cpu, struct mm_type *t,
 	u64 addr = base + off, tag = addr / 64;
 	u64 mask = 0xffull << (addr % 64);
 	struct mm_line *l = mm_line(m, tag);
+	struct dprof_cache_line victim;
 	bool hit, fa_hit;
-	int truth = -1;
+	int truth = -1, i;
 	u32 c;
 
 	if (!l || m->err)
 		return;
 	m->time++;
-	hit = dprof_cache__access(&m->cache[cpu], addr, NULL, 0, NULL);
+	/* lines carry their type: the true working set of each type */
+	hit = dprof_cache__access(&m->cache[cpu], addr, t, 0, &victim);
+	if (!hit) {
+		t->resident++;
+		if (victim.stamp && victim.owner)
+			((struct mm_type *)victim.owner)->resident--;
+	}
 	fa_hit = mm_fa__access(&m->fa[cpu], tag);
 	if (!hit) {
 		if (l->invalidated & (1 << cpu))
@@ -266,6 +302,7 @@ static void mm_access(struct mm_model *m, u32 cpu, struct mm_type *t,
 		if (c == cpu)
 			continue;
 		if (dprof_cache__invalidate(&m->cache[c], addr)) {
+			t->resident--;
 			l->invalidated |= 1 << c;
 			l->inval_mask[c] = mask;
 		} else if (l->invalidated & (1 << c)) {
@@ -273,6 +310,8 @@ static void mm_access(struct mm_model *m, u32 cpu, struct mm_type *t,
 		}
 		mm_fa__invalidate(&m->fa[c], tag);
 	}
+	for (i = 0; i < m->nr_types; i++)
+		m->types[i].resident_sum += m->types[i].resident;
 
 	if (m->next_sample-- > 1)
 		return;
@@ -288,6 +327,8 @@ static void mm_access(struct mm_model *m, u32 cpu, struct mm_type *t,
 
 		m->nr_samples++;
 		m->err = m->cl.sink.access(&m->cl.sink, &acc, &t->cls, off);
+		if (!m->err && m->has_ws)
+			m->err = m->ws.sink.access(&m->ws.sink, &acc, &t->cls, off);
 		if (m->err)
 			return;
 	}
@@ -401,6 +442,42 @@ static void mm_private(struct mm_model *m, struct mm_type *t, u32 step)
 		  mm_rand(m) & 1);
 }
 
+/*
+ * The working-set view's average resident bytes of each type, from the
+ * sampled accesses alone, against the time average of the bytes of that
+ * type the model's caches really held.  The planted capacity type fills
+ * the caches.  Issue 4 asks for 20%; the estimate is within 1% on every
+ * variant, and averaging in the model's cold start costs 15-17% at long
+ * periods, so fail above 10% to catch that.
+ */
+static int mm_ws_check(struct mm_model *m, const char *scenario)
+{
+	double line = m->ws.cache.geom.line;
+	int i, ret = TEST_OK;
+
+	dprof_workingset__finish(&m->ws);
+	for (i = 0; i < m->nr_types; i++) {
+		struct mm_type *t = &m->types[i];
+		struct dprof_ws_class *wc = dprof_workingset__class(&m->ws, &t->cls);
+		double truth = m->time ? t->resident_sum / m->time * 64 : 0;
+		double est = wc && m->ws.weight ? wc->lines_sum / m->ws.weight * line : 0;
+		double off = truth ? 100.0 * (est - truth) / truth : 0;
+		bool check = t->planted == DPROF_MISS_CAPACITY;
+
+		pr_debug("dprof model:   working set %-9s resident %8.0f bytes, estimated %8.0f (%+.1f%%) of %llu cache bytes, %llu snapshots%s\n",
+			 t->cls.name, truth, est, off,
+			 (unsigned long long)m->ws.cache.geom.size,
+			 (unsigned long long)m->ws.nr_snaps,
+			 check ? " (checked: within 10%)" : "");
+		if (check && (!truth || off > 10 || off < -10)) {
+			pr_debug("dprof model: %s: working set of %s off by %+.1f%%\n",
+				 scenario, t->cls.name, off);
+			ret = TEST_FAIL;
+		}
+	}
+	return ret;
+}
+
 typedef void (*mm_gen_fn)(struct mm_model *m, struct mm_type *t, u32 step);
 
 enum mm_scenario {
@@ -446,6 +523,8 @@ static int mm_run(enum mm_scenario sc, const struct mm_params *p,
 	if (!m)
 		return TEST_FAIL;
 	if (mm_model__init(m, p))
+		goto out;
+	if (sc == MM_CAPACITY && mm_model__init_ws(m))
 		goto out;
 	for (i = 0; i < MM_MAX_TYPES && (i == 0 || use[sc][i]); i++) {
 		int g = use[sc][i];
@@ -501,14 +580,17 @@ static int mm_run(enum mm_scenario sc, const struct mm_params *p,
 			 (unsigned long long)t->truth[0], (unsigned long long)t->truth[1],
 			 (unsigned long long)t->truth[2], (unsigned long long)t->truth[3],
 			 (unsigned long long)t->truth[MM_COLD]);
-		if (t->planted >= 0 && (!misses || top != t->planted)) {
+		if (t->planted >= 0 && (!misses || top != t->planted) &&
+		    !p->ws_only) {
 			pr_debug("dprof model: %s: %s is not classified as %s\n",
 				 mm_scenario_str[sc], t->cls.name,
 				 dprof_miss_class__str(t->planted));
 			ret = TEST_FAIL;
 		}
 	}
-	if (p->measured && *agreement < 90.0) {
+	if (m->has_ws && mm_ws_check(m, mm_scenario_str[sc]) != TEST_OK)
+		ret = TEST_FAIL;
+	if (p->measured && *agreement < 90.0 && !p->ws_only) {
 		pr_debug("dprof model: %s: agreement %.1f%% < 90%%\n",
 			 mm_scenario_str[sc], *agreement);
 		ret = TEST_FAIL;
@@ -527,6 +609,11 @@ int test__dprof_missmodel(struct test_suite *test __maybe_unused,
 		{ .seed = 2, .nr_cpus = 4, .cache_size = 16384, .period = 7 },
 		{ .seed = 3, .nr_cpus = 8, .cache_size = 32768, .period = 31 },
 		{ .seed = 4, .nr_cpus = 3, .cache_size = 8192,  .period = 101 },
+	};
+	static const struct mm_params ws_variants[] = {
+		{ .seed = 5, .nr_cpus = 6, .cache_size = 8192,  .period = 13 },
+		{ .seed = 6, .nr_cpus = 2, .cache_size = 32768, .period = 127 },
+		{ .seed = 7, .nr_cpus = 8, .cache_size = 32768, .period = 61 },
 	};
 	double sum = 0, agreement, worst = 100;
 	int ret = TEST_OK, runs = 0;
@@ -552,6 +639,16 @@ int test__dprof_missmodel(struct test_suite *test __maybe_unused,
 			if (mm_run(sc, &p, &agreement) != TEST_OK)
 				ret = TEST_FAIL;
 		}
+	}
+	/* the working set: more seeds and shapes, longer periods */
+	for (v = 0; v < ARRAY_SIZE(ws_variants); v++) {
+		struct mm_params p = ws_variants[v];
+
+		p.measured = true;
+		p.ws_only = true;	/* the classifier is scored above */
+		p.steps = (60000 + 20000 * p.nr_cpus) * max(1U, p.period / 8);
+		if (mm_run(MM_CAPACITY, &p, &agreement) != TEST_OK)
+			ret = TEST_FAIL;
 	}
 	pr_debug("dprof model: measured misses: mean agreement %.1f%%, worst %.1f%% over %d runs\n",
 		 sum / runs, worst, runs);

@@ -284,6 +284,12 @@ int dprof_workingset__fprintf(const struct dprof_workingset *ws,
 	fprintf(fp, "# replayed %" PRIu64 " accesses (%.1f%% model misses), %" PRIu64 " snaps\n",
 		ws->cache.nr_access, pct(ws->cache.nr_miss, ws->cache.nr_access),
 		ws->nr_snaps);
+	if (ws->warm_at)
+		fprintf(fp, "# averaged from access %" PRIu64 " on: the model had filled %s\n",
+			ws->warm_at, "as many lines as it holds");
+	else
+		fprintf(fp, "# the model never filled: %s\n",
+			"averaged over the whole replay, cold start included");
 	fprintf(fp,
 		"# from access samples (statistical): only sampled lines enter the model, so residency is a\n"
 		"#   lower bound%s\n",

@@ -102,6 +102,29 @@ dprof_workingset__findnew(struct dprof_workingset *ws,
 	return wc;
 }
 
+/*
+ * The real cache was full when recording began; the model starts empty
+ * and, fed only the sampled accesses, fills period times more slowly than
+ * the cache it models.  Averaging that cold start in understates every
+ * type (by 17% in the test model at period 31).  Once the model has
+ * filled as many lines as it holds, forget the snapshots taken so far.
+ */
+static void dprof_workingset__warm(struct dprof_workingset *ws)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	hashmap__for_each_entry(ws->classes, cur, bkt) {
+		struct dprof_ws_class *wc = cur->pvalue;
+
+		wc->lines_sum = 0;
+		wc->objs_sum = 0;
+	}
+	ws->weight = 0;
+	ws->warm_at = ws->cache.nr_access;
+	ws->next_snap = ws->cache.nr_access + ws->interval;
+}
+
 static int dprof_workingset__access(struct dprof_sink *sink,
 				    const struct dprof_access *acc,
 				    struct dprof_class *cls, u64 offset)
@@ -122,6 +145,9 @@ static int dprof_workingset__access(struct dprof_sink *sink,
 		ws->set_lines[set]++;
 		ws->nr_lines++;
 	}
+	if (!ws->warm_at &&
+	    ws->cache.nr_miss >= (u64)ws->cache.geom.nr_sets * ws->cache.geom.ways)
+		dprof_workingset__warm(ws);
 	if (ws->cache.nr_access >= ws->next_snap) {
 		dprof_workingset__snapshot(ws, ws->interval);
 		if (ws->nr_snaps % DPROF_WS_SNAPS == 0)
@@ -186,7 +212,7 @@ int dprof_workingset__finish(struct dprof_workingset *ws)
 {
 	u64 last = ws->next_snap - ws->interval;
 
-	if (ws->cache.nr_access > last || !ws->nr_snaps)
+	if (ws->cache.nr_access > last || !ws->weight)
 		dprof_workingset__snapshot(ws, ws->cache.nr_access - last ?: 1);
 	return 0;
 }

@@ -24,7 +24,8 @@ struct dprof_ws_class {
  * The working-set view (paper section 3.2): one cache of geometry @geom,
  * shared by all CPUs, replays the accesses in time order; a freed object's
  * lines stay cached but belong to nobody.  Snapshots of what each class
- * holds are averaged over the replay.
+ * holds are averaged over the replay, from the point on where the model
+ * is warm (warm_at; 0 when it never was, and the whole replay counts).
  */
 struct dprof_workingset {
 	struct dprof_sink	sink;
@@ -36,6 +37,7 @@ struct dprof_workingset {
 	u64			next_snap;
 	double			weight;		/* sum of snapshot weights */
 	u64			nr_snaps;
+	u64			warm_at;	/* access the average starts at */
 	void			*pairs;		/* snapshot scratch */
 };
 
