@@ -355,6 +355,7 @@ static int dprof_text_browser__run(struct dprof_text_browser *tb,
 {
 	struct ui_browser *b = &tb->b;
 	enum dprof_browser_view view;
+	u32 idx;
 	int key;
 
 	b->entries = tb->text.shown;
@@ -369,6 +370,12 @@ static int dprof_text_browser__run(struct dprof_text_browser *tb,
 	if (ui_browser__show(b, title, "%s  m c w f p: views  /: search  q/ESC: back  ?: help",
 			     tb->tree ? "ENTER/+: fold" : "LEFT/RIGHT: scroll") < 0)
 		return -1;
+
+	/* a tree: the cursor on its root, past the comment lines */
+	for (idx = 0; tb->tree && idx + 1 < b->nr_entries &&
+	     tb->text.shown[idx]->depth < 0; idx++)
+		;
+	dprof_browser__goto(b, idx);
 
 	while (1) {
 		key = ui_browser__run(b, 0);
