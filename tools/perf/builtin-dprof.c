@@ -69,6 +69,8 @@
 #include "util/dprof/workingset.h"
 #include "util/dprof/datasrc.h"
 #include "ui/stdio/dprof.h"
+#include "ui/browsers/dprof.h"
+#include "ui/ui.h"
 #include "util/dprof/btftypes.h"
 #include "util/dprof/types.h"
 #ifdef HAVE_DWARF_SUPPORT
@@ -114,6 +116,7 @@ struct perf_dprof {
 	const char		*cache_spec;	/* --cache, for classify/workingset */
 	float			percent_limit;
 	bool			use_stdio;
+	bool			use_tui;
 	bool			force;
 	/* what the recording held */
 	bool			has_alloc;
@@ -1299,15 +1302,40 @@ out:
 	strbuf_release(&desc);
 }
 
-static int dprof__print(struct perf_dprof *dprof, FILE *fp)
-{
-	struct dprof_class **rows;
-	struct dprof_row_info *info;
-	enum dprof_sort sort = DPROF_SORT_SAMPLES;
-	int type_width = 4, desc_width = 12;
-	size_t nr = 0, i;
-	bool found = false, *shown;
+/* The rows of the data profile, as --stdio and the TUI show them. */
+struct dprof_table {
+	struct dprof_class	**rows;
+	struct dprof_row_info	*info;
+	bool			*shown;		/* --type and --percent-limit */
+	size_t			nr;
+	int			type_width;
+	int			desc_width;
+};
 
+static void dprof_table__exit(struct dprof_table *t)
+{
+	size_t i;
+
+	for (i = 0; t->info && i < t->nr; i++) {
+		strbuf_release(&t->info[i].type);
+		strbuf_release(&t->info[i].desc);
+	}
+	zfree(&t->info);
+	zfree(&t->shown);
+	if (t->rows)
+		dprof_rows__free(t->rows, t->nr);
+	t->rows = NULL;
+}
+
+/* The rows in --sort order, their types, and the column widths. */
+static int dprof_table__init(struct dprof_table *t, struct perf_dprof *dprof)
+{
+	enum dprof_sort sort = DPROF_SORT_SAMPLES;
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	t->type_width = 4;
+	t->desc_width = 12;
 	if (dprof->sort_str && dprof_sort__parse(dprof->sort_str, &sort)) {
 		pr_err("dprof: unknown sort key '%s' (samples, misses, latency, objects)\n",
 		       dprof->sort_str);
@@ -1320,62 +1348,73 @@ static int dprof__print(struct perf_dprof *dprof, FILE *fp)
 		return -EINVAL;
 	}
 
-	rows = dprof_profile__rows(&dprof->prof, &nr);
-	if (!rows)
+	t->rows = dprof_profile__rows(&dprof->prof, &t->nr);
+	if (!t->rows)
 		return -ENOMEM;
-	dprof_rows__sort(rows, nr, sort);
-	info = calloc(nr + 1, sizeof(*info));
-	shown = calloc(nr + 1, sizeof(*shown));
-	if (!info || !shown) {
-		free(info);
-		free(shown);
-		dprof_rows__free(rows, nr);
+	dprof_rows__sort(t->rows, t->nr, sort);
+	t->info = calloc(t->nr + 1, sizeof(*t->info));
+	t->shown = calloc(t->nr + 1, sizeof(*t->shown));
+	if (!t->info || !t->shown) {
+		zfree(&t->info);
+		dprof_table__exit(t);
 		return -ENOMEM;
 	}
-	for (i = 0; i < nr; i++)
-		dprof__row_info(dprof, rows[i], &info[i]);
+	for (i = 0; i < t->nr; i++)
+		dprof__row_info(dprof, t->rows[i], &t->info[i]);
 
-	for (i = 0; i < nr; i++) {
-		shown[i] = (!dprof->type_name ||
-			    dprof__row_matches(rows[i], &info[i], dprof->type_name)) &&
-			   pct(rows[i]->stats.samples, dprof->prof.nr_samples) >=
-			   dprof->percent_limit;
-		if (!shown[i])
+	for (i = 0; i < t->nr; i++) {
+		t->shown[i] = (!dprof->type_name ||
+			       dprof__row_matches(t->rows[i], &t->info[i], dprof->type_name)) &&
+			      pct(t->rows[i]->stats.samples, dprof->prof.nr_samples) >=
+			      dprof->percent_limit;
+		if (!t->shown[i])
 			continue;
-		type_width = max_t(int, type_width,
-				 (int)strlen(dprof_row_info__type(rows[i], &info[i])));
-		desc_width = max_t(int, desc_width, info[i].desc.len);
+		t->type_width = max_t(int, t->type_width,
+				      (int)strlen(dprof_row_info__type(t->rows[i], &t->info[i])));
+		t->desc_width = max_t(int, t->desc_width, t->info[i].desc.len);
 	}
-	type_width = min_t(int, type_width, DPROF_TYPE_WIDTH_MAX);
-	desc_width = min_t(int, desc_width, DPROF_DESC_WIDTH_MAX);
+	t->type_width = min_t(int, t->type_width, DPROF_TYPE_WIDTH_MAX);
+	t->desc_width = min_t(int, t->desc_width, DPROF_DESC_WIDTH_MAX);
+	return 0;
+}
 
-	dprof__print_header(dprof, fp);
+static void dprof__print_columns(FILE *fp, const struct dprof_table *t)
+{
 	fprintf(fp, "#");
-	fprint_column(fp, "Type", type_width);
-	fprint_column(fp, "Cache / kind", desc_width);
+	fprint_column(fp, "Type", t->type_width);
+	fprint_column(fp, "Cache / kind", t->desc_width);
 	fprintf(fp, " %7s %7s %7s %8s %8s %6s  %s\n", "Samples", "Misses",
 		"AvgLat", "Objects", "WS size", "Bounce", "Hot members");
-	for (i = 0; i < nr; i++) {
-		if (shown[i])
-			dprof__print_row(dprof, fp, rows[i], &info[i], type_width,
-					 desc_width);
+}
+
+static int dprof__print(struct perf_dprof *dprof, FILE *fp)
+{
+	struct dprof_table t;
+	bool found = false;
+	size_t i;
+	int err;
+
+	err = dprof_table__init(&t, dprof);
+	if (err)
+		return err;
+
+	dprof__print_header(dprof, fp);
+	dprof__print_columns(fp, &t);
+	for (i = 0; i < t.nr; i++) {
+		if (t.shown[i])
+			dprof__print_row(dprof, fp, t.rows[i], &t.info[i],
+					 t.type_width, t.desc_width);
 	}
-	for (i = 0; dprof->type_name && i < nr; i++) {
-		if (!dprof__row_matches(rows[i], &info[i], dprof->type_name))
+	for (i = 0; dprof->type_name && i < t.nr; i++) {
+		if (!dprof__row_matches(t.rows[i], &t.info[i], dprof->type_name))
 			continue;
 		found = true;
-		dprof__print_type(dprof, fp, rows[i], &info[i]);
+		dprof__print_type(dprof, fp, t.rows[i], &t.info[i]);
 	}
 	if (dprof->type_name && !found)
 		fprintf(fp, "\n# no samples for type '%s'\n", dprof->type_name);
 
-	for (i = 0; i < nr; i++) {
-		strbuf_release(&info[i].type);
-		strbuf_release(&info[i].desc);
-	}
-	free(info);
-	free(shown);
-	dprof_rows__free(rows, nr);
+	dprof_table__exit(&t);
 	return 0;
 }
 
@@ -1456,15 +1495,20 @@ struct dprof_views {
 	bool			on_ws;
 };
 
-/* The cache: --cache, else the recording's header, else this machine. */
+/*
+ * The cache: --cache, else the recording's header, else this machine.
+ * The TUI (@all) runs both simulations, for its keys to switch views.
+ */
 static int dprof_views__init(struct dprof_views *v, struct perf_dprof *dprof,
-			     struct perf_env *env)
+			     struct perf_env *env, bool all)
 {
+	bool cl = all || !strcmp(dprof->view, "classify");
+	bool ws = all || !strcmp(dprof->view, "workingset");
 	struct dprof_cache_geom geom;
 	int err;
 
 	memset(v, 0, sizeof(*v));
-	if (!strcmp(dprof->view, "profile") || dprof->hist)
+	if (!cl && !ws)
 		return 0;
 	if (dprof->cache_spec) {
 		if (dprof_cache_geom__parse(&geom, dprof->cache_spec)) {
@@ -1474,16 +1518,18 @@ static int dprof_views__init(struct dprof_views *v, struct perf_dprof *dprof,
 		}
 	} else if (dprof_cache_geom__env(&geom, env, 0) &&
 		   dprof_cache_geom__sysfs(&geom, NULL, 0)) {
-		pr_err("dprof: no cache geometry in the recording or sysfs: give --cache\n");
-		return -EINVAL;
+		if (!all)
+			pr_err("dprof: no cache geometry in the recording or sysfs: give --cache\n");
+		return -ENOENT;
 	}
-	if (!strcmp(dprof->view, "classify")) {
+	if (cl) {
 		err = dprof_classify__init(&v->cl, &geom);
 		if (err)
 			return err;
 		v->on_cl = true;
 		list_add_tail(&v->cl.sink.node, &dprof->sinks);
-	} else {
+	}
+	if (ws) {
 		err = dprof_workingset__init(&v->ws, &geom);
 		if (err)
 			return err;
@@ -1505,14 +1551,27 @@ static void dprof_views__exit(struct dprof_views *v)
 	}
 }
 
-static int dprof_views__print(struct dprof_views *v, struct perf_dprof *dprof,
-			      FILE *fp)
+/* The classify (@cl) or workingset view of @nr rows; after the replay. */
+static int dprof_views__fprintf(struct dprof_views *v, struct perf_dprof *dprof,
+				struct dprof_view_row *rows, size_t nr, bool cl,
+				FILE *fp)
 {
 	struct dprof_view view = {
 		.prof = &dprof->prof,
+		.rows = rows,
+		.nr = nr,
 		.has_soft = dprof->has_soft,
 		.has_levels = dprof->prof.has_levels,
 	};
+
+	return cl ? dprof_classify__fprintf(&v->cl, &view, fp) :
+		    dprof_workingset__fprintf(&v->ws, &view, fp);
+}
+
+static int dprof_views__print(struct dprof_views *v, struct perf_dprof *dprof,
+			      FILE *fp)
+{
+	struct dprof_view view = { .nr = 0 };
 	struct dprof_class **rows;
 	struct dprof_row_info *info;
 	size_t nr = 0, i;
@@ -1533,12 +1592,11 @@ static int dprof_views__print(struct dprof_views *v, struct perf_dprof *dprof,
 		view.rows[i].detail = dprof->type_name &&
 			dprof__row_matches(rows[i], &info[i], dprof->type_name);
 	}
-	view.nr = nr;
 	if (v->on_cl)
-		err = dprof_classify__fprintf(&v->cl, &view, fp);
+		err = dprof_views__fprintf(v, dprof, view.rows, nr, true, fp);
 	else
 		err = dprof_workingset__finish(&v->ws) ?:
-		      dprof_workingset__fprintf(&v->ws, &view, fp);
+		      dprof_views__fprintf(v, dprof, view.rows, nr, false, fp);
 	for (i = 0; i < nr; i++) {
 		strbuf_release(&info[i].type);
 		strbuf_release(&info[i].desc);
@@ -1553,9 +1611,9 @@ out:
 /* ---------------------------------------------------------------------- */
 /* paths and flow views: util/dprof/{histories,pathtrace,flow}.c           */
 
-static int dprof__flow_init(struct perf_dprof *dprof)
+static int dprof__flow_init(struct perf_dprof *dprof, bool all)
 {
-	if (strcmp(dprof->view, "paths") && strcmp(dprof->view, "flow"))
+	if (!all && strcmp(dprof->view, "paths") && strcmp(dprof->view, "flow"))
 		return 0;
 	dprof->hist = zalloc(sizeof(*dprof->hist));
 	if (!dprof->hist)
@@ -1574,41 +1632,245 @@ static void dprof__flow_exit(struct perf_dprof *dprof)
 	zfree(&dprof->hist);
 }
 
-/* The histories of --type, as the paper's table 1 or as the flow graph. */
-static int dprof__print_flow(struct perf_dprof *dprof, struct machine *machine,
-			     FILE *fp)
+/*
+ * The histories of @row or of the cache @name, as the paper's table 1 or
+ * (@flow) as the flow graph.  The histories are retagged for the path
+ * traces and then given their types back: the TUI shows several types.
+ */
+static int dprof__fprintf_flow(struct perf_dprof *dprof, struct machine *machine,
+			       struct dprof_class *row, const char *name,
+			       bool flow, const char *graph, FILE *fp)
 {
 	struct dprof_flow_report r = {
-		.h = dprof->hist, .name = dprof->type_name, .machine = machine,
-		.flow = !strcmp(dprof->view, "flow"), .graph = dprof->graph,
+		.h = dprof->hist, .name = name, .machine = machine,
+		.flow = flow, .graph = graph, .row = row,
 	};
-	struct dprof_class **rows, *cls;
 	struct dprof_history *hist;
-	struct dprof_row_info ri;
-	size_t nr = 0, i;
+	struct dprof_class *cls;
+	void **types;
+	size_t nr = 0, i = 0;
 	int err;
 
 	dprof_histories__finish(dprof->hist);
-	rows = dprof_profile__rows(&dprof->prof, &nr);	/* sets cls->row */
-	if (!rows)
+	list_for_each_entry(hist, &dprof->hist->done, list)
+		nr++;
+	types = calloc(nr + 1, sizeof(*types));
+	if (!types)
 		return -ENOMEM;
-	for (i = 0; i < nr && !r.row; i++) {
-		dprof__row_info(dprof, rows[i], &ri);
-		if (dprof__row_matches(rows[i], &ri, dprof->type_name))
-			r.row = rows[i];
-		strbuf_release(&ri.type);
-		strbuf_release(&ri.desc);
-	}
 	/* a history's type is its class; show those of the chosen row or cache */
 	r.type = &r;
 	list_for_each_entry(hist, &dprof->hist->done, list) {
 		cls = hist->type;
-		if (cls && ((r.row && cls->row == r.row) ||
-			    (cls->name && !strcmp(cls->name, dprof->type_name))))
+		types[i++] = cls;
+		if (cls && ((row && cls->row == row) ||
+			    (cls->name && !strcmp(cls->name, name))))
 			hist->type = r.type;
 	}
 	err = dprof_flow__report(&r, fp);
+	i = 0;
+	list_for_each_entry(hist, &dprof->hist->done, list)
+		hist->type = types[i++];
+	free(types);
+	return err;
+}
+
+/* --view=paths|flow --type=T */
+static int dprof__print_flow(struct perf_dprof *dprof, struct machine *machine,
+			     FILE *fp)
+{
+	struct dprof_class **rows, *row = NULL;
+	struct dprof_row_info ri;
+	size_t nr = 0, i;
+	int err;
+
+	rows = dprof_profile__rows(&dprof->prof, &nr);	/* sets cls->row */
+	if (!rows)
+		return -ENOMEM;
+	for (i = 0; i < nr && !row; i++) {
+		dprof__row_info(dprof, rows[i], &ri);
+		if (dprof__row_matches(rows[i], &ri, dprof->type_name))
+			row = rows[i];
+		strbuf_release(&ri.type);
+		strbuf_release(&ri.desc);
+	}
+	err = dprof__fprintf_flow(dprof, machine, row, dprof->type_name,
+				  !strcmp(dprof->view, "flow"), dprof->graph, fp);
 	dprof_rows__free(rows, nr);
+	return err;
+}
+
+/* ---------------------------------------------------------------------- */
+/* TUI: ui/browsers/dprof.c browses the stdio printers' output             */
+
+struct dprof_tui {
+	struct perf_dprof	*dprof;
+	struct dprof_views	*views;
+	struct machine		*machine;
+	struct dprof_table	t;
+	size_t			*idx;		/* browser row -> table row */
+	size_t			nr;
+	bool			no_geom;	/* no cache to model */
+};
+
+static int dprof_tui__columns(void *ctx, FILE *fp)
+{
+	struct dprof_tui *tui = ctx;
+
+	dprof__print_columns(fp, &tui->t);
+	return 0;
+}
+
+static int dprof_tui__row(void *ctx, size_t row, FILE *fp)
+{
+	struct dprof_tui *tui = ctx;
+	size_t i = tui->idx[row];
+
+	dprof__print_row(tui->dprof, fp, tui->t.rows[i], &tui->t.info[i],
+			 tui->t.type_width, tui->t.desc_width);
+	return 0;
+}
+
+static const char *dprof_tui__name(void *ctx, size_t row)
+{
+	struct dprof_tui *tui = ctx;
+	size_t i = tui->idx[row];
+
+	return dprof_row_info__type(tui->t.rows[i], &tui->t.info[i]);
+}
+
+/* The classify or workingset view of one row, or of all (DPROF_BROWSER_ALL). */
+static int dprof_tui__table(struct dprof_tui *tui, size_t row, bool cl, FILE *fp)
+{
+	struct dprof_view_row *vr;
+	size_t i, n = 0;
+	int err;
+
+	if (tui->no_geom || (cl ? !tui->views->on_cl : !tui->views->on_ws)) {
+		fprintf(fp, "# no cache geometry in the recording or sysfs: give --cache\n");
+		return 0;
+	}
+	vr = calloc(tui->nr + 1, sizeof(*vr));
+	if (!vr)
+		return -ENOMEM;
+	for (i = 0; i < tui->nr; i++) {
+		size_t k = tui->idx[i];
+
+		if (row != DPROF_BROWSER_ALL && i != row)
+			continue;
+		vr[n].type = dprof_row_info__type(tui->t.rows[k], &tui->t.info[k]);
+		vr[n].desc = tui->t.info[k].desc.buf;
+		vr[n].row = tui->t.rows[k];
+		vr[n].detail = row != DPROF_BROWSER_ALL;
+		n++;
+	}
+	err = dprof_views__fprintf(tui->views, tui->dprof, vr, n, cl, fp);
+	free(vr);
+	return err;
+}
+
+static int dprof_tui__view(void *ctx, size_t row, enum dprof_browser_view view,
+			   FILE *fp)
+{
+	struct dprof_tui *tui = ctx;
+	struct perf_dprof *dprof = tui->dprof;
+	size_t i = row != DPROF_BROWSER_ALL ? tui->idx[row] : 0;
+
+	switch (view) {
+	case DPROF_BROWSER_HEADER:
+		dprof__print_header(dprof, fp);
+		return 0;
+	case DPROF_BROWSER_CLASSIFY:
+	case DPROF_BROWSER_WORKINGSET:
+		return dprof_tui__table(tui, row, view == DPROF_BROWSER_CLASSIFY, fp);
+	case DPROF_BROWSER_FLOW:
+	case DPROF_BROWSER_PATHS:
+		if (row == DPROF_BROWSER_ALL)
+			return 0;
+		if (!dprof->watches)
+			fprintf(fp, "# no object histories: record with --watch=CACHE:OFFSET/LEN\n");
+		return dprof__fprintf_flow(dprof, tui->machine, tui->t.rows[i],
+					   dprof_tui__name(tui, row),
+					   view == DPROF_BROWSER_FLOW, NULL, fp);
+	case DPROF_BROWSER_MEMBERS:
+		if (row == DPROF_BROWSER_ALL)
+			return 0;
+		dprof__print_type(dprof, fp, tui->t.rows[i], &tui->t.info[i]);
+		return 0;
+	case DPROF_BROWSER__MAX:
+	default:
+		return -EINVAL;
+	}
+}
+
+static enum dprof_browser_view dprof__browser_view(const char *view)
+{
+	if (!strcmp(view, "classify"))
+		return DPROF_BROWSER_CLASSIFY;
+	if (!strcmp(view, "workingset"))
+		return DPROF_BROWSER_WORKINGSET;
+	if (!strcmp(view, "flow"))
+		return DPROF_BROWSER_FLOW;
+	if (!strcmp(view, "paths"))
+		return DPROF_BROWSER_PATHS;
+	return DPROF_BROWSER_MEMBERS;
+}
+
+/*
+ * The profile's rows (--percent-limit applies, --type does not: it picks
+ * the row to open first, in the --view asked for).
+ */
+static int dprof__browse(struct perf_dprof *dprof, struct dprof_views *views,
+			 bool no_geom, struct machine *machine)
+{
+	struct dprof_tui tui = {
+		.dprof = dprof, .views = views, .machine = machine,
+		.no_geom = no_geom,
+	};
+	struct dprof_browser db = {
+		.fprintf_columns = dprof_tui__columns,
+		.fprintf_row	 = dprof_tui__row,
+		.row_name	 = dprof_tui__name,
+		.fprintf_view	 = dprof_tui__view,
+		.ctx		 = &tui,
+		.input		 = dprof->input_name,
+	};
+	const char *type_name = dprof->type_name;
+	size_t i;
+	int err;
+
+	dprof->type_name = NULL;
+	err = dprof_table__init(&tui.t, dprof);
+	dprof->type_name = type_name;
+	if (err)
+		return err;
+	if (views->on_ws)
+		dprof_workingset__finish(&views->ws);
+	tui.idx = calloc(tui.t.nr + 1, sizeof(*tui.idx));
+	if (!tui.idx) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < tui.t.nr; i++) {
+		if (!tui.t.shown[i])
+			continue;
+		if (type_name && !db.start &&
+		    dprof__row_matches(tui.t.rows[i], &tui.t.info[i], type_name)) {
+			db.start = true;
+			db.start_row = tui.nr;
+		}
+		tui.idx[tui.nr++] = i;
+	}
+	if (!db.start && strcmp(dprof->view, "profile") &&
+	    !type_name) {	/* --view=classify|workingset: all types */
+		db.start = true;
+		db.start_row = DPROF_BROWSER_ALL;
+	}
+	db.start_view = dprof__browser_view(dprof->view);
+	db.nr_rows = tui.nr;
+	err = dprof_browser__run(&db);
+out:
+	free(tui.idx);
+	dprof_table__exit(&tui.t);
 	return err;
 }
 
@@ -1627,6 +1889,7 @@ static int dprof__report(struct perf_dprof *dprof)
 	};
 	struct perf_session *session;
 	struct dprof_views views = { .on_cl = false };
+	bool tui = false, no_geom = false;
 	int err;
 
 	perf_tool__init(&dprof->tool, /*ordered_events=*/true);
@@ -1677,8 +1940,17 @@ static int dprof__report(struct perf_dprof *dprof)
 	if (err)
 		goto out_profile;
 
-	err = dprof__flow_init(dprof) ?:
-	      dprof_views__init(&views, dprof, &session->header.env);
+	/* the TUI computes every view, for its keys to switch between them */
+	if (!dprof->consume) {
+		setup_browser(false);
+		tui = use_browser == 1;
+	}
+	err = dprof__flow_init(dprof, tui) ?:
+	      dprof_views__init(&views, dprof, &session->header.env, tui);
+	if (err == -ENOENT && tui) {
+		no_geom = true;		/* the TUI says so in those views */
+		err = 0;
+	}
 	if (err)
 		goto out_resolver;
 	err = perf_session__process_events(session);
@@ -1693,6 +1965,10 @@ static int dprof__report(struct perf_dprof *dprof)
 			 session->evlist->stats.total_lost_samples;
 	if (dprof->consume) {
 		err = dprof->consume(dprof, dprof->consume_arg);
+		goto out_resolver;
+	}
+	if (tui) {
+		err = dprof__browse(dprof, &views, no_geom, &session->machines.host);
 		goto out_resolver;
 	}
 	setup_pager();
@@ -1752,6 +2028,7 @@ static int cmd_dprof_report(int argc, const char **argv)
 	OPT_STRING('k', "vmlinux", &symbol_conf.vmlinux_name, "file",
 		   "vmlinux pathname (kernel code, symbols and types)"),
 	OPT_BOOLEAN(0, "stdio", &dprof.use_stdio, "use the stdio interface"),
+	OPT_BOOLEAN(0, "tui", &dprof.use_tui, "use the TUI interface (default on a terminal)"),
 	OPT_STRING(0, "view", &dprof.view, "view",
 		   "profile, classify, workingset, paths or flow"),
 	OPT_STRING(0, "graph", &dprof.graph, "file.dot",
@@ -1788,7 +2065,17 @@ static int cmd_dprof_report(int argc, const char **argv)
 		       dprof.view);
 		return -EINVAL;
 	}
-	/* The TUI browser is not written yet: both modes print text. */
+	/*
+	 * As perf report: the TUI on a terminal when built with slang
+	 * (setup_browser() decides), --stdio otherwise.  --graph writes a
+	 * file and prints, so it stays on stdio.
+	 */
+	if (dprof.use_stdio || dprof.graph)
+		use_browser = 0;
+#ifdef HAVE_SLANG_SUPPORT
+	else if (dprof.use_tui)
+		use_browser = 1;
+#endif
 	return dprof__report(&dprof);
 }
 

@@ -1,0 +1,147 @@
+#!/bin/bash
+# perf dprof: TUI browser views driven under tmux
+# SPDX-License-Identifier: GPL-2.0
+#
+# Record the dprof_struct workload (a global struct dprof_hot with two hot
+# members), open 'perf dprof report' in a tmux pane of a fixed size, and
+# drive it with keys: the data profile, ENTER for the members, c, w and f
+# for the miss classification, working set and data flow of the type, a
+# search, the help window, and q back out and exit.  Also check that
+# without a terminal report prints the stdio profile.
+
+set -u
+
+tmp=$(mktemp -d /tmp/__perf_test.dprof_tui.XXXXX)
+sock="dprof_tui_$$"	# a private tmux server: no other session is touched
+pane="dprof:0"
+
+cleanup() {
+	tmux -L "${sock}" kill-server >/dev/null 2>&1
+	rm -rf "${tmp}"
+	trap - EXIT TERM INT
+}
+trap 'cleanup; exit 1' TERM INT
+trap cleanup EXIT
+
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "dprof TUI test [Skipped: tmux not installed]"
+	exit 2
+fi
+if ! perf version --build-options | grep -Eq 'libslang: +\[ on'; then
+	echo "dprof TUI test [Skipped: perf built without slang]"
+	exit 2
+fi
+if ! perf record -o /dev/null -e cpu-clock --intr-regs=ip -- true >/dev/null 2>&1; then
+	echo "dprof TUI test [Skipped: cannot sample cpu-clock with interrupt registers]"
+	exit 2
+fi
+
+data="${tmp}/perf.data"
+if ! perf dprof record --sampler=soft --no-kmem -c 100000 -o "${data}" \
+		-- perf test -w dprof_struct 1 >/dev/null 2>&1; then
+	echo "dprof TUI test [Failed: record]"
+	exit 1
+fi
+
+# Not a terminal: the stdio profile.
+perf dprof report -i "${data}" > "${tmp}/stdio" 2>&1
+if ! grep -q '^# perf dprof report: data profile' "${tmp}/stdio" ||
+   ! grep -qE '^  struct dprof_hot +static dprof_hot' "${tmp}/stdio"; then
+	echo "dprof TUI test [Failed: report without a terminal is not the stdio profile]"
+	cat "${tmp}/stdio"
+	exit 1
+fi
+
+err=0
+screen="${tmp}/screen"
+
+# Wait up to 10 s until every pattern (grep -E) is on the screen.
+expect() {
+	local what=$1 i p ok
+	shift
+	for i in $(seq 50); do
+		tmux -L "${sock}" capture-pane -p -t "${pane}" > "${screen}" 2>/dev/null
+		ok=1
+		for p in "$@"; do
+			grep -qE -- "$p" "${screen}" || { ok=0; break; }
+		done
+		[ $ok = 1 ] && return 0
+		sleep 0.2
+	done
+	echo "dprof TUI test [Failed: ${what}: no '${p}' on the screen]"
+	cat "${screen}"
+	err=1
+	return 1
+}
+
+keys() {
+	tmux -L "${sock}" send-keys -t "${pane}" "$@"
+}
+
+# Start a report in a new 160x40 pane; its exit status lands in ${tmp}/rc.
+start() {
+	tmux -L "${sock}" kill-server >/dev/null 2>&1
+	rm -f "${tmp}/rc"
+	tmux -L "${sock}" new-session -d -s dprof -x 160 -y 40 \
+		"TERM=xterm perf dprof report -i '${data}' $*; echo \$? > '${tmp}/rc'; sleep 60"
+}
+
+# Wait for the report to exit with status 0.
+expect_exit() {
+	local i
+
+	for i in $(seq 50); do
+		[ -s "${tmp}/rc" ] && break
+		sleep 0.2
+	done
+	if [ "$(cat "${tmp}/rc" 2>/dev/null)" != 0 ]; then
+		echo "dprof TUI test [Failed: $1: q did not exit perf with status 0]"
+		tmux -L "${sock}" capture-pane -p -t "${pane}"
+		err=1
+	fi
+}
+
+start
+expect "profile" '^Data profile: .*perf\.data' '^# Type +Cache / kind +Samples' \
+	'^  struct dprof_hot +static dprof_hot' 'hits [0-9]+%'
+keys Enter
+expect "ENTER: members" '^Members: struct dprof_hot' \
+	'^  0x20 +hits +[0-9.]+%' 'dprof_struct\+0x'
+keys c
+expect "c: miss classification" '^Miss classification: struct dprof_hot' \
+	'miss classification \(DProf paper 3\.3\)' '^  struct dprof_hot +static dprof_hot'
+keys w
+expect "w: working set" '^Working set: struct dprof_hot' \
+	'working set \(DProf paper 3\.2\)' 'distinct lines per associativity set' \
+	'sets +[0-9]+-[0-9]+ +\|#+'
+keys f
+expect "f: data flow" '^Data flow: struct dprof_hot' \
+	'data flow of struct dprof_hot' '==cpu==> the object was on another CPU'
+keys q
+expect "q: back to the profile" '^Data profile: ' '^  struct dprof_hot'
+# search: move off the row, find it again by name, drill in
+keys Down
+keys / dprof_hot Enter
+keys Enter
+expect "/ search" '^Members: struct dprof_hot'
+keys Escape
+expect "ESC: back to the profile" '^Data profile: '
+keys '?'
+expect "? help" 'ENTER/m +The type by member' 'q/ESC/CTRL\+C +Exit'
+keys q
+expect "help closed" '^Data profile: '
+keys q
+expect_exit "profile"
+
+# --tui --type --view: that view of that type first, q back, q exit
+start --tui --type=dprof_hot --view=workingset
+expect "--view=workingset --type" '^Working set: struct dprof_hot'
+keys q
+expect "q from --view" '^Data profile: '
+keys q
+expect_exit "--view=workingset"
+
+if [ ${err} -eq 0 ]; then
+	echo "dprof TUI test [Success]"
+fi
+exit ${err}
