@@ -29,6 +29,7 @@ if ! "$REPO/scripts/build-perf.sh"; then
 	exit 1
 fi
 say "perf built in $((SECONDS - t0))s"
+"$REPO/scripts/deps.sh" tmux || say "no tmux: the TUI test will skip"
 
 # Guest tests skip unless the kernel they boot and QEMU exist.
 if [ "${CHECK_KERNEL:-1}" != 0 ] && [ -x "$REPO/scripts/build-kernel.sh" ]; then
