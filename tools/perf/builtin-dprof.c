@@ -119,6 +119,7 @@ struct perf_dprof {
 	bool			has_free;
 	bool			has_soft;
 	bool			has_mem_pmu;
+	bool			has_data_src;	/* measured misses: not an L1 hit */
 	bool			alloc_has_name;	/* kernel patch: name on alloc */
 	u64			nr_allocs;
 	u64			nr_frees;
@@ -1364,6 +1365,8 @@ static void dprof__scan_evlist(struct perf_dprof *dprof, struct evlist *evlist)
 			dprof->has_soft = true;
 		else if (type & PERF_SAMPLE_ADDR)
 			dprof->has_mem_pmu = true;
+		if (!(type & PERF_SAMPLE_REGS_INTR) && (type & PERF_SAMPLE_DATA_SRC))
+			dprof->has_data_src = true;
 	}
 }
 
@@ -1415,6 +1418,12 @@ static int dprof_views__init(struct dprof_views *v, struct perf_dprof *dprof,
 			     struct perf_env *env)
 {
 	struct dprof_cache_geom geom;
+	/*
+	 * A measured miss is an access that did not hit the L1 (data_src):
+	 * classify those against the L1d, predicted ones against the last
+	 * level.
+	 */
+	int level = dprof->has_data_src && !strcmp(dprof->view, "classify") ? 1 : 0;
 	int err;
 
 	memset(v, 0, sizeof(*v));
@@ -1426,8 +1435,8 @@ static int dprof_views__init(struct dprof_views *v, struct perf_dprof *dprof,
 			       dprof->cache_spec);
 			return -EINVAL;
 		}
-	} else if (dprof_cache_geom__env(&geom, env, 0) &&
-		   dprof_cache_geom__sysfs(&geom, NULL, 0)) {
+	} else if (dprof_cache_geom__env(&geom, env, level) &&
+		   dprof_cache_geom__sysfs(&geom, NULL, level)) {
 		pr_err("dprof: no cache geometry in the recording or sysfs: give --cache\n");
 		return -EINVAL;
 	}
