@@ -123,6 +123,7 @@ struct perf_dprof {
 	bool			has_free;
 	bool			has_soft;
 	bool			has_mem_pmu;
+	bool			has_data_src;	/* measured misses: not an L1 hit */
 	bool			alloc_has_name;	/* kernel patch: name on alloc */
 	u64			nr_allocs;
 	u64			nr_frees;
@@ -1449,6 +1450,8 @@ static void dprof__scan_evlist(struct perf_dprof *dprof, struct evlist *evlist)
 			dprof->has_soft = true;
 		else if (type & PERF_SAMPLE_ADDR)
 			dprof->has_mem_pmu = true;
+		if (!(type & PERF_SAMPLE_REGS_INTR) && (type & PERF_SAMPLE_DATA_SRC))
+			dprof->has_data_src = true;
 	}
 }
 
@@ -1496,8 +1499,32 @@ struct dprof_views {
 };
 
 /*
- * The cache: --cache, else the recording's header, else this machine.
- * The TUI (@all) runs both simulations, for its keys to switch views.
+ * The cache of a view: --cache, else the recording's header, else this
+ * machine.  @level 0 is the last level, 1 the L1d.
+ */
+static int dprof__cache_geom(struct perf_dprof *dprof, struct perf_env *env,
+			     int level, bool quiet, struct dprof_cache_geom *geom)
+{
+	if (dprof->cache_spec) {
+		if (dprof_cache_geom__parse(geom, dprof->cache_spec)) {
+			pr_err("dprof: --cache=%s: want [lN:]SIZE[:WAYS[:LINE]], e.g. l3:32M:16:64\n",
+			       dprof->cache_spec);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (dprof_cache_geom__env(geom, env, level) &&
+	    dprof_cache_geom__sysfs(geom, NULL, level)) {
+		if (!quiet)
+			pr_err("dprof: no cache geometry in the recording or sysfs: give --cache\n");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/*
+ * The classify and workingset sinks.  The TUI (@all) runs both
+ * simulations, for its keys to switch views.
  */
 static int dprof_views__init(struct dprof_views *v, struct perf_dprof *dprof,
 			     struct perf_env *env, bool all)
@@ -1508,21 +1535,16 @@ static int dprof_views__init(struct dprof_views *v, struct perf_dprof *dprof,
 	int err;
 
 	memset(v, 0, sizeof(*v));
-	if (!cl && !ws)
-		return 0;
-	if (dprof->cache_spec) {
-		if (dprof_cache_geom__parse(&geom, dprof->cache_spec)) {
-			pr_err("dprof: --cache=%s: want [lN:]SIZE[:WAYS[:LINE]], e.g. l3:32M:16:64\n",
-			       dprof->cache_spec);
-			return -EINVAL;
-		}
-	} else if (dprof_cache_geom__env(&geom, env, 0) &&
-		   dprof_cache_geom__sysfs(&geom, NULL, 0)) {
-		if (!all)
-			pr_err("dprof: no cache geometry in the recording or sysfs: give --cache\n");
-		return -ENOENT;
-	}
 	if (cl) {
+		/*
+		 * A measured miss is an access that did not hit the L1
+		 * (data_src): classify those against the L1d, predicted
+		 * ones against the last level.
+		 */
+		err = dprof__cache_geom(dprof, env, dprof->has_data_src ? 1 : 0,
+					all, &geom);
+		if (err)
+			return err;
 		err = dprof_classify__init(&v->cl, &geom);
 		if (err)
 			return err;
@@ -1530,6 +1552,9 @@ static int dprof_views__init(struct dprof_views *v, struct perf_dprof *dprof,
 		list_add_tail(&v->cl.sink.node, &dprof->sinks);
 	}
 	if (ws) {
+		err = dprof__cache_geom(dprof, env, 0, all, &geom);
+		if (err)
+			return err;
 		err = dprof_workingset__init(&v->ws, &geom);
 		if (err)
 			return err;

@@ -1,0 +1,843 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf test -w dprof_cachemodel SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD ibs|pebs OUT [STEPS]
+ *
+ * Runs a planted scenario on the dprof machine model (tests/dprof/model.c)
+ * and writes what a memory-sampling PMU and the kmem tracepoints would
+ * have recorded on that machine as OUT, a perf.data, so that the whole
+ * path (perf.data -> perf script, perf dprof report) is exercised on
+ * memory-PMU data without the hardware:
+ *
+ *  - ibs:  an "ibs_op//" event on an AMD family 19h model 11h (Zen 4);
+ *          data_src and weight as arch/x86/events/amd/ibs.c fills them,
+ *          including op samples that carry no memory operation, and
+ *          stores that missed the L2 (IBS gives no level for those);
+ *  - pebs: "cpu/mem-loads,ldlat=30/P" and "cpu/mem-stores/P" on a
+ *          Skylake-X, data_src as arch/x86/events/intel/ds.c fills it;
+ *          loads under the latency threshold are not sampled;
+ *  - kmem:kmem_cache_alloc (with the cache name, kernel-patches/0001) and
+ *    kmem:kmem_cache_free samples for every object, with a tracing data
+ *    section written here from the 6.12 format files, so nothing depends
+ *    on the tracefs of the machine running the test.
+ *
+ * OUT.truth gets the ground truth: per type (slab cache) the planted
+ * class and the true causes of the sampled accesses that missed the L1
+ * as written to OUT.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/compiler.h>
+#include <linux/kernel.h>
+#include <linux/perf_event.h>
+#include <linux/zalloc.h>
+#include <perf/event.h>
+
+#include "../tests.h"
+#include "util/header.h"
+#include "util/strbuf.h"
+#include "tests/dprof/model.h"
+
+#define DCM_PID			1000		/* the task on CPU n is DCM_PID + n */
+#define DCM_IBS_OP_TYPE		11		/* ibs_op's PMU type on that machine */
+#define DCM_LDLAT		30
+#define DCM_ID_ALLOC		497		/* tracepoint ids in the format files */
+#define DCM_ID_FREE		499
+#define DCM_ROUND		4096		/* events per FINISHED_ROUND */
+#define DCM_NAME_ALIGN		64
+#define DCM_CALL_SITE		0xffffffff81200000ull
+#define DCM_TP_IP		0xffffffff81300000ull
+#define DCM_NON_MEM_IP		0xffffffff81400000ull
+#define DCM_PAGE_OFFSET		0xffff888000000000ull
+#define DCM_MAGIC		0x32454c4946524550ull	/* "PERFILE2" */
+
+enum dcm_evsel {
+	DCM_LOADS,		/* ibs_op//, or the PEBS load latency event */
+	DCM_STORES,		/* PEBS only */
+	DCM_ALLOC,
+	DCM_FREE,
+	DCM__MAX,
+};
+
+#define DCM_ACCESS_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+				 PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+				 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
+				 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
+				 PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC | \
+				 PERF_SAMPLE_PHYS_ADDR)
+#define DCM_TP_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+				 PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+				 PERF_SAMPLE_ID | PERF_SAMPLE_CPU | \
+				 PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+
+/* include/trace/events/kmem.h of 6.12 with kernel-patches/0001, on x86_64 */
+#define DCM_GFP_PRINT \
+	"(REC->gfp_flags) ? __print_flags(REC->gfp_flags, \"|\", " \
+	"{(unsigned long)(((gfp_t)(0x400u|0x800u)) | ((gfp_t)0x40u) | ((gfp_t)0x80u)), \"GFP_KERNEL\"}, " \
+	"{(unsigned long)((gfp_t)0x20u | ((gfp_t)0x800u)), \"GFP_ATOMIC\"}, " \
+	"{(unsigned long)((gfp_t)0x800u), \"GFP_NOWAIT\"}, " \
+	"{(unsigned long)((gfp_t)0x100u), \"__GFP_ZERO\"}) : \"none\""
+
+static const char dcm_fmt_alloc[] =
+	"name: kmem_cache_alloc\n"
+	"ID: 497\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:unsigned long call_site;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:const void * ptr;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:size_t bytes_req;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:size_t bytes_alloc;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long gfp_flags;\toffset:40;\tsize:8;\tsigned:0;\n"
+	"\tfield:int node;\toffset:48;\tsize:4;\tsigned:1;\n"
+	"\tfield:bool accounted;\toffset:52;\tsize:1;\tsigned:0;\n"
+	"\tfield:__data_loc char[] name;\toffset:56;\tsize:4;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"call_site=%pS ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%s node=%d accounted=%s name=%s\", "
+	"(void *)REC->call_site, REC->ptr, REC->bytes_req, REC->bytes_alloc, "
+	DCM_GFP_PRINT ", REC->node, REC->accounted ? \"true\" : \"false\", __get_str(name)\n";
+
+static const char dcm_fmt_free[] =
+	"name: kmem_cache_free\n"
+	"ID: 499\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:unsigned long call_site;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:const void * ptr;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:__data_loc char[] name;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"call_site=%pS ptr=%p name=%s\", (void *)REC->call_site, REC->ptr, __get_str(name)\n";
+
+static const char dcm_header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+
+static const char dcm_header_event[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+struct dcm_type_truth {
+	u64	samples;
+	u64	misses;
+	u64	by_class[DPROF_MODEL_COLD + 1];
+	u64	by_level[DPROF_MODEL_LEVEL__MAX];
+};
+
+struct dcm {
+	FILE			*fp;
+	bool			ibs;
+	u32			nr_cpus;
+	u64			period;
+	u64			data_offset;
+	u64			data_size;
+	u64			nr_events;
+	u64			rnd;
+	struct perf_event_attr	attr[DCM__MAX];
+	const char		*name[DCM__MAX];
+	int			nr_evsels;
+	struct dcm_type_truth	truth[DPROF_MODEL_MAX_TYPES];
+	u64			nr_non_mem;
+	u64			nr_below_ldlat;
+};
+
+static u64 dcm__rand(struct dcm *d)
+{
+	d->rnd ^= d->rnd << 13;
+	d->rnd ^= d->rnd >> 7;
+	d->rnd ^= d->rnd << 17;
+	return d->rnd;
+}
+
+static u64 dcm__id(enum dcm_evsel ev, u32 cpu)
+{
+	return (ev + 1) * 1000 + cpu;
+}
+
+static u64 dcm__time(u64 t)
+{
+	return 1000000000ull + t * 20;
+}
+
+static int dcm__write(struct dcm *d, const void *buf, size_t len)
+{
+	if (fwrite(buf, 1, len, d->fp) != len)
+		return -errno;
+	d->data_size += len;
+	return 0;
+}
+
+static int dcm__round(struct dcm *d)
+{
+	struct perf_event_header h = {
+		.type = PERF_RECORD_FINISHED_ROUND, .size = sizeof(h),
+	};
+
+	if (++d->nr_events % DCM_ROUND)
+		return 0;
+	return dcm__write(d, &h, sizeof(h));
+}
+
+/* An access sample: the fields of DCM_ACCESS_SAMPLE_TYPE in order. */
+static int dcm__access(struct dcm *d, enum dcm_evsel ev, u32 cpu, u64 time,
+		       u64 ip, u64 addr, u64 weight, u64 data_src)
+{
+	struct {
+		struct perf_event_header h;
+		u64 identifier, ip;
+		u32 pid, tid;
+		u64 time, addr, id;
+		u32 cpu, res;
+		u64 period, weight, data_src, phys_addr;
+	} s = {
+		.h = { .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_KERNEL,
+		       .size = sizeof(s) },
+		.identifier = dcm__id(ev, cpu), .ip = ip,
+		.pid = DCM_PID + cpu, .tid = DCM_PID + cpu,
+		.time = dcm__time(time), .addr = addr, .id = dcm__id(ev, cpu),
+		.cpu = cpu, .period = d->period, .weight = weight,
+		.data_src = data_src,
+		.phys_addr = addr ? addr - DCM_PAGE_OFFSET : 0,
+	};
+
+	return dcm__write(d, &s, sizeof(s)) ?: dcm__round(d);
+}
+
+/* A kmem tracepoint sample; @raw is the trace record, @len its size. */
+static int dcm__tp(struct dcm *d, enum dcm_evsel ev, u32 cpu, u64 time,
+		   const void *raw, u32 len)
+{
+	struct {
+		struct perf_event_header h;
+		u64 identifier, ip;
+		u32 pid, tid;
+		u64 time, id;
+		u32 cpu, res;
+		u64 period;
+		u32 size;
+	} __packed s = {
+		.h = { .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_KERNEL },
+		.identifier = dcm__id(ev, cpu), .ip = DCM_TP_IP + ev * 0x40,
+		.pid = DCM_PID + cpu, .tid = DCM_PID + cpu,
+		.time = dcm__time(time), .id = dcm__id(ev, cpu), .cpu = cpu,
+		.period = 1,
+	};
+	static const u64 zero;
+	/* the kernel pads the raw data so that size + 4 is a multiple of 8 */
+	u32 size = roundup(len + sizeof(u32), sizeof(u64)) - sizeof(u32);
+
+	s.size = size;
+	s.h.size = sizeof(s) + size;
+	return dcm__write(d, &s, sizeof(s)) ?: dcm__write(d, raw, len) ?:
+	       dcm__write(d, &zero, size - len) ?: dcm__round(d);
+}
+
+/* The common fields of a trace record. */
+static void dcm__tp_common(u8 *rec, u16 id, u32 cpu)
+{
+	s32 pid = DCM_PID + cpu;
+
+	memcpy(rec, &id, sizeof(id));
+	rec[2] = 0;
+	rec[3] = 0;
+	memcpy(rec + 4, &pid, sizeof(pid));
+}
+
+/* A __data_loc string at the end of a record: offset | len << 16. */
+static u32 dcm__tp_str(u8 *rec, u32 at, u32 off, const char *str)
+{
+	u32 len = strlen(str) + 1, loc = off | len << 16;
+
+	memcpy(rec + at, &loc, sizeof(loc));
+	memcpy(rec + off, str, len);
+	return off + len;
+}
+
+static int dcm__alloc(struct dprof_model *m, struct dprof_model_type *t,
+		      u64 base, u32 cpu)
+{
+	struct dcm *d = m->ctx;
+	u8 rec[128] = { 0 };
+	u64 site = DCM_CALL_SITE + t->idx * 0x100, gfp = 0xcc0;
+	s32 node = 0;
+	u32 len;
+
+	dcm__tp_common(rec, DCM_ID_ALLOC, cpu);
+	memcpy(rec + 8, &site, 8);
+	memcpy(rec + 16, &base, 8);
+	memcpy(rec + 24, &t->size, 8);
+	memcpy(rec + 32, &t->size, 8);
+	memcpy(rec + 40, &gfp, 8);
+	memcpy(rec + 48, &node, 4);
+	rec[52] = 0;
+	len = dcm__tp_str(rec, 56, 60, t->name);
+	return dcm__tp(d, DCM_ALLOC, cpu, m->time, rec, len);
+}
+
+static int dcm__free(struct dprof_model *m, struct dprof_model_type *t,
+		     u64 base, u32 cpu)
+{
+	struct dcm *d = m->ctx;
+	u8 rec[96] = { 0 };
+	u64 site = DCM_CALL_SITE + t->idx * 0x100 + 0x80;
+	u32 len;
+
+	dcm__tp_common(rec, DCM_ID_FREE, cpu);
+	memcpy(rec + 8, &site, 8);
+	memcpy(rec + 16, &base, 8);
+	len = dcm__tp_str(rec, 24, 28, t->name);
+	return dcm__tp(d, DCM_FREE, cpu, m->time, rec, len);
+}
+
+#define LVL(x)		(PERF_MEM_S(LVL, x) | PERF_MEM_S(LVL, HIT))
+#define LN(x)		PERF_MEM_S(LVLNUM, x)
+#define REM		PERF_MEM_S(REMOTE, REMOTE)
+#define HOPS(x)		PERF_MEM_S(HOPS, x)
+#define OP(x)		PERF_MEM_S(OP, x)
+#define SNOOP(x)	PERF_MEM_S(SNOOP, x)
+#define SNOOPX(x)	PERF_MEM_S(SNOOPX, x)
+#define TLB(x)		PERF_MEM_S(TLB, x)
+#define LOCK(x)		PERF_MEM_S(LOCK, x)
+#define BLK(x)		PERF_MEM_S(BLK, x)
+/* PERF_MEM_NA of include/linux/perf_event.h */
+#define DCM_MEM_NA	(OP(NA) | PERF_MEM_S(LVL, NA) | SNOOP(NA) | LOCK(NA) | TLB(NA))
+
+/*
+ * AMD IBS op on Zen 4 (IBS_CAPS_ZEN4, cache_hit_st valid): perf_ibs_get_mem_lvl()
+ * and friends.  A line in another core's cache comes from "local L3 or
+ * other L1/L2 in the CCX" (DataSrc 1) or "another CCX" (DataSrc 2), with
+ * cache_hit_st 0 (M state: HITM) when it was modified there.  Only loads
+ * have a DataSrc: a store that missed the L2 has no level.
+ */
+static u64 dcm__ibs_data_src(const struct dprof_model_sample *s)
+{
+	u64 val = (s->write ? OP(STORE) : OP(LOAD)) | TLB(L1) | TLB(HIT) |
+		  LOCK(NA) | SNOOP(NA);
+
+	if (s->level == DPROF_MODEL_L1)
+		return val | LVL(L1) | LN(L1);
+	if (s->level == DPROF_MODEL_L2)
+		return val | LVL(L2) | LN(L2);
+	if (s->write)
+		return val | PERF_MEM_S(LVL, NA) | LN(NA);
+	if (s->level == DPROF_MODEL_DRAM)
+		return val | LVL(LOC_RAM) | LN(RAM);
+	if (s->remote_ccx)
+		val |= LVL(REM_CCE1) | LN(ANY_CACHE) | REM | HOPS(0);
+	else
+		val |= LVL(L3) | LN(L3);
+	if (s->level == DPROF_MODEL_PEER_HITM)
+		val = (val & ~SNOOP(NA)) | SNOOP(HITM);
+	return val;
+}
+
+/* IBS DcMissLat: loads that missed the L1 only. */
+static u64 dcm__ibs_weight(struct dcm *d, const struct dprof_model_sample *s)
+{
+	static const u32 lat[DPROF_MODEL_LEVEL__MAX] = { 0, 14, 50, 70, 260 };
+
+	if (s->write || s->level == DPROF_MODEL_L1)
+		return 0;
+	return lat[s->level] + (s->remote_ccx ? 60 : 0) + dcm__rand(d) % 16;
+}
+
+#define OP_LH		(OP(LOAD) | PERF_MEM_S(LVL, HIT))
+
+/*
+ * Intel Skylake-X PEBS: load_latency_data() with pebs_data_source[] as
+ * __intel_pmu_pebs_data_source_skl() leaves it, a peer in the other
+ * half of the model standing for the other socket; stores through
+ * precise_datala_hsw(), which knows L1 hit or miss and nothing else.
+ */
+static u64 dcm__pebs_data_src(const struct dprof_model_sample *s)
+{
+	u64 val;
+
+	if (s->write) {
+		val = DCM_MEM_NA & ~(OP(NA) | PERF_MEM_S(LVL, NA));
+		val |= OP(STORE) | PERF_MEM_S(LVL, L1);
+		return val | (s->hit ? PERF_MEM_S(LVL, HIT) : PERF_MEM_S(LVL, MISS));
+	}
+	if (s->level == DPROF_MODEL_L1)				/* 0x01 */
+		val = OP_LH | PERF_MEM_S(LVL, L1) | LN(L1) | SNOOP(NONE);
+	else if (s->level == DPROF_MODEL_L2)			/* 0x03 */
+		val = OP_LH | PERF_MEM_S(LVL, L2) | LN(L2) | SNOOP(NONE);
+	else if (s->level == DPROF_MODEL_PEER)			/* 0x06, 0x0c */
+		val = s->remote_ccx ? OP_LH | LN(ANY_CACHE) | REM | SNOOPX(FWD) :
+				      OP_LH | PERF_MEM_S(LVL, L3) | LN(L3) | SNOOP(HIT);
+	else if (s->level == DPROF_MODEL_PEER_HITM)		/* 0x07, 0x0d */
+		val = s->remote_ccx ? OP_LH | LN(ANY_CACHE) | REM | SNOOP(HITM) :
+				      OP_LH | PERF_MEM_S(LVL, L3) | LN(L3) | SNOOP(HITM);
+	else							/* 0x0c */
+		val = OP_LH | PERF_MEM_S(LVL, LOC_RAM) | LN(RAM) |
+		      SNOOP(NONE) | SNOOP(MISS);
+	/* pebs_set_tlb_lock(): STLB hit, not locked; no block info before Ice Lake */
+	return val | TLB(HIT) | TLB(L1) | TLB(L2) | BLK(NA);
+}
+
+static u64 dcm__pebs_weight(struct dcm *d, const struct dprof_model_sample *s)
+{
+	static const u32 lat[DPROF_MODEL_LEVEL__MAX] = { 5, 14, 60, 75, 220 };
+
+	if (s->write)
+		return 0;
+	return lat[s->level] + (s->remote_ccx ? 100 : 0) + dcm__rand(d) % 8;
+}
+
+static int dcm__sample(struct dprof_model *m, const struct dprof_model_sample *s)
+{
+	struct dcm *d = m->ctx;
+	struct dcm_type_truth *tr = &d->truth[s->type->idx];
+	enum dcm_evsel ev = DCM_LOADS;
+	u64 weight, data_src;
+	int err;
+
+	if (d->ibs) {
+		data_src = dcm__ibs_data_src(s);
+		weight = dcm__ibs_weight(d, s);
+	} else {
+		data_src = dcm__pebs_data_src(s);
+		weight = dcm__pebs_weight(d, s);
+		if (s->write) {
+			ev = DCM_STORES;
+		} else if (weight < DCM_LDLAT) {
+			/* below the load latency threshold: not sampled */
+			d->nr_below_ldlat++;
+			return 0;
+		}
+	}
+	err = dcm__access(d, ev, s->cpu, s->time, s->ip, s->addr, weight,
+			  data_src);
+	if (err)
+		return err;
+	tr->samples++;
+	if (!s->hit) {
+		tr->misses++;
+		tr->by_class[s->truth]++;
+		tr->by_level[s->level]++;
+	}
+	/* most ops IBS tags are not loads or stores */
+	if (d->ibs && dcm__rand(d) % 3 == 0) {
+		d->nr_non_mem++;
+		return dcm__access(d, DCM_LOADS, s->cpu, s->time,
+				   DCM_NON_MEM_IP + dcm__rand(d) % 64, 0, 0,
+				   DCM_MEM_NA);
+	}
+	return 0;
+}
+
+static const struct dprof_model_ops dcm_ops = {
+	.alloc	= dcm__alloc,
+	.free	= dcm__free,
+	.sample	= dcm__sample,
+};
+
+static void dcm__add_evsel(struct dcm *d, enum dcm_evsel ev, u32 type,
+			   u64 config, u64 config1, u64 period, u64 sample_type,
+			   int precise, const char *name)
+{
+	struct perf_event_attr *a = &d->attr[ev];
+
+	a->type = type;
+	a->size = sizeof(*a);
+	a->config = config;
+	a->config1 = config1;
+	a->sample_period = period;
+	a->sample_type = sample_type;
+	a->precise_ip = precise;
+	a->disabled = 1;
+	a->inherit = 1;
+	a->sample_id_all = 1;
+	a->exclude_guest = 1;
+	d->name[ev] = name;
+	d->nr_evsels = max(d->nr_evsels, (int)ev + 1);
+}
+
+static bool dcm__has(const struct dcm *d, int ev)
+{
+	return d->attr[ev].size != 0;
+}
+
+static int dcm__comm(struct dcm *d, u32 cpu)
+{
+	struct {
+		struct perf_event_header h;
+		u32 pid, tid;
+		char comm[16];
+		/* sample_id_all: TID, TIME, ID, CPU, IDENTIFIER */
+		u32 spid, stid;
+		u64 time, id;
+		u32 cpu, res;
+		u64 identifier;
+	} c = {
+		.h = { .type = PERF_RECORD_COMM, .size = sizeof(c) },
+		.pid = DCM_PID + cpu, .tid = DCM_PID + cpu,
+		.spid = DCM_PID + cpu, .stid = DCM_PID + cpu,
+		.time = dcm__time(0), .id = dcm__id(DCM_LOADS, cpu),
+		.cpu = cpu, .identifier = dcm__id(DCM_LOADS, cpu),
+	};
+
+	snprintf(c.comm, sizeof(c.comm), "dm_worker/%u", cpu % 100);
+	return dcm__write(d, &c, sizeof(c));
+}
+
+/* do_write_string() of util/header.c */
+static int sb_add_string(struct strbuf *sb, const char *str)
+{
+	u32 len = strlen(str) + 1, olen = roundup(len, DCM_NAME_ALIGN);
+	static const char zero[DCM_NAME_ALIGN];
+
+	return strbuf_add(sb, &olen, sizeof(olen)) ?:
+	       strbuf_add(sb, str, len) ?: strbuf_add(sb, zero, olen - len);
+}
+
+static int sb_add_u32(struct strbuf *sb, u32 v)
+{
+	return strbuf_add(sb, &v, sizeof(v));
+}
+
+static int sb_add_u64(struct strbuf *sb, u64 v)
+{
+	return strbuf_add(sb, &v, sizeof(v));
+}
+
+/* The tracing data section, as util/trace-event-read.c reads it. */
+static int dcm__tracing_data(struct dcm *d __maybe_unused, struct strbuf *sb)
+{
+	static const char magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	static const char * const fmts[] = { dcm_fmt_alloc, dcm_fmt_free };
+	struct strbuf ks = STRBUF_INIT;
+	int err, i;
+
+	err = strbuf_add(sb, magic, sizeof(magic)) ?:
+	      strbuf_add(sb, "0.6", 4) ?:
+	      strbuf_add(sb, "\0\x08", 2) ?:		/* little endian, long size */
+	      sb_add_u32(sb, 4096) ?:
+	      strbuf_add(sb, "header_page", 12) ?:
+	      sb_add_u64(sb, strlen(dcm_header_page)) ?:
+	      strbuf_addstr(sb, dcm_header_page) ?:
+	      strbuf_add(sb, "header_event", 13) ?:
+	      sb_add_u64(sb, strlen(dcm_header_event)) ?:
+	      strbuf_addstr(sb, dcm_header_event) ?:
+	      sb_add_u32(sb, 0) ?:			/* ftrace formats */
+	      sb_add_u32(sb, 1) ?:			/* systems */
+	      strbuf_add(sb, "kmem", 5) ?:
+	      sb_add_u32(sb, ARRAY_SIZE(fmts));
+	for (i = 0; !err && i < (int)ARRAY_SIZE(fmts); i++)
+		err = sb_add_u64(sb, strlen(fmts[i])) ?: strbuf_addstr(sb, fmts[i]);
+	/* kallsyms: names for the model's code, for %pS in perf script */
+	for (i = 0; !err && i < DPROF_MODEL_MAX_TYPES; i++)
+		err = strbuf_addf(&ks, "%llx T dm_alloc_%d\n%llx T dm_free_%d\n",
+				  DCM_CALL_SITE + i * 0x100, i,
+				  DCM_CALL_SITE + i * 0x100 + 0x80, i);
+	if (!err)
+		err = sb_add_u32(sb, ks.len) ?: strbuf_add(sb, ks.buf, ks.len) ?:
+		      sb_add_u32(sb, 0) ?:		/* printk formats */
+		      sb_add_u64(sb, 0);		/* saved cmdlines */
+	strbuf_release(&ks);
+	return err;
+}
+
+/* HEADER_CACHE: the model's private L1d and L2 per CPU, an L1i. */
+static int dcm__caches(const struct dprof_model *m, u32 nr_cpus,
+		       struct strbuf *sb)
+{
+	const struct dprof_cache_geom *g[] = { &m->geom, NULL, &m->geom_l2 };
+	char size[32], map[16];
+	u32 cpu, i;
+	int err = sb_add_u32(sb, 1) ?: sb_add_u32(sb, 3 * nr_cpus);
+
+	for (cpu = 0; !err && cpu < nr_cpus; cpu++) {
+		for (i = 0; !err && i < ARRAY_SIZE(g); i++) {
+			u64 bytes = g[i] ? g[i]->size : 32768;
+			u32 ways = g[i] ? g[i]->ways : 8;
+
+			snprintf(size, sizeof(size), "%lluK",
+				 (unsigned long long)bytes >> 10);
+			snprintf(map, sizeof(map), "%u", cpu);
+			err = sb_add_u32(sb, i == 2 ? 2 : 1) ?: sb_add_u32(sb, 64) ?:
+			      sb_add_u32(sb, bytes / 64 / ways) ?: sb_add_u32(sb, ways) ?:
+			      sb_add_string(sb, i == 0 ? "Data" : i == 1 ?
+						"Instruction" : "Unified") ?:
+			      sb_add_string(sb, size) ?: sb_add_string(sb, map);
+		}
+	}
+	return err;
+}
+
+static int dcm__event_desc(struct dcm *d, struct strbuf *sb)
+{
+	int err = sb_add_u32(sb, 0) ?: sb_add_u32(sb, sizeof(d->attr[0]));
+	u32 nr = 0, cpu;
+	int ev;
+
+	for (ev = 0; !err && ev < d->nr_evsels; ev++) {
+		if (!dcm__has(d, ev))
+			continue;
+		nr++;
+		err = strbuf_add(sb, &d->attr[ev], sizeof(d->attr[ev])) ?:
+		      sb_add_u32(sb, d->nr_cpus) ?: sb_add_string(sb, d->name[ev]);
+		for (cpu = 0; !err && cpu < d->nr_cpus; cpu++)
+			err = sb_add_u64(sb, dcm__id(ev, cpu));
+	}
+	if (!err)
+		memcpy(sb->buf, &nr, sizeof(nr));
+	return err;
+}
+
+static int dcm__features(struct dcm *d, const struct dprof_model *m,
+			 struct perf_file_header *fh)
+{
+	struct strbuf sb[HEADER_LAST_FEATURE];
+	struct perf_file_section sec[HEADER_LAST_FEATURE];
+	char buf[128];
+	int feat, nr = 0, err = 0;
+	u64 off;
+
+	for (feat = 0; feat < HEADER_LAST_FEATURE; feat++)
+		strbuf_init(&sb[feat], 0);
+	err = dcm__tracing_data(d, &sb[HEADER_TRACING_DATA]) ?:
+	      sb_add_string(&sb[HEADER_HOSTNAME], "dprof-cachemodel") ?:
+	      sb_add_string(&sb[HEADER_OSRELEASE], "6.12.0-dprof-model") ?:
+	      sb_add_string(&sb[HEADER_VERSION], "6.12") ?:
+	      sb_add_string(&sb[HEADER_ARCH], "x86_64") ?:
+	      sb_add_u32(&sb[HEADER_NRCPUS], d->nr_cpus) ?:
+	      sb_add_u32(&sb[HEADER_NRCPUS], d->nr_cpus) ?:
+	      sb_add_string(&sb[HEADER_CPUDESC], d->ibs ?
+			    "AMD EPYC 9654 96-Core Processor (dprof cache model)" :
+			    "Intel(R) Xeon(R) Platinum 8173M CPU @ 2.00GHz (dprof cache model)") ?:
+	      sb_add_string(&sb[HEADER_CPUID], d->ibs ? "AuthenticAMD,25,17,1" :
+			    "GenuineIntel,6,85,4") ?:
+	      sb_add_u32(&sb[HEADER_CMDLINE], 1);
+	if (!err) {
+		snprintf(buf, sizeof(buf), "perf dprof record -a (synthesized: %s)",
+			 d->ibs ? "ibs" : "pebs");
+		err = sb_add_string(&sb[HEADER_CMDLINE], buf) ?:
+		      dcm__event_desc(d, &sb[HEADER_EVENT_DESC]) ?:
+		      dcm__caches(m, d->nr_cpus, &sb[HEADER_CACHE]) ?:
+		      sb_add_u32(&sb[HEADER_PMU_MAPPINGS], 2) ?:
+		      sb_add_u32(&sb[HEADER_PMU_MAPPINGS], d->ibs ? DCM_IBS_OP_TYPE : 4) ?:
+		      sb_add_string(&sb[HEADER_PMU_MAPPINGS], d->ibs ? "ibs_op" : "cpu") ?:
+		      sb_add_u32(&sb[HEADER_PMU_MAPPINGS], PERF_TYPE_SOFTWARE) ?:
+		      sb_add_string(&sb[HEADER_PMU_MAPPINGS], "software");
+	}
+	if (err)
+		goto out;
+
+	/* the section table after the data, then the sections */
+	for (feat = 0; feat < HEADER_LAST_FEATURE; feat++)
+		nr += sb[feat].len != 0;
+	off = d->data_offset + d->data_size + nr * sizeof(sec[0]);
+	nr = 0;
+	for (feat = 0; feat < HEADER_LAST_FEATURE; feat++) {
+		if (!sb[feat].len)
+			continue;
+		__set_bit(feat, fh->adds_features);
+		sec[nr].offset = off;
+		sec[nr].size = sb[feat].len;
+		off += sb[feat].len;
+		nr++;
+	}
+	if (fwrite(sec, sizeof(sec[0]), nr, d->fp) != (size_t)nr)
+		err = -errno;
+	for (feat = 0; !err && feat < HEADER_LAST_FEATURE; feat++) {
+		if (sb[feat].len &&
+		    fwrite(sb[feat].buf, 1, sb[feat].len, d->fp) != sb[feat].len)
+			err = -errno;
+	}
+out:
+	for (feat = 0; feat < HEADER_LAST_FEATURE; feat++)
+		strbuf_release(&sb[feat]);
+	return err;
+}
+
+/* The file header, the ids and the attrs; the data follows. */
+static int dcm__header(struct dcm *d, struct perf_file_header *fh)
+{
+	struct perf_file_attr { struct perf_event_attr attr;
+				struct perf_file_section ids; } fa;
+	u64 ids_off = sizeof(*fh), attr_off, id;
+	u32 nr = 0, cpu;
+	int ev;
+
+	for (ev = 0; ev < d->nr_evsels; ev++)
+		nr += dcm__has(d, ev);
+	attr_off = ids_off + (u64)nr * d->nr_cpus * sizeof(u64);
+	fh->magic = DCM_MAGIC;
+	fh->size = sizeof(*fh);
+	fh->attr_size = sizeof(fa);
+	fh->attrs.offset = attr_off;
+	fh->attrs.size = nr * sizeof(fa);
+	d->data_offset = attr_off + fh->attrs.size;
+	fh->data.offset = d->data_offset;
+
+	if (fwrite(fh, sizeof(*fh), 1, d->fp) != 1)
+		return -errno;
+	for (ev = 0; ev < d->nr_evsels; ev++) {
+		for (cpu = 0; dcm__has(d, ev) && cpu < d->nr_cpus; cpu++) {
+			id = dcm__id(ev, cpu);
+			if (fwrite(&id, sizeof(id), 1, d->fp) != 1)
+				return -errno;
+		}
+	}
+	nr = 0;
+	for (ev = 0; ev < d->nr_evsels; ev++) {
+		if (!dcm__has(d, ev))
+			continue;
+		fa.attr = d->attr[ev];
+		fa.ids.offset = ids_off + (u64)nr++ * d->nr_cpus * sizeof(u64);
+		fa.ids.size = d->nr_cpus * sizeof(u64);
+		if (fwrite(&fa, sizeof(fa), 1, d->fp) != 1)
+			return -errno;
+	}
+	return 0;
+}
+
+/* Miss classes as the truth file names them. */
+static const char * const dcm_class_name[DPROF_MISS__MAX] = {
+	[DPROF_MISS_TRUE_SHARING]	= "true_sharing",
+	[DPROF_MISS_FALSE_SHARING]	= "false_sharing",
+	[DPROF_MISS_CONFLICT]		= "conflict",
+	[DPROF_MISS_CAPACITY]		= "capacity",
+	[DPROF_MISS_UNKNOWN]		= "unknown",
+};
+
+static int dcm__truth(struct dcm *d, const struct dprof_model *m,
+		      enum dprof_model_scenario sc, const char *path)
+{
+	char *name;
+	FILE *fp;
+	int i, k;
+
+	if (asprintf(&name, "%s.truth", path) < 0)
+		return -ENOMEM;
+	fp = fopen(name, "w");
+	free(name);
+	if (!fp)
+		return -errno;
+	fprintf(fp, "# dprof cache model: scenario %s seed %u cpus %u l1 %llu 4-way 64B l2 %llu 8-way period %u steps %u %s\n",
+		dprof_model_scenario__name(sc), m->p.seed, m->p.nr_cpus,
+		(unsigned long long)m->p.cache_size,
+		(unsigned long long)m->geom_l2.size, m->p.period, m->p.steps,
+		d->ibs ? "ibs" : "pebs");
+	fprintf(fp, "# model samples %llu; written: ibs non-memory ops %llu, pebs loads below ldlat %llu (not written)\n",
+		(unsigned long long)m->nr_samples,
+		(unsigned long long)d->nr_non_mem,
+		(unsigned long long)d->nr_below_ldlat);
+	fprintf(fp, "# type planted samples misses true_sharing false_sharing conflict capacity cold l2 peer peer_hitm dram\n");
+	for (i = 0; i < m->nr_types; i++) {
+		const struct dcm_type_truth *tr = &d->truth[i];
+		const struct dprof_model_type *t = &m->types[i];
+
+		fprintf(fp, "type %s %s %llu %llu", t->name,
+			t->planted >= 0 ? dcm_class_name[t->planted] : "-",
+			(unsigned long long)tr->samples,
+			(unsigned long long)tr->misses);
+		for (k = 0; k <= DPROF_MODEL_COLD; k++) {
+			if (k == DPROF_MISS_UNKNOWN)
+				continue;
+			fprintf(fp, " %llu", (unsigned long long)tr->by_class[k]);
+		}
+		for (k = DPROF_MODEL_L2; k < DPROF_MODEL_LEVEL__MAX; k++)
+			fprintf(fp, " %llu", (unsigned long long)tr->by_level[k]);
+		fprintf(fp, "\n");
+	}
+	return fclose(fp) ? -errno : 0;
+}
+
+static int dprof_cachemodel(int argc, const char **argv)
+{
+	struct dprof_model_params p = { 0 };
+	struct perf_file_header fh = { 0 };
+	struct dprof_model m = { .priv = NULL };
+	struct dcm d = { 0 };
+	u32 cpu;
+	int sc, err;
+
+	if (argc < 7) {
+		fprintf(stderr, "usage: perf test -w %s SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD ibs|pebs OUT [STEPS]\n"
+			"  SCENARIO: true_sharing false_sharing conflict capacity mixed\n",
+			__func__);
+		return 1;
+	}
+	sc = dprof_model_scenario__parse(argv[0]);
+	p.seed = strtoul(argv[1], NULL, 0);
+	p.nr_cpus = strtoul(argv[2], NULL, 0);
+	p.cache_size = strtoull(argv[3], NULL, 0);
+	p.period = strtoul(argv[4], NULL, 0);
+	d.ibs = !strcmp(argv[5], "ibs");
+	p.steps = argc > 7 ? strtoul(argv[7], NULL, 0) : 60000 + 20000 * p.nr_cpus;
+	if (sc < 0 || (!d.ibs && strcmp(argv[5], "pebs")) || !p.nr_cpus ||
+	    p.nr_cpus > DPROF_MODEL_MAX_CPUS || !p.period || !p.steps ||
+	    p.cache_size < 4096 || (p.cache_size & (p.cache_size - 1))) {
+		fprintf(stderr, "%s: bad arguments (1..%d CPUs, a power-of-two cache of >= 4096 bytes)\n",
+			__func__, DPROF_MODEL_MAX_CPUS);
+		return 1;
+	}
+	d.nr_cpus = p.nr_cpus;
+	d.period = p.period;
+	d.rnd = p.seed * 0x9E3779B97F4A7C15ull + 7;
+	if (d.ibs) {
+		dcm__add_evsel(&d, DCM_LOADS, DCM_IBS_OP_TYPE, 0, 0, p.period,
+			       DCM_ACCESS_SAMPLE_TYPE, 0, "ibs_op//");
+	} else {
+		dcm__add_evsel(&d, DCM_LOADS, PERF_TYPE_RAW, 0x1cd, DCM_LDLAT,
+			       p.period, DCM_ACCESS_SAMPLE_TYPE, 3,
+			       "cpu/mem-loads,ldlat=30/P");
+		dcm__add_evsel(&d, DCM_STORES, PERF_TYPE_RAW, 0x82d0, 0,
+			       p.period, DCM_ACCESS_SAMPLE_TYPE, 3,
+			       "cpu/mem-stores/P");
+	}
+	dcm__add_evsel(&d, DCM_ALLOC, PERF_TYPE_TRACEPOINT, DCM_ID_ALLOC, 0, 1,
+		       DCM_TP_SAMPLE_TYPE, 0, "kmem:kmem_cache_alloc");
+	dcm__add_evsel(&d, DCM_FREE, PERF_TYPE_TRACEPOINT, DCM_ID_FREE, 0, 1,
+		       DCM_TP_SAMPLE_TYPE, 0, "kmem:kmem_cache_free");
+
+	d.fp = fopen(argv[6], "w");
+	if (!d.fp) {
+		fprintf(stderr, "%s: %s: %s\n", __func__, argv[6], strerror(errno));
+		return 1;
+	}
+	err = dcm__header(&d, &fh);
+	for (cpu = 0; !err && cpu < d.nr_cpus; cpu++)
+		err = dcm__comm(&d, cpu);
+	if (!err)
+		err = dprof_model__run(&m, sc, &p, &dcm_ops, &d);
+	if (!err) {
+		fh.data.size = d.data_size;
+		err = dcm__features(&d, &m, &fh);
+	}
+	if (!err && (fseek(d.fp, 0, SEEK_SET) ||
+		     fwrite(&fh, sizeof(fh), 1, d.fp) != 1))
+		err = -errno;
+	if (fclose(d.fp) && !err)
+		err = -errno;
+	if (!err)
+		err = dcm__truth(&d, &m, sc, argv[6]);
+	dprof_model__exit(&m);
+	if (err) {
+		fprintf(stderr, "%s: writing %s: %s\n", __func__, argv[6],
+			strerror(-err));
+		return 1;
+	}
+	return 0;
+}
+
+DEFINE_WORKLOAD(dprof_cachemodel);
