@@ -20,6 +20,11 @@
 #      DEMO_REPORT     'perf dprof report' options (default "--percent-limit=0.1":
 #                      the top rows; e.g. "--type=filp" to drill into one type)
 #      DEMO_BUILD=0    do not run the build scripts (default 1: they are incremental)
+#      DEMO_WATCH      object histories: a second record in the same guest,
+#                      'perf dprof record --watch=$DEMO_WATCH' (default
+#                      filp:0/8; empty: none), whose data flow view is printed
+#                      after the profile.  A separate recording, since the
+#                      watch's traps would skew the access profile.
 #      DEMO_GUEST_REPORT=1  also run the report inside the guest (slow, TCG)
 #      VM_*            see scripts/run-in-vm.sh (VM_SMP default 2, VM_TIMEOUT)
 set -eu
@@ -32,6 +37,8 @@ export CHURN=$BUILD_DIR/guest/churn
 job=${DEMO_DIR:-$BUILD_DIR/demo}
 secs=${DEMO_SECONDS:-4}
 DEMO_RECORD=${DEMO_RECORD--m 32M}
+DEMO_WATCH=${DEMO_WATCH-filp:0/8}
+watch_type=${DEMO_WATCH%%[:,]*}
 
 die() { echo "run-demo: $*" >&2; exit 1; }
 say() { echo "run-demo: $*" >&2; }
@@ -66,7 +73,8 @@ fi
 # --- 2. record in the guest ---
 mkdir -p "$job"
 job=$(cd "$job" && pwd)
-rm -f "$job/perf.data" "$job/perf.data.old" "$job/record.log" "$job/report.txt"
+rm -f "$job/perf.data" "$job/perf.data.old" "$job/record.log" "$job/report.txt" \
+	"$job/watch.data" "$job/flow.txt" "$job/flow.dot" "$job/flow.svg"
 workload=${DEMO_WORKLOAD:-$REPO/scripts/guest/workload.sh $secs}
 say "booting the guest: perf dprof record -a ${DEMO_RECORD:+$DEMO_RECORD }-- $workload"
 t=$(now)
@@ -82,6 +90,16 @@ s=\$(up)
 rc=\$?
 echo \"guest: record took \$(echo \"\$(up) - \$s\" | bc)s (guest time), rc=\$rc\"
 cp /tmp/perf.data /mnt/perf.data || rc=1
+if [ \$rc = 0 ] && [ -n \"$DEMO_WATCH\" ]; then
+	if [ -d /sys/bus/event_source/devices/slab_watch ]; then
+		s=\$(up)
+		\"\$PERF\" dprof record -q -a -o /tmp/watch.data --watch=$DEMO_WATCH ${DEMO_RECORD:-} -- $workload > /dev/null || rc=1
+		echo \"guest: watch record took \$(echo \"\$(up) - \$s\" | bc)s (guest time), rc=\$rc\"
+		cp /tmp/watch.data /mnt/watch.data || rc=1
+	else
+		echo \"guest: no slab_watch PMU in this kernel (kernel-patches/, CONFIG_SLAB_WATCH=y): no object histories\"
+	fi
+fi
 if [ \$rc = 0 ] && [ \"${DEMO_GUEST_REPORT:-0}\" = 1 ]; then
 	s=\$(up)
 	\"\$PERF\" dprof report --stdio -i /mnt/perf.data --vmlinux $vmlinux ${DEMO_REPORT---percent-limit=0.1} > /mnt/report-guest.txt
@@ -104,3 +122,16 @@ t=$(now)
 }
 cat "$job/report.txt"
 say "report took $(since "$t")s; kept in $job/report.txt (perf.data next to it)"
+
+# --- 4. the data flow of the watched type ---
+[ -s "$job/watch.data" ] || exit 0
+t=$(now)
+echo
+"$PERF" dprof report --stdio -i "$job/watch.data" --vmlinux "$vmlinux" \
+	--view=flow --type="$watch_type" --graph="$job/flow.dot" \
+	> "$job/flow.txt" 2> "$job/flow.err" || {
+	cat "$job/flow.err" >&2
+	die "perf dprof report --view=flow failed on $job/watch.data"
+}
+cat "$job/flow.txt"
+say "flow report took $(since "$t")s; kept in $job/flow.txt (watch.data, flow.dot next to it)"

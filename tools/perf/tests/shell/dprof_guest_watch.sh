@@ -80,6 +80,7 @@ bash /tmp/wl.sh /mnt/bare_us
 "$PERF_GUEST" script -i /tmp/w.data -F cpu,time,event,ip,sym,addr,trace > /tmp/script.txt || exit 1
 cp /tmp/script.txt /mnt/script.txt
 "$PERF_GUEST" dprof report --stdio -i /tmp/w.data > /mnt/report.txt 2> /mnt/report.err
+cp /tmp/w.data /mnt/w.data
 ' > "${job}/vm.log" 2>&1
 rc=$?
 if [ $rc -eq 3 ]; then
@@ -148,6 +149,36 @@ read -r hits objs histories init cpus < "${job}/counts"
 grep -qE '^# object histories: [1-9][0-9]* hits on [1-9][0-9]* objects of filp' "${job}/report.txt" ||
 	fail "perf dprof report does not count the watch hits"
 
+# The histories as paths and as the flow graph, on the host with the
+# guest's vmlinux: the most frequent path starts at the allocation in
+# alloc_empty_file(), ends at a free called from the close path, and has
+# the file's users in between; every leaf of the graph is a free.
+perf dprof report --stdio -i "${job}/w.data" -k "$DPROF_VMLINUX" --view=paths \
+	--type=filp > "${job}/paths.txt" 2> "${job}/paths.err" ||
+	fail "perf dprof report --view=paths failed"
+awk '/^# path 1:/ { p = 1; next } /^# path 2:/ { exit }
+     p && !/^#/ { sub(/^ *[0-9.]+[nmu]?s +/, ""); print $1, $2 }' \
+	"${job}/paths.txt" > "${job}/path1.txt"
+first=$(head -1 "${job}/path1.txt"); last=$(tail -1 "${job}/path1.txt")
+between=$(sed '1d;$d' "${job}/path1.txt" | grep -vc '(free)\|(alloc)')
+[ "$first" = "alloc_empty_file (alloc)" ] ||
+	fail "path 1 starts with '$first', want alloc_empty_file (alloc)"
+echo "$last" | grep -qE '^(__x64_sys_close|__fput|____fput|__fput_sync|task_work_run|filp_close|fput|file_free|__rcu_free_file|rcu_do_batch) \(free\)$' ||
+	fail "path 1 ends with '$last', want a free from the close path"
+[ "${between:-0}" -ge 1 ] || fail "path 1 has no access between alloc and free"
+perf dprof report --stdio -i "${job}/w.data" -k "$DPROF_VMLINUX" --view=flow \
+	--type=filp --graph="${job}/flow.dot" > "${job}/flow.txt" 2>> "${job}/paths.err" ||
+	fail "perf dprof report --view=flow failed"
+grep -q '^alloc  [1-9]' "${job}/flow.txt" || fail "flow view without its alloc root"
+grep -qE -- '-> \[[0-9]+\] alloc_empty_file \(alloc\)' "${job}/flow.txt" ||
+	fail "flow view does not start at alloc_empty_file"
+grep -qE '^[[:space:]]*n[0-9]+ -> n[0-9]+ ' "${job}/flow.dot" || fail "no edges in flow.dot"
+# leaves: nodes with no out edge in the DOT file are all frees
+leaves=$(awk '/ -> / { out[$1] = 1 } /\[label="/ { id[$1] = $0 }
+	END { for (n in id) if (!(n in out)) print id[n] }' "${job}/flow.dot")
+echo "$leaves" | grep -v '(free)' | grep -q . &&
+	fail "flow leaves that are not frees: $(echo "$leaves" | grep -v '(free)' | head -3)"
+
 bare=$(cat "${job}/bare_us"); nowatch=$(cat "${job}/nowatch_us")
 kmem=$(cat "${job}/kmem_us"); watch=$(cat "${job}/watch_us")
 if [ $err -ne 0 ]; then
@@ -155,9 +186,12 @@ if [ $err -ne 0 ]; then
 	grep -m10 'slab_watch/cache=' "$script"
 	grep -m10 kmem_cache_alloc "$script"
 	head -20 "${job}/report.txt"
+	cat "${job}/paths.err"
+	head -30 "${job}/paths.txt" "${job}/flow.txt"
 else
 	echo "dprof guest slab watch test [Success: $hits hits, $histories histories on $objs objects," \
-	     "$init start in the file init; workload us: bare $bare, sampler $nowatch, +kmem $kmem, +watch $watch]"
+	     "$init start in the file init; path 1: $(tr '\n' ' ' < "${job}/path1.txt");" \
+	     "workload us: bare $bare, sampler $nowatch, +kmem $kmem, +watch $watch]"
 fi
 cleanup
 exit $err

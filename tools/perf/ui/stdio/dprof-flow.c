@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/kernel.h>
+#include <subcmd/run-command.h>
 #include "util/debug.h"
 #include "util/dprof/flow.h"
 #include "util/dprof/histories.h"
@@ -297,6 +298,33 @@ static void report__samples_of(void *ctx, void *type __maybe_unused,
 		dprof_stats__add(st, &site->stats);
 }
 
+/*
+ * FILE.dot -> FILE.svg with Graphviz when it is installed; say how to
+ * get the picture otherwise.
+ */
+static void flow__render_svg(const char *dot, FILE *fp)
+{
+	size_t len = strlen(dot);
+	char *svg = malloc(len + 5);
+	const char *argv[] = { "dot", "-Tsvg", dot, "-o", svg, NULL };
+	int ret;
+
+	if (!svg)
+		return;
+	if (len > 4 && !strcmp(dot + len - 4, ".dot"))
+		len -= 4;
+	memcpy(svg, dot, len);
+	strcpy(svg + len, ".svg");
+	ret = run_command_v_opt(argv, RUN_COMMAND_NO_STDIN);
+	if (!ret)
+		fprintf(fp, "# wrote %s and %s\n", dot, svg);
+	else
+		fprintf(fp, "# wrote %s; no picture (%s): dot -Tsvg %s -o %s\n", dot,
+			ret == -ERR_RUN_COMMAND_EXEC ? "Graphviz's dot not installed" :
+			"dot failed", dot, svg);
+	free(svg);
+}
+
 /**
  * dprof_flow__report - print the path traces or the flow graph of a type
  * @r: what to show
@@ -340,7 +368,7 @@ int dprof_flow__report(const struct dprof_flow_report *r, FILE *fp)
 		} else {
 			dprof_flow__fprintf_dot(&f, r->name, &names, dot);
 			fclose(dot);
-			fprintf(fp, "# wrote %s: dot -Tsvg %s -o flow.svg\n", r->graph, r->graph);
+			flow__render_svg(r->graph, fp);
 		}
 	}
 	dprof_flow__exit(&f);

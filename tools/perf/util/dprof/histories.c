@@ -231,7 +231,7 @@ static int histories__sink_free(struct dprof_sink *sink,
 {
 	struct dprof_histories *h = container_of(sink, struct dprof_histories, sink);
 
-	return history__free(h, obj->base, time, cpu, 0);
+	return history__free(h, obj->base, time, cpu, obj->free_site);
 }
 
 /**
