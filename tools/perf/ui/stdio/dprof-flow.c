@@ -314,7 +314,7 @@ static void flow__render_svg(const char *dot, FILE *fp)
 	if (len > 4 && !strcmp(dot + len - 4, ".dot"))
 		len -= 4;
 	memcpy(svg, dot, len);
-	strcpy(svg + len, ".svg");
+	memcpy(svg + len, ".svg", 5);
 	ret = run_command_v_opt(argv, RUN_COMMAND_NO_STDIN);
 	if (!ret)
 		fprintf(fp, "# wrote %s and %s\n", dot, svg);

@@ -17,8 +17,7 @@ struct dprof_obj {
 	u64		size;
 	u64		alloc_time;
 	void		*priv;		/* owned by the user of the set */
-	u64		free_site;	/* freeing call site, 0 if unknown:
-					 * set for the free hooks */
+	u64		free_site;	/* for the free hooks: call site */
 	u32		cpu;		/* allocating CPU */
 	bool		sampled;	/* an access sample hit it */
 	bool		bounced;	/* touched by more than one CPU */
