@@ -1503,7 +1503,7 @@ struct dprof_views {
  * machine.  @level 0 is the last level, 1 the L1d.
  */
 static int dprof__cache_geom(struct perf_dprof *dprof, struct perf_env *env,
-			     int level, bool quiet, struct dprof_cache_geom *geom)
+			     int level, bool silent, struct dprof_cache_geom *geom)
 {
 	if (dprof->cache_spec) {
 		if (dprof_cache_geom__parse(geom, dprof->cache_spec)) {
@@ -1515,7 +1515,7 @@ static int dprof__cache_geom(struct perf_dprof *dprof, struct perf_env *env,
 	}
 	if (dprof_cache_geom__env(geom, env, level) &&
 	    dprof_cache_geom__sysfs(geom, NULL, level)) {
-		if (!quiet)
+		if (!silent)
 			pr_err("dprof: no cache geometry in the recording or sysfs: give --cache\n");
 		return -ENOENT;
 	}
