@@ -16,6 +16,16 @@
  *    capacity when it would have missed too.
  * The level that served a miss is the own L2, a peer's cache (modified
  * there: HITM), or DRAM; there is no L3 in the model.
+ *
+ * The working set's ground truth is what the L1s hold: for each type, the
+ * distinct lines of its live objects in at least one CPU's L1, averaged
+ * over all accesses.  That is what the working-set view simulates when
+ * given the L1s' combined geometry (as many sets, nr_cpus times the
+ * ways): one LRU cache that replays every access in time order and holds
+ * a line once however many CPUs use it, where a freed object's lines
+ * belong to nobody.  The L2s are left out: they are filled by L1 misses
+ * only and not told of L1 hits, so what they hold follows an order a
+ * replay of the accesses does not reproduce.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -40,7 +50,9 @@ struct dprof_model_line {
 	u64	inval_mask[DPROF_MODEL_MAX_CPUS];	/* bytes written since invalidated */
 	u8	invalidated;				/* bit per CPU */
 	u8	seen;
+	u8	in_l1;					/* bit per CPU */
 	s8	dirty;					/* CPU holding it modified, or -1 */
+	struct dprof_model_type *type;			/* the live object's, or NULL */
 };
 
 struct dprof_model_priv {
@@ -120,6 +132,21 @@ u64 dprof_model__rand(struct dprof_model *m)
 	*r ^= *r >> 7;
 	*r ^= *r << 17;
 	return *r;
+}
+
+/**
+ * dprof_model_type__resident - the bytes of @t the L1s held, on average
+ * @m: the model, after dprof_model__run()
+ * @t: one of its types
+ *
+ * Distinct lines of live @t objects in at least one CPU's L1, averaged
+ * over all accesses: what the working-set view estimates from the samples
+ * when given the L1s' combined geometry.
+ */
+double dprof_model_type__resident(const struct dprof_model *m,
+				  const struct dprof_model_type *t)
+{
+	return m->nr_access ? t->resident_sum / m->nr_access * m->geom.line : 0;
 }
 
 static size_t tag__hash(long key, void *ctx __maybe_unused)
@@ -252,9 +279,46 @@ static void dprof_model__alloc(struct dprof_model *m,
 		m->err = m->ops->alloc(m, t, base, cpu);
 }
 
+/* The working set's truth: a line counts for its type while in an L1. */
+static void dprof_model_line__own(struct dprof_model_line *l,
+				  struct dprof_model_type *t)
+{
+	if (l->type == t)
+		return;
+	if (l->in_l1 && l->type)
+		l->type->resident--;
+	if (l->in_l1 && t)
+		t->resident++;
+	l->type = t;
+}
+
+static void dprof_model_line__fill(struct dprof_model_line *l, u32 cpu)
+{
+	if (!l->in_l1 && l->type)
+		l->type->resident++;
+	l->in_l1 |= 1 << cpu;
+}
+
+static void dprof_model_line__drop(struct dprof_model_line *l, u32 cpu)
+{
+	if (!(l->in_l1 & (1 << cpu)))
+		return;
+	l->in_l1 &= ~(1 << cpu);
+	if (!l->in_l1 && l->type)
+		l->type->resident--;
+}
+
 static void dprof_model__free(struct dprof_model *m,
 			      struct dprof_model_type *t, u64 base, u32 cpu)
 {
+	struct dprof_model_line *l;
+	u64 tag;
+
+	/* the lines stay cached, but belong to nobody (as in the view) */
+	for (tag = base / 64; tag <= (base + t->size - 1) / 64; tag++) {
+		if (hashmap__find(m->priv->lines, (long)tag, &l))
+			dprof_model_line__own(l, NULL);
+	}
 	m->time++;
 	if (!m->err && m->ops->free)
 		m->err = m->ops->free(m, t, base, cpu);
@@ -325,15 +389,22 @@ static void dprof_model__access(struct dprof_model *m, u32 cpu,
 		.type = t, .addr = addr, .off = off, .cpu = cpu,
 		.write = write, .truth = -1, .level = DPROF_MODEL_L1,
 	};
+	struct dprof_cache_line victim;
 	bool fa_hit;
+	int i;
 	u32 c;
 
 	if (!l || m->err)
 		return;
 	m->time++;
-	s.hit = dprof_cache__access(&pv->l1[cpu], addr, NULL, 0, NULL);
+	dprof_model_line__own(l, t);
+	/* the L1's lines point to the model's, for the working set's truth */
+	s.hit = dprof_cache__access(&pv->l1[cpu], addr, l, 0, &victim);
 	fa_hit = dprof_model_fa__access(&pv->fa[cpu], tag);
 	if (!s.hit) {
+		if (victim.stamp && victim.owner)
+			dprof_model_line__drop(victim.owner, cpu);
+		dprof_model_line__fill(l, cpu);
 		s.level = dprof_model__serve(m, l, cpu, addr, &s.remote_ccx);
 		if (l->invalidated & (1 << cpu))
 			s.truth = l->inval_mask[cpu] & mask ?
@@ -354,6 +425,7 @@ static void dprof_model__access(struct dprof_model *m, u32 cpu,
 			continue;
 		dprof_cache__invalidate(&pv->l2[c], addr);
 		if (dprof_cache__invalidate(&pv->l1[c], addr)) {
+			dprof_model_line__drop(l, c);
 			l->invalidated |= 1 << c;
 			l->inval_mask[c] = mask;
 		} else if (l->invalidated & (1 << c)) {
@@ -361,6 +433,9 @@ static void dprof_model__access(struct dprof_model *m, u32 cpu,
 		}
 		dprof_model_fa__invalidate(&pv->fa[c], tag);
 	}
+	m->nr_access++;
+	for (i = 0; i < m->nr_types; i++)
+		m->types[i].resident_sum += m->types[i].resident;
 
 	if (pv->next_sample-- > 1)
 		return;

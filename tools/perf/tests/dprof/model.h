@@ -64,6 +64,13 @@ struct dprof_model_type {
 	u64		nr_samples;
 	/* the true causes of the sampled misses, and the cold ones */
 	u64		truth[DPROF_MODEL_COLD + 1];
+	/*
+	 * The working set's ground truth: distinct lines of live objects of
+	 * the type held by at least one CPU's L1 now, and that summed at
+	 * every access (see dprof_model_type__resident()).
+	 */
+	u64		resident;
+	double		resident_sum;
 };
 
 /* One sampled access, and what the model knows about it. */
@@ -100,6 +107,7 @@ struct dprof_model {
 	struct dprof_model_type		types[DPROF_MODEL_MAX_TYPES];
 	int				nr_types;
 	u64				time;
+	u64				nr_access;
 	u64				nr_samples;
 	u64				nr_level[DPROF_MODEL_LEVEL__MAX];
 	const struct dprof_model_ops	*ops;
@@ -113,5 +121,7 @@ int dprof_model__run(struct dprof_model *m, enum dprof_model_scenario sc,
 		     const struct dprof_model_ops *ops, void *ctx);
 void dprof_model__exit(struct dprof_model *m);
 u64 dprof_model__rand(struct dprof_model *m);
+double dprof_model_type__resident(const struct dprof_model *m,
+				  const struct dprof_model_type *t);
 
 #endif /* __PERF_TESTS_DPROF_MODEL_H */

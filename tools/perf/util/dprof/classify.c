@@ -4,12 +4,24 @@
  * invalidation (true or false sharing), a conflict or a capacity miss,
  * decided from the history of its cache line and the crowding of its
  * associativity set.
+ *
+ * The sets' crowding is the paper's histogram: the lines of the live
+ * objects of each sampled type (its address set) at the offsets the
+ * samples of that type touched, whether or not a sample hit that very
+ * object yet; lines of memory with no allocation event (static, per-cpu,
+ * objects older than the recording) count once sampled.  Counting only
+ * the sampled lines would see a large working set period times too
+ * slowly: its first misses would be unknown (no capacity yet), and the
+ * sets of a sparse sample look crowded by chance (conflict).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/bitmap.h>
+#include <linux/bitops.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
+#include <linux/list.h>
 #include <linux/zalloc.h>
 
 #include "util/hashmap.h"
@@ -20,8 +32,25 @@
 #define DPROF_LINE_CPUS		8	/* last touch of the last 8 CPUs */
 #define DPROF_LINE_WRITES	4	/* the last 4 writes */
 
+/* A sampled type: its counts, the offsets touched, its live objects. */
+struct dprof_cl_class {
+	struct dprof_classify_stats	st;
+	unsigned long			*words;		/* 8-byte words touched */
+	u64				nr_words;	/* bits in words */
+	struct list_head		objs;
+};
+
+/* A live object with an allocation event. */
+struct dprof_cl_obj {
+	struct list_head	node;
+	u64			base;
+	u64			size;
+	struct dprof_cl_class	*cc;
+};
+
 /* What the replay saw of one cache line. */
 struct dprof_line_hist {
+	bool	ref;		/* counted in set_lines as sampled memory */
 	struct {
 		u64	seq;
 		u32	cpu;
@@ -81,6 +110,160 @@ static u64 line_mask(u32 off, u32 len, u32 line)
 	return (len >= 64 ? ~0ull : ((1ull << len) - 1)) << off;
 }
 
+/* A live object or sampled memory uses line @tag: the set histogram. */
+static int dprof_classify__ref(struct dprof_classify *cl, u64 tag)
+{
+	long refs = 0;
+
+	hashmap__find(cl->refs, (long)tag, &refs);
+	if (hashmap__set(cl->refs, (long)tag, refs + 1, NULL, NULL))
+		return -ENOMEM;
+	if (!refs) {
+		cl->set_lines[tag % cl->geom.nr_sets]++;
+		cl->nr_live_lines++;
+	}
+	return 0;
+}
+
+static void dprof_classify__unref(struct dprof_classify *cl, u64 tag)
+{
+	long refs;
+
+	if (!hashmap__find(cl->refs, (long)tag, &refs))
+		return;
+	if (refs > 1) {
+		hashmap__set(cl->refs, (long)tag, refs - 1, NULL, NULL);
+		return;
+	}
+	hashmap__delete(cl->refs, (long)tag, NULL, NULL);
+	cl->set_lines[tag % cl->geom.nr_sets]--;
+	cl->nr_live_lines--;
+}
+
+/* The lines of @o at the offsets its type's samples touched. */
+static int dprof_cl_obj__lines(struct dprof_classify *cl,
+			       struct dprof_cl_obj *o, bool ref)
+{
+	unsigned long w, nr = min(o->cc->nr_words, DIV_ROUND_UP(o->size, 8));
+	u64 tag, last = ~0ull;
+	int err;
+
+	for_each_set_bit(w, o->cc->words, nr) {
+		tag = (o->base + w * 8) / cl->geom.line;
+		if (tag == last)
+			continue;
+		last = tag;
+		if (!ref) {
+			dprof_classify__unref(cl, tag);
+			continue;
+		}
+		err = dprof_classify__ref(cl, tag);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * A sample of @cc touched the 8-byte word @w of an object: the lines
+ * holding it in every live object of @cc join the histogram.
+ */
+static int dprof_cl_class__touch(struct dprof_classify *cl,
+				 struct dprof_cl_class *cc, u64 w)
+{
+	u64 line = cl->geom.line;
+	struct dprof_cl_obj *o;
+	int err;
+
+	if (w >= cc->nr_words) {
+		u64 nr = round_up(max(w + 1, 2 * cc->nr_words), BITS_PER_LONG);
+		unsigned long *words = realloc(cc->words, BITS_TO_LONGS(nr) *
+					       sizeof(long));
+
+		if (!words)
+			return -ENOMEM;
+		memset(words + BITS_TO_LONGS(cc->nr_words), 0,
+		       (BITS_TO_LONGS(nr) - BITS_TO_LONGS(cc->nr_words)) *
+		       sizeof(long));
+		cc->words = words;
+		cc->nr_words = nr;
+	}
+	if (test_bit(w, cc->words))
+		return 0;
+	list_for_each_entry(o, &cc->objs, node) {
+		u64 tag = (o->base + w * 8) / line, lo, hi;
+
+		if (w * 8 >= o->size)
+			continue;
+		/* the words of @o in that line: is it counted already? */
+		lo = tag * line > o->base ? (tag * line - o->base) / 8 : 0;
+		hi = min((tag + 1) * line - o->base, o->size);
+		hi = min(DIV_ROUND_UP(hi, 8), cc->nr_words);
+		if (find_next_bit(cc->words, hi, lo) < hi)
+			continue;
+		err = dprof_classify__ref(cl, tag);
+		if (err)
+			return err;
+	}
+	__set_bit(w, cc->words);
+	return 0;
+}
+
+static struct dprof_cl_class *
+dprof_classify__findnew(struct dprof_classify *cl, struct dprof_class *cls)
+{
+	struct dprof_cl_class *cc;
+
+	if (hashmap__find(cl->classes, (long)cls, &cc))
+		return cc;
+	cc = zalloc(sizeof(*cc));
+	if (!cc)
+		return NULL;
+	INIT_LIST_HEAD(&cc->objs);
+	if (hashmap__add(cl->classes, (long)cls, cc)) {
+		free(cc);
+		return NULL;
+	}
+	return cc;
+}
+
+static void dprof_classify__obj_del(struct dprof_classify *cl,
+				    struct dprof_cl_obj *o)
+{
+	dprof_cl_obj__lines(cl, o, /*ref=*/false);
+	hashmap__delete(cl->objs, (long)o->base, NULL, NULL);
+	list_del(&o->node);
+	free(o);
+}
+
+/* An object enters the address set: its lines at the touched offsets. */
+static int dprof_classify__alloc(struct dprof_sink *sink,
+				 const struct dprof_obj *obj,
+				 u64 time __maybe_unused,
+				 u32 cpu __maybe_unused)
+{
+	struct dprof_classify *cl = sink__cl(sink);
+	struct dprof_cl_class *cc = dprof_classify__findnew(cl, obj->priv);
+	struct dprof_cl_obj *o;
+
+	if (!cc)
+		return -ENOMEM;
+	if (hashmap__find(cl->objs, (long)obj->base, &o))
+		dprof_classify__obj_del(cl, o);		/* its free was lost */
+	o = zalloc(sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	o->base = obj->base;
+	o->size = obj->size;
+	o->cc = cc;
+	if (hashmap__add(cl->objs, (long)o->base, o)) {
+		free(o);
+		return -ENOMEM;
+	}
+	list_add(&o->node, &cc->objs);
+	return dprof_cl_obj__lines(cl, o, /*ref=*/true);
+}
+
 /* The line's history leaves with the last object that covered it. */
 static void dprof_classify__forget(struct dprof_classify *cl, u64 tag)
 {
@@ -88,9 +271,9 @@ static void dprof_classify__forget(struct dprof_classify *cl, u64 tag)
 
 	if (!hashmap__delete(cl->lines, (long)tag, NULL, &h))
 		return;
+	if (h->ref)
+		dprof_classify__unref(cl, tag);
 	free(h);
-	cl->set_lines[tag % cl->geom.nr_sets]--;
-	cl->nr_live_lines--;
 }
 
 static int dprof_classify__free(struct dprof_sink *sink,
@@ -101,7 +284,11 @@ static int dprof_classify__free(struct dprof_sink *sink,
 	u64 line = cl->geom.line;
 	u64 first = (obj->base + line - 1) / line;
 	u64 end = (obj->base + obj->size) / line;	/* whole lines only */
+	struct dprof_cl_obj *o;
 	u32 i;
+
+	if (hashmap__find(cl->objs, (long)obj->base, &o))
+		dprof_classify__obj_del(cl, o);
 
 	for (; first < end; first++) {
 		dprof_classify__forget(cl, first);
@@ -219,40 +406,33 @@ static void dprof_line_hist__touch(struct dprof_line_hist *h, u64 seq,
 	h->wr[0].mask = mask;
 }
 
-static struct dprof_classify_stats *
-dprof_classify__findnew(struct dprof_classify *cl, struct dprof_class *cls)
-{
-	struct dprof_classify_stats *st;
-
-	if (hashmap__find(cl->classes, (long)cls, &st))
-		return st;
-	st = zalloc(sizeof(*st));
-	if (!st)
-		return NULL;
-	if (hashmap__add(cl->classes, (long)cls, st)) {
-		free(st);
-		return NULL;
-	}
-	return st;
-}
-
 static int dprof_classify__access(struct dprof_sink *sink,
 				  const struct dprof_access *acc,
-				  struct dprof_class *cls,
-				  u64 offset __maybe_unused)
+				  struct dprof_class *cls, u64 offset)
 {
 	struct dprof_classify *cl = sink__cl(sink);
 	u64 tag = acc->addr / cl->geom.line;
 	struct dprof_classify_stats *st;
 	struct dprof_line_hist *h;
+	struct dprof_cl_class *cc;
+	struct dprof_cl_obj *o;
 	enum dprof_miss_class mc;
-	bool miss = false;
+	bool miss = false, tracked;
 	u64 mask;
 	int err;
 
-	st = dprof_classify__findnew(cl, cls);
-	if (!st)
+	cc = dprof_classify__findnew(cl, cls);
+	if (!cc)
 		return -ENOMEM;
+	st = &cc->st;
+	/* an object of the address set, or memory known by its samples */
+	tracked = hashmap__find(cl->objs, (long)(acc->addr - offset), &o) &&
+		  o->cc == cc && offset < o->size;
+	if (tracked) {
+		err = dprof_cl_class__touch(cl, cc, offset / 8);
+		if (err)
+			return err;
+	}
 	cl->seq++;
 	mask = line_mask(acc->addr % cl->geom.line, cl->access_size,
 			 cl->geom.line);
@@ -274,8 +454,12 @@ static int dprof_classify__access(struct dprof_sink *sink,
 			free(h);
 			return -ENOMEM;
 		}
-		cl->set_lines[tag % cl->geom.nr_sets]++;
-		cl->nr_live_lines++;
+	}
+	if (!tracked && !h->ref) {
+		err = dprof_classify__ref(cl, tag);
+		if (err)
+			return err;
+		h->ref = true;
 	}
 
 	st->accesses++;
@@ -307,17 +491,25 @@ int dprof_classify__init(struct dprof_classify *cl,
 	memset(cl, 0, sizeof(*cl));
 	INIT_LIST_HEAD(&cl->sink.node);
 	cl->sink.access = dprof_classify__access;
+	cl->sink.alloc = dprof_classify__alloc;
 	cl->sink.free = dprof_classify__free;
 	cl->geom = *geom;
 	cl->access_size = 8;
 	cl->lines = hashmap__new(long__hash, long__equal, NULL);
 	cl->classes = hashmap__new(long__hash, long__equal, NULL);
+	cl->objs = hashmap__new(long__hash, long__equal, NULL);
+	cl->refs = hashmap__new(long__hash, long__equal, NULL);
 	cl->set_lines = calloc(geom->nr_sets, sizeof(*cl->set_lines));
-	if (IS_ERR(cl->lines) || IS_ERR(cl->classes) || !cl->set_lines) {
+	if (IS_ERR(cl->lines) || IS_ERR(cl->classes) || IS_ERR(cl->objs) ||
+	    IS_ERR(cl->refs) || !cl->set_lines) {
 		if (IS_ERR(cl->lines))
 			cl->lines = NULL;
 		if (IS_ERR(cl->classes))
 			cl->classes = NULL;
+		if (IS_ERR(cl->objs))
+			cl->objs = NULL;
+		if (IS_ERR(cl->refs))
+			cl->refs = NULL;
 		dprof_classify__exit(cl);
 		return -ENOMEM;
 	}
@@ -340,9 +532,21 @@ void dprof_classify__exit(struct dprof_classify *cl)
 		hashmap__free(cl->lines);
 		cl->lines = NULL;
 	}
-	if (cl->classes) {
-		hashmap__for_each_entry(cl->classes, cur, bkt)
+	if (cl->objs) {
+		hashmap__for_each_entry(cl->objs, cur, bkt)
 			free(cur->pvalue);
+		hashmap__free(cl->objs);
+		cl->objs = NULL;
+	}
+	hashmap__free(cl->refs);
+	cl->refs = NULL;
+	if (cl->classes) {
+		hashmap__for_each_entry(cl->classes, cur, bkt) {
+			struct dprof_cl_class *cc = cur->pvalue;
+
+			free(cc->words);
+			free(cc);
+		}
 		hashmap__free(cl->classes);
 		cl->classes = NULL;
 	}
@@ -367,9 +571,10 @@ const struct dprof_classify_stats *
 dprof_classify__class(const struct dprof_classify *cl,
 		      const struct dprof_class *cls)
 {
-	struct dprof_classify_stats *st;
+	struct dprof_cl_class *cc;
 
-	if (!cl->classes || !hashmap__find(cl->classes, (long)cls, &st))
+	if (!cl->classes || !hashmap__find(cl->classes, (long)cls, &cc) ||
+	    !cc->st.accesses)
 		return NULL;
-	return st;
+	return &cc->st;
 }

@@ -48,7 +48,9 @@ struct dprof_classify {
 	 */
 	bool				exact;
 	struct hashmap			*lines;		/* tag -> line history */
-	struct hashmap			*classes;	/* class -> stats */
+	struct hashmap			*classes;	/* class -> its record */
+	struct hashmap			*objs;		/* base -> live object */
+	struct hashmap			*refs;		/* tag -> live users */
 	u32				*set_lines;	/* live lines per set */
 	u64				nr_live_lines;
 	struct dprof_cache		**cpu_cache;	/* predicted misses */
