@@ -112,8 +112,10 @@ expect "c: miss classification" '^Miss classification: struct dprof_hot' \
 	'miss classification \(DProf paper 3\.3\)' '^  struct dprof_hot +static dprof_hot'
 keys w
 expect "w: working set" '^Working set: struct dprof_hot' \
-	'working set \(DProf paper 3\.2\)' 'distinct lines per associativity set' \
-	'sets +[0-9]+-[0-9]+ +\|#+'
+	'working set \(DProf paper 3\.2\)' 'distinct lines per associativity set'
+# the bar of the variable's set may be below the screen: search for it
+keys / '|#' Enter
+expect "w: the set histogram's bar" 'sets +[0-9]+-[0-9]+ +\|#+ +[1-9]'
 keys f
 expect "f: data flow" '^Data flow: struct dprof_hot' \
 	'data flow of struct dprof_hot' '==cpu==> the object was on another CPU'
