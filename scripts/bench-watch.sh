@@ -42,7 +42,7 @@ if [ ! -x "$CHURN" ] || [ "$REPO/scripts/guest/churn.c" -nt "$CHURN" ]; then
 fi
 
 job=$(mktemp -d /tmp/bench-watch.XXXXXX)
-trap 'rm -rf "$job"' EXIT
+[ "${BENCH_KEEP:-0}" = 1 ] && echo "bench-watch: keeping $job" >&2 || trap 'rm -rf "$job"' EXIT
 
 # shellcheck disable=SC2016
 PERF=$PERF CHURN=$CHURN W=$watch A=$arm_only S=$secs VM_ENV="PERF CHURN W A S" \

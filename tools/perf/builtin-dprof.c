@@ -1941,9 +1941,12 @@ static int dprof__report(struct perf_dprof *dprof)
 	}
 	dprof__scan_evlist(dprof, session->evlist);
 	dprof->os_release = session->header.env.os_release;
-	if (!dprof->has_soft && !dprof->has_mem_pmu) {
-		pr_err("dprof: %s holds no access samples; record it with 'perf dprof record'\n",
-		       dprof->input_name);
+	if (!dprof->has_soft && !dprof->has_mem_pmu &&
+	    (!dprof->watches || !strcmp(dprof->view, "classify") ||
+	     !strcmp(dprof->view, "workingset"))) {
+		pr_err("dprof: %s holds no access samples%s; record it with 'perf dprof record'\n",
+		       dprof->input_name, dprof->watches ?
+		       " (only object histories: --view=paths|flow)" : "");
 		err = -EINVAL;
 		goto out_delete;
 	}
