@@ -1594,6 +1594,33 @@ static int dprof_views__fprintf(struct dprof_views *v, struct perf_dprof *dprof,
 		    dprof_workingset__fprintf(&v->ws, &view, fp);
 }
 
+/* --view=workingset --graph=FILE.svg: the set histogram as a picture */
+static int dprof__ws_svg(struct dprof_views *v, struct perf_dprof *dprof,
+			 struct dprof_view_row *rows, size_t nr, FILE *fp)
+{
+	struct dprof_view view = {
+		.prof = &dprof->prof,
+		.rows = rows,
+		.nr = nr,
+		.has_soft = dprof->has_soft,
+		.has_levels = dprof->prof.has_levels,
+	};
+	FILE *svg = fopen(dprof->graph, "w");
+	int err;
+
+	if (!svg) {
+		pr_err("dprof: cannot write %s: %s\n", dprof->graph, strerror(errno));
+		return -errno;
+	}
+	err = dprof_workingset__fprintf_svg(&v->ws, &view, svg);
+	if (fclose(svg) && !err)
+		err = -errno;
+	if (!err)
+		fprintf(fp, "\n# wrote %s: distinct lines per set of %s\n", dprof->graph,
+			dprof->type_name ?: "the biggest types");
+	return err;
+}
+
 static int dprof_views__print(struct dprof_views *v, struct perf_dprof *dprof,
 			      FILE *fp)
 {
@@ -1623,6 +1650,8 @@ static int dprof_views__print(struct dprof_views *v, struct perf_dprof *dprof,
 	else
 		err = dprof_workingset__finish(&v->ws) ?:
 		      dprof_views__fprintf(v, dprof, view.rows, nr, false, fp);
+	if (!err && v->on_ws && dprof->graph)
+		err = dprof__ws_svg(v, dprof, view.rows, nr, fp);
 	for (i = 0; i < nr; i++) {
 		strbuf_release(&info[i].type);
 		strbuf_release(&info[i].desc);
@@ -2060,8 +2089,8 @@ static int cmd_dprof_report(int argc, const char **argv)
 	OPT_BOOLEAN(0, "tui", &dprof.use_tui, "use the TUI interface (default on a terminal)"),
 	OPT_STRING(0, "view", &dprof.view, "view",
 		   "profile, classify, workingset, paths or flow"),
-	OPT_STRING(0, "graph", &dprof.graph, "file.dot",
-		   "--view=flow: also write the graph as Graphviz DOT"),
+	OPT_STRING(0, "graph", &dprof.graph, "file",
+		   "--view=flow: also write the graph as Graphviz DOT (and SVG); --view=workingset: the set histogram as SVG"),
 	OPT_STRING(0, "cache", &dprof.cache_spec, "[lN:]size[:ways[:line]]",
 		   "cache to model (default: the recording's last level)"),
 	OPT_STRING('s', "sort", &dprof.sort_str, "key",

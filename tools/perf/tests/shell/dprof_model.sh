@@ -183,6 +183,41 @@ if ! grep -q '^# access samples: memory-sampling PMU (data address, cache level,
 	head -12 "${tmp}/profile"
 fi
 
+# The working set as a picture (paper figure 1): in the conflict scenario
+# the 1 KB buffers pile up in a few sets, at the associativity or above,
+# and leave the others empty.
+data="${tmp}/ibs-conflict-1.data"
+if ! perf dprof report --stdio --view=workingset --type=dm_buf1k --graph="${tmp}/ws.svg" \
+		-i "$data" > "${tmp}/ws.txt" 2>&1; then
+	fail "perf dprof report --view=workingset --graph"
+	head -20 "${tmp}/ws.txt"
+elif ! python3 - "${tmp}/ws.svg" > "${tmp}/svg.txt" 2>&1 <<'PY'
+import re, sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+ns = '{http://www.w3.org/2000/svg}'
+texts = [t.text or '' for t in root.iter(ns + 'text')]
+lines = list(root.iter(ns + 'polyline'))
+assert len(lines) == 1, 'want one curve (--type), got %d' % len(lines)
+assert any(t.startswith('dm_buf1k (') for t in texts), 'no dm_buf1k legend'
+# the associativity threshold: the dashed line labelled "associativity (W)"
+paths = [p for p in root.iter(ns + 'path') if p.get('stroke-dasharray') == '6 4']
+y_ways = float(re.match(r'M\S+ (\S+) ', paths[0].get('d')).group(1))
+ys = [float(pt.split(',')[1]) for pt in lines[0].get('points').split()]
+bottom = max(ys)
+full = sum(1 for y in ys if y <= y_ways + 0.5)
+empty = sum(1 for y in ys if y == bottom)
+print('points %d, at/above associativity %d, empty %d' % (len(ys), full, empty))
+assert full >= 2, 'no set at the associativity'
+assert full * 5 <= len(ys), 'the buffers are not concentrated in a few sets'
+assert empty * 2 >= len(ys), 'most sets should hold none of them'
+PY
+then
+	fail "--view=workingset --graph: $(tail -1 "${tmp}/svg.txt")"
+else
+	echo "dprof model: workingset SVG of dm_buf1k: $(cat "${tmp}/svg.txt")"
+fi
+
 if [ "$runs" -ne 20 ]; then
 	fail "only ${runs} of 20 recordings written"
 fi

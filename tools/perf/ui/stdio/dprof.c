@@ -225,37 +225,36 @@ static void dprof_workingset__fprintf_hist(const struct dprof_workingset *ws,
 	}
 }
 
-/**
- * dprof_workingset__fprintf - the working-set view
- * @ws: the simulation after dprof_workingset__finish()
- * @v: the rows (data types) and what the recording held
- * @fp: output
- *
- * Return: 0 or -ENOMEM.
- */
-int dprof_workingset__fprintf(const struct dprof_workingset *ws,
-			      const struct dprof_view *v, FILE *fp)
+static void ws_rows__free(struct ws_row *rows, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; rows && i < nr; i++)
+		free(rows[i].set_lines);
+	free(rows);
+}
+
+/* What each row (data type) of @v holds of the cache, most first. */
+static struct ws_row *ws_rows__new(const struct dprof_workingset *ws,
+				   const struct dprof_view *v)
 {
 	const struct dprof_cache_geom *g = &ws->cache.geom;
 	struct ws_row *rows = calloc(v->nr + 1, sizeof(*rows));
-	u64 nr_lines = (u64)g->nr_sets * g->ways;
-	u32 s, nr_conflict = 0, shown = 0;
 	struct hashmap_entry *cur;
 	double w = ws->weight ?: 1;
-	int err = -ENOMEM;
-	char geom[128];
 	size_t bkt, i;
+	u32 s;
 
 	if (!rows)
-		return -ENOMEM;
+		return NULL;
 	for (i = 0; i < v->nr; i++) {
 		rows[i].idx = i;
 		rows[i].set_lines = calloc(g->nr_sets, sizeof(u32));
-		if (!rows[i].set_lines)
-			goto out;
+		if (!rows[i].set_lines) {
+			ws_rows__free(rows, v->nr);
+			return NULL;
+		}
 	}
-	for (s = 0; s < g->nr_sets; s++)
-		nr_conflict += dprof_workingset__conflict_set(ws, s);
 	hashmap__for_each_entry(v->prof->classes, cur, bkt) {
 		const struct dprof_class *cls = cur->pvalue;
 		struct dprof_ws_class *wc = dprof_workingset__class(ws, cls);
@@ -275,6 +274,31 @@ int dprof_workingset__fprintf(const struct dprof_workingset *ws,
 					       dprof_workingset__conflict_set(ws, s);
 	}
 	qsort(rows, v->nr, sizeof(*rows), ws_row__cmp);
+	return rows;
+}
+
+/**
+ * dprof_workingset__fprintf - the working-set view
+ * @ws: the simulation after dprof_workingset__finish()
+ * @v: the rows (data types) and what the recording held
+ * @fp: output
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int dprof_workingset__fprintf(const struct dprof_workingset *ws,
+			      const struct dprof_view *v, FILE *fp)
+{
+	const struct dprof_cache_geom *g = &ws->cache.geom;
+	struct ws_row *rows = ws_rows__new(ws, v);
+	u64 nr_lines = (u64)g->nr_sets * g->ways;
+	u32 s, nr_conflict = 0, shown = 0;
+	char geom[128];
+	size_t i;
+
+	if (!rows)
+		return -ENOMEM;
+	for (s = 0; s < g->nr_sets; s++)
+		nr_conflict += dprof_workingset__conflict_set(ws, s);
 
 	dprof_cache_geom__scnprintf(g, geom, sizeof(geom));
 	fprintf(fp, "# perf dprof report: working set (DProf paper 3.2)\n#\n");
@@ -330,10 +354,131 @@ int dprof_workingset__fprintf(const struct dprof_workingset *ws,
 		dprof_workingset__fprintf_hist(ws, vr, &rows[i], fp);
 		shown++;
 	}
-	err = 0;
-out:
-	for (i = 0; i < v->nr; i++)
-		free(rows[i].set_lines);
-	free(rows);
-	return err;
+	ws_rows__free(rows, v->nr);
+	return 0;
+}
+
+#define SVG_W		960	/* picture */
+#define SVG_H		420
+#define SVG_L		60	/* plot area margins */
+#define SVG_R		200
+#define SVG_T		40
+#define SVG_B		50
+#define SVG_TYPES	5	/* curves without --type */
+
+static void svg__text(FILE *fp, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", fp); break;
+		case '<': fputs("&lt;", fp); break;
+		case '>': fputs("&gt;", fp); break;
+		case '"': fputs("&quot;", fp); break;
+		default:  fputc(*s, fp); break;
+		}
+	}
+}
+
+/**
+ * dprof_workingset__fprintf_svg - the set histogram as a picture
+ * @ws: the simulation after dprof_workingset__finish()
+ * @v: the rows; those with ->detail set (--type), else the biggest few
+ * @fp: output
+ *
+ * The paper's figure 1: for each type, distinct cache lines per
+ * associativity set (sets binned to the plot's width, the maximum of each
+ * bin drawn), with the associativity and twice the average set, the two
+ * thresholds of a conflict-prone set.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int dprof_workingset__fprintf_svg(const struct dprof_workingset *ws,
+				  const struct dprof_view *v, FILE *fp)
+{
+	static const char * const colors[] = {
+		"#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd",
+		"#8c564b", "#e377c2", "#7f7f7f",
+	};
+	const struct dprof_cache_geom *g = &ws->cache.geom;
+	const int pw = SVG_W - SVG_L - SVG_R, ph = SVG_H - SVG_T - SVG_B;
+	struct ws_row *rows = ws_rows__new(ws, v);
+	u32 bins = min_t(u32, g->nr_sets, pw), per_bin, b, s, top = 1;
+	double avg = ws->nr_lines ? (double)ws->nr_lines / g->nr_sets : 0;
+	size_t i, j, nr_plot = 0, plot[ARRAY_SIZE(colors)];
+	bool any_detail = false;
+	char geom[128];
+	double y;
+
+	if (!rows)
+		return -ENOMEM;
+	per_bin = (g->nr_sets + bins - 1) / bins;
+	for (j = 0; j < v->nr; j++)
+		any_detail |= v->rows[j].detail;
+	for (i = 0; i < v->nr && nr_plot < ARRAY_SIZE(plot); i++) {
+		if (!rows[i].seen || (any_detail ? !v->rows[rows[i].idx].detail :
+				      nr_plot >= SVG_TYPES))
+			continue;
+		plot[nr_plot++] = i;
+		for (s = 0; s < g->nr_sets; s++)
+			top = max(top, rows[i].set_lines[s]);
+	}
+	top = max_t(u32, top, g->ways + 1);
+	top = max_t(u32, top, (u32)(2 * avg) + 1);
+
+	dprof_cache_geom__scnprintf(g, geom, sizeof(geom));
+	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">\n",
+		SVG_W, SVG_H);
+	fprintf(fp, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	fprintf(fp, "<text x=\"%d\" y=\"20\" font-size=\"14\">distinct cache lines per associativity set: ",
+		SVG_L);
+	svg__text(fp, geom);
+	fprintf(fp, "</text>\n");
+	/* axes, ticks */
+	fprintf(fp, "<g stroke=\"black\" fill=\"none\"><path d=\"M%d %d V%d H%d\"/></g>\n",
+		SVG_L, SVG_T, SVG_T + ph, SVG_L + pw);
+	for (j = 0; j <= 4; j++) {
+		fprintf(fp, "<text x=\"%zu\" y=\"%d\" text-anchor=\"middle\">%zu</text>\n",
+			SVG_L + j * pw / 4, SVG_T + ph + 16, j * (g->nr_sets - 1) / 4);
+		fprintf(fp, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\">%zu</text>\n",
+			SVG_L - 6, SVG_T + ph - j * ph / 4 + 4, j * top / 4);
+	}
+	fprintf(fp, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">associativity set (max of %u sets per point)</text>\n",
+		SVG_L + pw / 2, SVG_H - 12, per_bin);
+	fprintf(fp, "<text transform=\"translate(16 %d) rotate(-90)\" text-anchor=\"middle\">distinct lines</text>\n",
+		SVG_T + ph / 2);
+	/* the thresholds of a conflict-prone set */
+	y = SVG_T + ph - (double)g->ways * ph / top;
+	fprintf(fp, "<path d=\"M%d %.1f H%d\" stroke=\"black\" stroke-dasharray=\"6 4\"/>\n",
+		SVG_L, y, SVG_L + pw);
+	fprintf(fp, "<text x=\"%d\" y=\"%.1f\">associativity (%u)</text>\n",
+		SVG_L + pw + 6, y + 4, g->ways);
+	y = SVG_T + ph - 2 * avg * ph / top;
+	fprintf(fp, "<path d=\"M%d %.1f H%d\" stroke=\"gray\" stroke-dasharray=\"2 4\"/>\n",
+		SVG_L, y, SVG_L + pw);
+	fprintf(fp, "<text x=\"%d\" y=\"%.1f\" fill=\"gray\">2x average (%.1f)</text>\n",
+		SVG_L + pw + 6, y + 4, 2 * avg);
+	/* one curve and legend entry per type */
+	for (j = 0; j < nr_plot; j++) {
+		const struct ws_row *r = &rows[plot[j]];
+		const struct dprof_view_row *vr = &v->rows[r->idx];
+
+		fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+			colors[j]);
+		for (b = 0; b < bins && b * per_bin < g->nr_sets; b++) {
+			u32 m = 0;
+
+			for (s = b * per_bin; s < min(g->nr_sets, (b + 1) * per_bin); s++)
+				m = max(m, r->set_lines[s]);
+			fprintf(fp, "%.1f,%.1f ", SVG_L + (b + 0.5) * pw / bins,
+				SVG_T + ph - (double)m * ph / top);
+		}
+		fprintf(fp, "\"/>\n<text x=\"%d\" y=\"%zu\" fill=\"%s\">", SVG_L + pw + 6,
+			SVG_T + 60 + j * 18, colors[j]);
+		svg__text(fp, vr->type);
+		fprintf(fp, " (%" PRIu64 ")</text>\n", r->seen);
+	}
+	fprintf(fp, "</svg>\n");
+	ws_rows__free(rows, v->nr);
+	return 0;
 }

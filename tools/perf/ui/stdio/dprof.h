@@ -31,5 +31,7 @@ int dprof_classify__fprintf(const struct dprof_classify *cl,
 			    const struct dprof_view *v, FILE *fp);
 int dprof_workingset__fprintf(const struct dprof_workingset *ws,
 			      const struct dprof_view *v, FILE *fp);
+int dprof_workingset__fprintf_svg(const struct dprof_workingset *ws,
+				  const struct dprof_view *v, FILE *fp);
 
 #endif /* __PERF_UI_STDIO_DPROF_H */
