@@ -369,13 +369,13 @@ int dprof_workingset__fprintf(const struct dprof_workingset *ws,
 static void svg__text(FILE *fp, const char *s)
 {
 	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", fp); break;
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '"': fputs("&quot;", fp); break;
-		default:  fputc(*s, fp); break;
-		}
+		const char *esc = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" :
+				  *s == '>' ? "&gt;" : *s == '"' ? "&quot;" : NULL;
+
+		if (esc)
+			fputs(esc, fp);
+		else
+			fputc(*s, fp);
 	}
 }
 
