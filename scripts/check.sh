@@ -5,6 +5,8 @@
 #
 # env: BUILD_DIR, DPROF_CACHE, LINUX_SRC (see prepare-tree.sh)
 #      CHECK_KERNEL=0  do not build the guest kernel (guest tests then skip)
+#      CHECK_DEBUG_KERNEL=0  do not build its KASAN+lockdep variant (the
+#                      slab_watch stress test then skips)
 #      CHECK_TESTS     'perf test' selection (default: dprof)
 set -eu
 
@@ -42,6 +44,18 @@ if [ "${CHECK_KERNEL:-1}" != 0 ] && [ -x "$REPO/scripts/build-kernel.sh" ]; then
 		export DPROF_RUN_IN_VM=$REPO/scripts/run-in-vm.sh
 	else
 		say "guest kernel build failed: guest tests will skip"
+	fi
+	# The slab_watch stress test runs on a KASAN + lockdep build of it.
+	if [ -n "${DPROF_KERNEL:-}" ] && [ "${CHECK_DEBUG_KERNEL:-1}" != 0 ]; then
+		t0=$SECONDS
+		if KERNEL_OUT=$BUILD_DIR/kernel-debug \
+		   KERNEL_CONFIG_EXTRA=$REPO/scripts/guest/dprof-guest-debug.config \
+		   "$REPO/scripts/build-kernel.sh" >/dev/null; then
+			say "debug guest kernel (KASAN, lockdep) built in $((SECONDS - t0))s"
+			export DPROF_DEBUG_KERNEL=$BUILD_DIR/kernel-debug/arch/x86/boot/bzImage
+		else
+			say "debug guest kernel build failed: the stress test will skip"
+		fi
 	fi
 fi
 
