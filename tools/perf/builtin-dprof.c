@@ -634,6 +634,7 @@ struct dprof_watch {
 	struct dprof_watch	*next;
 	struct dprof_class	*cls;		/* the cache, from the first hit */
 	u64			offset;		/* of the watched bytes */
+	bool			sweep;		/* moves on after each object */
 	u64			nr_hits;
 	u64			nr_objects;
 	u64			last_base;
@@ -656,11 +657,13 @@ static int dprof__watch_hit(struct perf_dprof *dprof, struct evsel *evsel,
 			    struct machine *machine __maybe_unused)
 {
 	struct dprof_watch *w = evsel->priv;
-	u64 base = sample->addr - w->offset, born = 0;
+	u64 base, born = 0;
 	struct dprof_obj *obj;
 
 	if (!w)		/* out of memory in dprof__watch_add() */
 		return 0;
+	/* without an alloc event, a sweeping watch's object is unknown */
+	base = w->sweep ? sample->addr : sample->addr - w->offset;
 	obj = dprof_addrset__find(&dprof->as, sample->addr);
 	if (obj) {
 		base = obj->base;
@@ -688,6 +691,7 @@ static int dprof__watch_add(struct perf_dprof *dprof, struct evsel *evsel)
 	if (!w)
 		return -ENOMEM;
 	w->offset = evsel->core.attr.config & 0xffffffff;
+	w->sweep = evsel->core.attr.config & BIT_ULL(41);
 	w->next = dprof->watches;
 	dprof->watches = w;
 	evsel->priv = w;
@@ -2424,6 +2428,7 @@ static char *dprof__watch_event(const char *item, size_t n,
 	unsigned long offset = 0, len = 8;
 	unsigned long long id, size;
 	char *cache, *colon, *end, path[PATH_MAX];
+	bool sweep = false;
 	char *ev = NULL;
 
 	cache = strndup(item, n);
@@ -2447,6 +2452,15 @@ static char *dprof__watch_event(const char *item, size_t n,
 		pr_err("dprof: bad --watch item '%.*s': no slab cache name\n", (int)n, item);
 		goto out;
 	}
+	/* no offset: the whole object, 8 bytes further on for each object */
+	if (!colon) {
+		snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/format/sweep",
+			 sysfs__mountpoint(), DPROF_WATCH_PMU);
+		sweep = !access(path, F_OK);
+		if (!sweep)
+			pr_warning("dprof: --watch=%s: this kernel's slab_watch cannot sweep an object; watching bytes 0-7 only\n",
+				   cache);
+	}
 	snprintf(path, sizeof(path), "%s/kernel/slab/%s", sysfs__mountpoint(), cache);
 	if (access(path, F_OK)) {
 		pr_err("dprof: --watch: no slab cache '%s' (%s missing; slab merging may hide it)\n",
@@ -2465,8 +2479,9 @@ static char *dprof__watch_event(const char *item, size_t n,
 		       offset, offset + len - 1, size, cache);
 		goto out;
 	}
-	if (asprintf(&ev, "%s/cache=%llu,offset=%lu,len=%lu,rw=1,patience=%u,period=1/",
-		     DPROF_WATCH_PMU, id, offset, len, patience) < 0)
+	if (asprintf(&ev, "%s/cache=%llu,offset=%lu,len=%lu,rw=1,patience=%u%s,period=1/",
+		     DPROF_WATCH_PMU, id, offset, len, patience,
+		     sweep ? ",sweep=1" : "") < 0)
 		ev = NULL;
 out:
 	free(cache);

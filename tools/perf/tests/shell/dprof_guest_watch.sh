@@ -81,6 +81,14 @@ bash /tmp/wl.sh /mnt/bare_us
 cp /tmp/script.txt /mnt/script.txt
 "$PERF_GUEST" dprof report --stdio -i /tmp/w.data > /mnt/report.txt 2> /mnt/report.err
 cp /tmp/w.data /mnt/w.data
+# --watch=CACHE without an offset sweeps the object, 8 bytes further on
+# for each object
+if [ -e /sys/bus/event_source/devices/slab_watch/format/sweep ]; then
+	"$PERF_GUEST" dprof record -q -a --watch=filp -o /tmp/s.data -- \
+		bash /tmp/wl.sh /mnt/sweep_us || exit 1
+	"$PERF_GUEST" script -i /tmp/s.data -F event,addr,trace > /mnt/sweep.txt || exit 1
+	cat /sys/kernel/slab/filp/object_size > /mnt/filp_size
+fi
 ' > "${job}/vm.log" 2>&1
 rc=$?
 if [ $rc -eq 3 ]; then
@@ -179,6 +187,41 @@ leaves=$(awk '/ -> / { out[$1] = 1 } /\[label="/ { id[$1] = $0 }
 echo "$leaves" | grep -v '(free)' | grep -q . &&
 	fail "flow leaves that are not frees: $(echo "$leaves" | grep -v '(free)' | head -3)"
 
+# The sweep: offsets of the hits in their objects (alloc ptr .. free)
+sweep="no sweep"
+if [ -s "${job}/sweep.txt" ]; then
+	sweep=$(python3 - "${job}/sweep.txt" "$(cat "${job}/filp_size")" <<'PY'
+import re, sys
+size = int(sys.argv[2])
+live, offs, hits, outside = {}, set(), 0, 0
+for line in open(sys.argv[1]):
+    m = re.search(r'kmem:kmem_cache_alloc:.* ptr=(0x[0-9a-f]+).* name=filp(\s|$)', line)
+    if m:
+        live[int(m.group(1), 16)] = 1
+        continue
+    m = re.search(r'kmem:kmem_cache_free:.* ptr=(0x[0-9a-f]+)', line)
+    if m:
+        live.pop(int(m.group(1), 16), None)
+        continue
+    m = re.match(r'\s*slab_watch/[^ ]*sweep=1[^ ]*: +([0-9a-f]+)', line)
+    if m:
+        a = int(m.group(1), 16)
+        base = [b for b in live if b <= a < b + size]
+        if base:
+            offs.add((a - base[0]) // 8 * 8)
+        else:
+            outside += 1
+        hits += 1
+print(len(offs), (size + 7) // 8, hits, outside)
+PY
+)
+	read -r nr_offs nr_words sweep_hits sweep_out <<<"$sweep"
+	# one history per object, up to every word of the object
+	[ "${nr_offs:-0}" -ge $(( ${nr_words:-1} / 2 )) ] ||
+		fail "--watch=filp swept $nr_offs of the $nr_words words of struct file ($sweep_hits hits)"
+	sweep="$nr_offs of $nr_words words of filp swept in $sweep_hits hits"
+fi
+
 bare=$(cat "${job}/bare_us"); nowatch=$(cat "${job}/nowatch_us")
 kmem=$(cat "${job}/kmem_us"); watch=$(cat "${job}/watch_us")
 if [ $err -ne 0 ]; then
@@ -190,7 +233,7 @@ if [ $err -ne 0 ]; then
 	head -30 "${job}/paths.txt" "${job}/flow.txt"
 else
 	echo "dprof guest slab watch test [Success: $hits hits, $histories histories on $objs objects," \
-	     "$init start in the file init; path 1: $(tr '\n' ' ' < "${job}/path1.txt");" \
+	     "$init start in the file init; $sweep; path 1: $(tr '\n' ' ' < "${job}/path1.txt");" \
 	     "workload us: bare $bare, sampler $nowatch, +kmem $kmem, +watch $watch]"
 fi
 cleanup
