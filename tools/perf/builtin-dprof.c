@@ -1971,6 +1971,8 @@ static int dprof__report(struct perf_dprof *dprof)
 	symbol_conf.try_vmlinux_path = true;
 	/* data-type profiling of operands, for addresses nothing else covers */
 	annotation_options__init();
+	/* nothing shows the disassembly: no source lines (LLVM reads DWARF for them) */
+	annotate_opts.annotate_src = false;
 	err = symbol__annotation_init();
 	if (err)
 		goto out_annotate;
