@@ -132,7 +132,7 @@ struct perf_dprof {
 	u64			nr_lost;
 	struct dprof_mem_stats	mem;		/* decoded data_src */
 #ifdef HAVE_DWARF_SUPPORT
-	struct hashmap		*dwarf;		/* dso -> struct dprof_dwarf * */
+	struct hashmap		*dwarf;		/* file name -> struct dprof_dwarf * */
 #endif
 	struct dprof_btf	*btf;		/* this kernel's, when recorded here */
 	bool			btf_tried;
@@ -727,36 +727,51 @@ static void dprof__watch_exit(struct perf_dprof *dprof)
 /* data types and members                                                  */
 
 #ifdef HAVE_DWARF_SUPPORT
-static size_t ptr__hash(long key, void *ctx __maybe_unused)
+static size_t name__hash(long key, void *ctx __maybe_unused)
 {
-	return (unsigned long)key >> 4;
+	return str_hash((const char *)key);
 }
 
-static bool ptr__equal(long a, long b, void *ctx __maybe_unused)
+static bool name__equal(long a, long b, void *ctx __maybe_unused)
 {
-	return a == b;
+	return !strcmp((const char *)a, (const char *)b);
 }
 
+/*
+ * One index per file, not per dso: a recording can have several dsos for
+ * the same vmlinux (the kernel map and those the samples' maps were made
+ * from), and indexing a vmlinux's DWARF costs ~0.1 s each time.
+ */
 static struct dprof_dwarf *dprof__dwarf(struct perf_dprof *dprof,
 					struct dso *dso)
 {
 	struct dprof_dwarf *dw = NULL;
+	const char *path;
+	char *key;
 
 	if (!dso)
 		return NULL;
 	if (!dprof->dwarf) {
-		dprof->dwarf = hashmap__new(ptr__hash, ptr__equal, NULL);
+		dprof->dwarf = hashmap__new(name__hash, name__equal, NULL);
 		if (IS_ERR(dprof->dwarf)) {
 			dprof->dwarf = NULL;
 			return NULL;
 		}
 	}
-	if (hashmap__find(dprof->dwarf, dso, &dw))
+	path = dso__long_name(dso);
+	if (hashmap__find(dprof->dwarf, path, &dw))
 		return dw;
-	dw = dprof_dwarf__new(dso__long_name(dso));
+	key = strdup(path);
+	if (!key)
+		return NULL;
+	dw = dprof_dwarf__new(path);
 	if (!dw)
-		pr_debug("dprof: no DWARF in %s\n", dso__long_name(dso));
-	hashmap__add(dprof->dwarf, dso, dw);
+		pr_debug("dprof: no DWARF in %s\n", path);
+	if (hashmap__add(dprof->dwarf, key, dw)) {
+		dprof_dwarf__delete(dw);
+		free(key);
+		return NULL;
+	}
 	return dw;
 }
 
@@ -767,8 +782,10 @@ static void dprof__dwarf_exit(struct perf_dprof *dprof)
 
 	if (!dprof->dwarf)
 		return;
-	hashmap__for_each_entry(dprof->dwarf, cur, bkt)
+	hashmap__for_each_entry(dprof->dwarf, cur, bkt) {
 		dprof_dwarf__delete(cur->pvalue);
+		free((char *)cur->pkey);
+	}
 	hashmap__free(dprof->dwarf);
 }
 
@@ -1987,6 +2004,8 @@ static int dprof__report(struct perf_dprof *dprof)
 	symbol_conf.try_vmlinux_path = true;
 	/* data-type profiling of operands, for addresses nothing else covers */
 	annotation_options__init();
+	/* nothing shows the disassembly: no source lines (LLVM reads DWARF for them) */
+	annotate_opts.annotate_src = false;
 	err = symbol__annotation_init();
 	if (err)
 		goto out_annotate;

@@ -5,14 +5,19 @@
  * The index is built in one pass over the top-level DIEs of every unit
  * (C has no namespaces, so nothing else declares a global name):
  *
- *  - types: name -> list of (DIE offset, byte size, count), one element per
- *    distinct size.  Struct/union definitions with DW_AT_byte_size and
- *    typedefs that end in such a definition.  A header's struct is defined
- *    again in every CU that includes it; all copies share one element, whose
- *    DIE is the first copy seen and whose count says in how many CUs it was
- *    seen.  Different structs with the same name (the kernel has a few, e.g.
- *    "struct ops") get one element per size; find_struct() picks the most
- *    common one (ties: the larger), cache_type() picks among those that fit.
+ *  - types: name -> the chain of top-level struct/union/class/typedef DIEs
+ *    with that name, in .debug_info order.  Nothing but the name is read
+ *    during the pass: a vmlinux has ~450k such DIEs (a header's struct is
+ *    defined again in every CU that includes it), and sizing them all cost
+ *    more than the rest of a report.  A name is resolved the first time it
+ *    is looked up, into a list of (DIE offset, byte size, count), one
+ *    element per distinct size: struct/union definitions with
+ *    DW_AT_byte_size and typedefs that end in such a definition.  All
+ *    copies of a definition share one element, whose DIE is the first copy
+ *    and whose count says in how many CUs it was seen.  Different structs
+ *    with the same name (the kernel has a few, e.g. "struct ops") get one
+ *    element per size; find_struct() picks the most common one (ties: the
+ *    larger), cache_type() picks among those that fit.
  *  - vars: name -> first definition of a variable with that name.  Static
  *    variables of the same name in other CUs are not kept: use
  *    dprof_dwarf__var_type_at() with the ELF symbol's address to get the
@@ -50,10 +55,28 @@ struct dw_type_ent {
 	u32			count;	/* number of DIEs seen with it */
 };
 
+/* a DIE in the chain of its name; next is an index in dprof_dwarf.dies */
+struct dw_die_link {
+	Dwarf_Off		off;
+	u32			next;
+};
+
+#define DW_CHAIN_END	((u32)-1)
+
+/* the type DIEs of one name: a chain until looked up, then its definitions */
+struct dw_type_name {
+	u32			first, last;	/* chain in dprof_dwarf.dies */
+	bool			resolved;
+	struct dw_type_ent	*ents;		/* once resolved; NULL: none */
+};
+
 struct dprof_dwarf {
 	struct debuginfo	*dinfo;
 	Dwarf			*dbg;
-	struct hashmap		*types;		/* name -> struct dw_type_ent * */
+	struct hashmap		*types;		/* name -> struct dw_type_name * */
+	struct dw_die_link	*dies;		/* the chains of all type names */
+	u32			nr_dies;
+	u32			alloc_dies;
 	struct hashmap		*vars;		/* name -> Dwarf_Off */
 	struct hashmap		*var_addrs;	/* address -> Dwarf_Off */
 	unsigned int		nr_types;
@@ -141,17 +164,15 @@ static u64 dw_aggregate_def_size(Dwarf_Die *die)
 	return size;
 }
 
-static int dw_add_type(struct dprof_dwarf *dw, const char *name,
-		       Dwarf_Off off, u64 size)
+/* add a definition of @size to a resolved name: count it or start a new element */
+static int dw_add_type(struct dw_type_name *tn, Dwarf_Off off, u64 size)
 {
-	struct dw_type_ent *head = NULL, *ent;
+	struct dw_type_ent *ent;
 
-	if (hashmap__find(dw->types, name, &head)) {
-		for (ent = head; ent; ent = ent->next) {
-			if (ent->size == size) {
-				ent->count++;
-				return 0;
-			}
+	for (ent = tn->ents; ent; ent = ent->next) {
+		if (ent->size == size) {
+			ent->count++;
+			return 0;
 		}
 	}
 	ent = zalloc(sizeof(*ent));
@@ -160,14 +181,64 @@ static int dw_add_type(struct dprof_dwarf *dw, const char *name,
 	ent->off = off;
 	ent->size = size;
 	ent->count = 1;
-	if (head) {
-		/* keep the head in the map, add behind it */
-		ent->next = head->next;
-		head->next = ent;
+	if (tn->ents) {
+		/* keep the first element first, add behind it */
+		ent->next = tn->ents->next;
+		tn->ents->next = ent;
+	} else {
+		tn->ents = ent;
+	}
+	return 0;
+}
+
+/* remember a named top-level type DIE; it is only looked at when its name is */
+static int dw_chain_type(struct dprof_dwarf *dw, const char *name, Dwarf_Off off)
+{
+	struct dw_type_name *tn;
+	u32 idx = dw->nr_dies;
+
+	if (dw->nr_dies == dw->alloc_dies) {
+		u32 alloc = dw->alloc_dies ? dw->alloc_dies * 2 : 65536;
+		struct dw_die_link *dies = realloc(dw->dies, alloc * sizeof(*dies));
+
+		if (!dies)
+			return -ENOMEM;
+		dw->dies = dies;
+		dw->alloc_dies = alloc;
+	}
+	dw->dies[idx].off = off;
+	dw->dies[idx].next = DW_CHAIN_END;
+	dw->nr_dies++;
+
+	if (hashmap__find(dw->types, name, &tn)) {
+		dw->dies[tn->last].next = idx;
+		tn->last = idx;
 		return 0;
 	}
+	tn = zalloc(sizeof(*tn));
+	if (!tn)
+		return -ENOMEM;
+	tn->first = tn->last = idx;
 	dw->nr_types++;
-	return hashmap__add(dw->types, name, ent);
+	return hashmap__add(dw->types, name, tn);
+}
+
+/* size the DIEs of a name's chain, in the order the pass met them */
+static void dw_resolve_type(struct dprof_dwarf *dw, struct dw_type_name *tn)
+{
+	u32 i;
+
+	tn->resolved = true;
+	for (i = tn->first; i != DW_CHAIN_END; i = dw->dies[i].next) {
+		Dwarf_Die die;
+		u64 size;
+
+		if (!dwarf_offdie(dw->dbg, dw->dies[i].off, &die))
+			continue;
+		size = dw_aggregate_def_size(&die);
+		if (size && dw_add_type(tn, dw->dies[i].off, size))
+			break;	/* no memory: what was found so far */
+	}
 }
 
 /* address of a variable whose location is a single DW_OP_addr */
@@ -215,7 +286,6 @@ static int dw_index_unit(struct dprof_dwarf *dw, Dwarf_Die *unit)
 {
 	Dwarf_Die die;
 	const char *name;
-	u64 size;
 	int ret = 0;
 
 	if (dwarf_child(unit, &die))
@@ -227,11 +297,8 @@ static int dw_index_unit(struct dprof_dwarf *dw, Dwarf_Die *unit)
 		case DW_TAG_class_type:
 		case DW_TAG_typedef:
 			name = dwarf_diename(&die);
-			if (!name)
-				break;
-			size = dw_aggregate_def_size(&die);
-			if (size)
-				ret = dw_add_type(dw, name, dwarf_dieoffset(&die), size);
+			if (name)
+				ret = dw_chain_type(dw, name, dwarf_dieoffset(&die));
 			break;
 		case DW_TAG_variable:
 			ret = dw_add_var(dw, &die);
@@ -327,15 +394,18 @@ void dprof_dwarf__delete(struct dprof_dwarf *dw)
 		return;
 	if (!IS_ERR_OR_NULL(dw->types)) {
 		hashmap__for_each_entry(dw->types, cur, bkt) {
-			struct dw_type_ent *ent = cur->pvalue, *next;
+			struct dw_type_name *tn = cur->pvalue;
+			struct dw_type_ent *ent, *next;
 
-			for (; ent; ent = next) {
+			for (ent = tn->ents; ent; ent = next) {
 				next = ent->next;
 				free(ent);
 			}
+			free(tn);
 		}
 		hashmap__free(dw->types);
 	}
+	free(dw->dies);
 	if (!IS_ERR_OR_NULL(dw->vars))
 		hashmap__free(dw->vars);
 	if (!IS_ERR_OR_NULL(dw->var_addrs))
@@ -346,11 +416,13 @@ void dprof_dwarf__delete(struct dprof_dwarf *dw)
 
 static struct dw_type_ent *dw_lookup(struct dprof_dwarf *dw, const char *name)
 {
-	struct dw_type_ent *head;
+	struct dw_type_name *tn;
 
-	if (!dw || !name || !hashmap__find(dw->types, name, &head))
+	if (!dw || !name || !hashmap__find(dw->types, name, &tn))
 		return NULL;
-	return head;
+	if (!tn->resolved)
+		dw_resolve_type(dw, tn);
+	return tn->ents;
 }
 
 /* the most common definition; ties go to the larger */
