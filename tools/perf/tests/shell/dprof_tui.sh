@@ -12,11 +12,18 @@
 set -u
 
 tmp=$(mktemp -d /tmp/__perf_test.dprof_tui.XXXXX)
-sock="dprof_tui_$$"	# a private tmux server: no other session is touched
+# A private tmux server per report (no other session is touched; a new
+# name each time, since kill-server returns before the old one is gone).
+nr_starts=0
+sock="dprof_tui_$$_0"
 pane="dprof:0"
 
 cleanup() {
-	tmux -L "${sock}" kill-server >/dev/null 2>&1
+	local n
+
+	for n in $(seq 0 ${nr_starts}); do
+		tmux -L "dprof_tui_$$_${n}" kill-server >/dev/null 2>&1
+	done
 	rm -rf "${tmp}"
 	trap - EXIT TERM INT
 }
@@ -55,11 +62,11 @@ fi
 err=0
 screen="${tmp}/screen"
 
-# Wait up to 10 s until every pattern (grep -E) is on the screen.
+# Wait up to 30 s (a loaded machine) until every pattern (grep -E) is on the screen.
 expect() {
 	local what=$1 i p ok
 	shift
-	for i in $(seq 50); do
+	for i in $(seq 150); do
 		tmux -L "${sock}" capture-pane -p -t "${pane}" > "${screen}" 2>/dev/null
 		ok=1
 		for p in "$@"; do
@@ -81,6 +88,8 @@ keys() {
 # Start a report in a new 160x40 pane; its exit status lands in ${tmp}/rc.
 start() {
 	tmux -L "${sock}" kill-server >/dev/null 2>&1
+	nr_starts=$((nr_starts + 1))
+	sock="dprof_tui_$$_${nr_starts}"
 	rm -f "${tmp}/rc"
 	tmux -L "${sock}" new-session -d -s dprof -x 160 -y 40 \
 		"TERM=xterm perf dprof report -i '${data}' $*; echo \$? > '${tmp}/rc'; sleep 60"
@@ -90,7 +99,7 @@ start() {
 expect_exit() {
 	local i
 
-	for i in $(seq 50); do
+	for i in $(seq 150); do
 		[ -s "${tmp}/rc" ] && break
 		sleep 0.2
 	done
