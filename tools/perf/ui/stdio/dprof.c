@@ -69,13 +69,29 @@ struct classify_row {
 	size_t				idx;
 };
 
-static int classify_row__cmp(const void *a, const void *b)
+/*
+ * Ties by name: the order of the view's rows among equals may come from
+ * keys that are addresses, which change from run to run.
+ */
+static int view_row__cmp_name(const struct dprof_view *v, size_t a, size_t b)
+{
+	const struct dprof_view_row *va = &v->rows[a], *vb = &v->rows[b];
+	int ret = strcmp(va->type ?: "", vb->type ?: "");
+
+	if (!ret)
+		ret = strcmp(va->desc ?: "", vb->desc ?: "");
+	if (!ret)
+		ret = a < b ? -1 : a > b;
+	return ret;
+}
+
+static int classify_row__cmp(const void *a, const void *b, void *arg)
 {
 	const struct classify_row *ra = a, *rb = b;
 
 	if (ra->st.misses != rb->st.misses)
 		return ra->st.misses < rb->st.misses ? 1 : -1;
-	return ra->idx < rb->idx ? -1 : ra->idx > rb->idx;
+	return view_row__cmp_name(arg, ra->idx, rb->idx);
 }
 
 /**
@@ -112,7 +128,7 @@ int dprof_classify__fprintf(const struct dprof_classify *cl,
 		for (k = 0; k < DPROF_MISS__MAX; k++)
 			rows[r].st.by_class[k] += st->by_class[k];
 	}
-	qsort(rows, v->nr, sizeof(*rows), classify_row__cmp);
+	qsort_r(rows, v->nr, sizeof(*rows), classify_row__cmp, (void *)v);
 
 	dprof_cache_geom__scnprintf(&cl->geom, geom, sizeof(geom));
 	fprintf(fp, "# perf dprof report: miss classification (DProf paper 3.3)\n#\n");
@@ -180,7 +196,7 @@ struct ws_row {
 	size_t	idx;
 };
 
-static int ws_row__cmp(const void *a, const void *b)
+static int ws_row__cmp(const void *a, const void *b, void *arg)
 {
 	const struct ws_row *ra = a, *rb = b;
 
@@ -188,7 +204,7 @@ static int ws_row__cmp(const void *a, const void *b)
 		return ra->lines < rb->lines ? 1 : -1;
 	if (ra->seen != rb->seen)
 		return ra->seen < rb->seen ? 1 : -1;
-	return ra->idx < rb->idx ? -1 : ra->idx > rb->idx;
+	return view_row__cmp_name(arg, ra->idx, rb->idx);
 }
 
 /* Figure 1 of the paper as text: distinct lines per set, sets in bins. */
@@ -273,7 +289,7 @@ static struct ws_row *ws_rows__new(const struct dprof_workingset *ws,
 			rows[i].nr_conflict += rows[i].set_lines[s] &&
 					       dprof_workingset__conflict_set(ws, s);
 	}
-	qsort(rows, v->nr, sizeof(*rows), ws_row__cmp);
+	qsort_r(rows, v->nr, sizeof(*rows), ws_row__cmp, (void *)v);
 	return rows;
 }
 
