@@ -1598,7 +1598,29 @@ static void dprof_views__exit(struct dprof_views *v)
 	}
 }
 
-/* The classify (@cl) or workingset view of @nr rows; after the replay. */
+/* The classify view's drill-down names offsets as dprof__print_type() does. */
+static void dprof_view__member_name(const struct dprof_view_row *vr,
+				    u64 offset, struct strbuf *sb)
+{
+	dprof__member(vr->priv, offset, sb);
+}
+
+/* ... and code: the row's site at (@ip, @offset) knows its symbol. */
+static void dprof_view__code_name(const struct dprof_view_row *vr, u64 offset,
+				  u64 ip, struct strbuf *sb)
+{
+	struct dprof_site tmp = { .ip = ip, .offset = offset }, *s = NULL;
+
+	if (vr->row->sites && hashmap__find(vr->row->sites, &tmp, &s) && s->sym)
+		strbuf_addf(sb, "%s+%#" PRIx64, s->sym->name, s->sym_off);
+	else
+		strbuf_addf(sb, "%#" PRIx64, ip);
+}
+
+/*
+ * The classify (@cl) or workingset view of @nr rows; after the replay.
+ * Each row's ->priv is its struct dprof_row_info.
+ */
 static int dprof_views__fprintf(struct dprof_views *v, struct perf_dprof *dprof,
 				struct dprof_view_row *rows, size_t nr, bool cl,
 				FILE *fp)
@@ -1609,6 +1631,8 @@ static int dprof_views__fprintf(struct dprof_views *v, struct perf_dprof *dprof,
 		.nr = nr,
 		.has_soft = dprof->has_soft,
 		.has_levels = dprof->prof.has_levels,
+		.member_name = dprof_view__member_name,
+		.code_name = dprof_view__code_name,
 	};
 
 	return cl ? dprof_classify__fprintf(&v->cl, &view, fp) :
@@ -1663,6 +1687,7 @@ static int dprof_views__print(struct dprof_views *v, struct perf_dprof *dprof,
 		view.rows[i].type = dprof_row_info__type(rows[i], &info[i]);
 		view.rows[i].desc = info[i].desc.buf;
 		view.rows[i].row = rows[i];
+		view.rows[i].priv = &info[i];
 		view.rows[i].detail = dprof->type_name &&
 			dprof__row_matches(rows[i], &info[i], dprof->type_name);
 	}
@@ -1836,6 +1861,7 @@ static int dprof_tui__table(struct dprof_tui *tui, size_t row, bool cl, FILE *fp
 		vr[n].type = dprof_row_info__type(tui->t.rows[k], &tui->t.info[k]);
 		vr[n].desc = tui->t.info[k].desc.buf;
 		vr[n].row = tui->t.rows[k];
+		vr[n].priv = &tui->t.info[k];
 		vr[n].detail = row != DPROF_BROWSER_ALL;
 		n++;
 	}

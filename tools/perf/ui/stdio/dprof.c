@@ -12,6 +12,7 @@
 
 #include "util/color.h"
 #include "util/hashmap.h"
+#include "util/strbuf.h"
 #include "util/dprof/classify.h"
 #include "util/dprof/profile.h"
 #include "util/dprof/workingset.h"
@@ -22,6 +23,7 @@
 #define DPROF_HIST_BINS		32
 #define DPROF_HIST_BAR		40
 #define DPROF_HIST_ROWS		3	/* histograms shown without --type */
+#define DPROF_MEMBER_WIDTH	32	/* as the profile's --type view */
 
 static double pct(double part, double total)
 {
@@ -94,10 +96,269 @@ static int classify_row__cmp(const void *a, const void *b, void *arg)
 	return view_row__cmp_name(arg, ra->idx, rb->idx);
 }
 
+static void classify_stats__add(struct dprof_classify_stats *dst,
+				const struct dprof_classify_stats *src)
+{
+	int k;
+
+	dst->accesses += src->accesses;
+	dst->misses += src->misses;
+	for (k = 0; k < DPROF_MISS__MAX; k++)
+		dst->by_class[k] += src->by_class[k];
+}
+
+static void fprint_classes(FILE *fp, const struct dprof_classify_stats *st)
+{
+	int k;
+
+	for (k = 0; k < DPROF_MISS__MAX; k++)
+		fprintf(fp, " %6.1f%%", pct(st->by_class[k], st->misses));
+}
+
+/* The misses of one row by (offset, ip), gathered from its classes. */
+struct classify_sites {
+	struct dprof_classify_site	*s;
+	size_t				nr;
+	size_t				alloc;
+};
+
+static int classify_sites__add(const struct dprof_classify_site *site,
+			       void *arg)
+{
+	struct classify_sites *cs = arg;
+
+	if (cs->nr == cs->alloc) {
+		size_t n = max_t(size_t, 64, 2 * cs->alloc);
+		struct dprof_classify_site *s = realloc(cs->s, n * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		cs->s = s;
+		cs->alloc = n;
+	}
+	cs->s[cs->nr++] = *site;
+	return 0;
+}
+
+static int classify_site__cmp_key(const void *a, const void *b)
+{
+	const struct dprof_classify_site *sa = a, *sb = b;
+
+	if (sa->ip != sb->ip)
+		return sa->ip < sb->ip ? -1 : 1;
+	return sa->offset < sb->offset ? -1 : sa->offset > sb->offset;
+}
+
+static int classify_site__cmp_misses(const void *a, const void *b)
+{
+	const struct dprof_classify_site *sa = a, *sb = b;
+
+	if (sa->st.misses != sb->st.misses)
+		return sa->st.misses < sb->st.misses ? 1 : -1;
+	return classify_site__cmp_key(a, b);
+}
+
+/*
+ * The sites of the classes merged into @vr, one per (offset, ip), most
+ * misses first.
+ */
+static int classify_sites__row(struct classify_sites *cs,
+			       const struct dprof_classify *cl,
+			       const struct dprof_view *v,
+			       const struct dprof_view_row *vr)
+{
+	struct hashmap_entry *cur;
+	size_t bkt, i, n = 0;
+	int err;
+
+	hashmap__for_each_entry(v->prof->classes, cur, bkt) {
+		const struct dprof_class *cls = cur->pvalue;
+
+		if (!cls->row || cls->row != vr->row)
+			continue;
+		err = dprof_classify__sites(cl, cls, classify_sites__add, cs);
+		if (err)
+			return err;
+	}
+	qsort(cs->s, cs->nr, sizeof(*cs->s), classify_site__cmp_key);
+	for (i = 0; i < cs->nr; i++) {
+		if (n && !classify_site__cmp_key(&cs->s[n - 1], &cs->s[i]))
+			classify_stats__add(&cs->s[n - 1].st, &cs->s[i].st);
+		else
+			cs->s[n++] = cs->s[i];
+	}
+	cs->nr = n;
+	qsort(cs->s, cs->nr, sizeof(*cs->s), classify_site__cmp_misses);
+	return 0;
+}
+
+static void classify__member(const struct dprof_view *v,
+			     const struct dprof_view_row *vr, u64 offset,
+			     struct strbuf *sb)
+{
+	if (v->member_name)
+		v->member_name(vr, offset, sb);
+	else
+		strbuf_addf(sb, "+%#" PRIx64, offset);
+}
+
+/* Sites folded by member name, as the profile's --type view folds them. */
+struct classify_member {
+	char				*name;
+	u64				offset;		/* the lowest seen */
+	struct dprof_classify_stats	st;
+};
+
+static int classify_member__cmp_name(const void *a, const void *b)
+{
+	const struct classify_member *ma = a, *mb = b;
+	int ret = strcmp(ma->name, mb->name);
+
+	if (ret)
+		return ret;
+	return ma->offset < mb->offset ? -1 : ma->offset > mb->offset;
+}
+
+static int classify_member__cmp_misses(const void *a, const void *b)
+{
+	const struct classify_member *ma = a, *mb = b;
+
+	if (ma->st.misses != mb->st.misses)
+		return ma->st.misses < mb->st.misses ? 1 : -1;
+	if (ma->offset != mb->offset)
+		return ma->offset < mb->offset ? -1 : 1;
+	return strcmp(ma->name, mb->name);
+}
+
+static void classify_members__free(struct classify_member *ms, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; ms && i < nr; i++)
+		free(ms[i].name);
+	free(ms);
+}
+
+static struct classify_member *
+classify_members__new(const struct classify_sites *cs,
+		      const struct dprof_view *v,
+		      const struct dprof_view_row *vr, size_t *nr)
+{
+	struct classify_member *ms = calloc(cs->nr + 1, sizeof(*ms));
+	size_t i, n = 0;
+
+	if (!ms)
+		return NULL;
+	for (i = 0; i < cs->nr; i++) {
+		struct strbuf sb = STRBUF_INIT;
+
+		classify__member(v, vr, cs->s[i].offset, &sb);
+		ms[i].name = strbuf_detach(&sb, NULL) ?: strdup("");
+		if (!ms[i].name) {
+			classify_members__free(ms, i);
+			return NULL;
+		}
+		ms[i].offset = cs->s[i].offset;
+		ms[i].st = cs->s[i].st;
+	}
+	qsort(ms, cs->nr, sizeof(*ms), classify_member__cmp_name);
+	for (i = 0; i < cs->nr; i++) {
+		if (n && !strcmp(ms[n - 1].name, ms[i].name)) {
+			classify_stats__add(&ms[n - 1].st, &ms[i].st);
+			free(ms[i].name);
+		} else {
+			ms[n++] = ms[i];
+		}
+	}
+	qsort(ms, n, sizeof(*ms), classify_member__cmp_misses);
+	*nr = n;
+	return ms;
+}
+
+static void fprint_classify_columns(FILE *fp, const char *last)
+{
+	fprintf(fp, "#\n# %-8s %-*s %8s %7s %7s %7s %7s %7s %7s%s\n", "Offset",
+		DPROF_MEMBER_WIDTH, "Member", "Misses", "Share", "TrueSh",
+		"FalseSh", "Conflct", "Capacty", "Unknown", last);
+}
+
+static void fprint_classify_site(FILE *fp, u64 offset, const char *member,
+				 const struct dprof_classify_stats *st,
+				 u64 total)
+{
+	fprintf(fp, "  %#-8" PRIx64, offset);
+	fprint_column(fp, member, DPROF_MEMBER_WIDTH);
+	fprintf(fp, " %8" PRIu64, st->misses);
+	color_fprintf(fp, get_percent_color(pct(st->misses, total)),
+		      " %6.1f%%", pct(st->misses, total));
+	fprint_classes(fp, st);
+}
+
+/*
+ * --type=T: the misses of one type by member and by code location, with
+ * the offsets and names of the profile's --type view.
+ */
+static int dprof_classify__fprintf_detail(const struct dprof_classify *cl,
+					  const struct dprof_view *v,
+					  const struct dprof_view_row *vr,
+					  const struct dprof_classify_stats *row_st,
+					  FILE *fp)
+{
+	struct classify_sites cs = { .nr = 0 };
+	struct classify_member *ms = NULL;
+	size_t i, nr = 0;
+	int err;
+
+	fprintf(fp, "\n# %s (%s): %" PRIu64 " misses of %" PRIu64 " samples",
+		vr->type, vr->desc, row_st->misses, row_st->accesses);
+	if (!row_st->misses) {
+		fprintf(fp, ": nothing to classify\n");
+		return 0;
+	}
+	fprintf(fp, ", by member\n");
+	err = classify_sites__row(&cs, cl, v, vr);
+	if (!err) {
+		ms = classify_members__new(&cs, v, vr, &nr);
+		if (!ms)
+			err = -ENOMEM;
+	}
+	if (err)
+		goto out;
+	fprint_classify_columns(fp, "");
+	for (i = 0; i < nr; i++) {
+		fprint_classify_site(fp, ms[i].offset, ms[i].name, &ms[i].st,
+				     row_st->misses);
+		fprintf(fp, "\n");
+	}
+
+	fprintf(fp, "#\n# %s (%s): misses by code location\n", vr->type, vr->desc);
+	fprint_classify_columns(fp, "  Code");
+	for (i = 0; i < cs.nr; i++) {
+		const struct dprof_classify_site *s = &cs.s[i];
+		struct strbuf member = STRBUF_INIT, code = STRBUF_INIT;
+
+		classify__member(v, vr, s->offset, &member);
+		if (v->code_name)
+			v->code_name(vr, s->offset, s->ip, &code);
+		else
+			strbuf_addf(&code, "%#" PRIx64, s->ip);
+		fprint_classify_site(fp, s->offset, member.buf ?: "", &s->st,
+				     row_st->misses);
+		fprintf(fp, "  %s\n", code.buf ?: "");
+		strbuf_release(&member);
+		strbuf_release(&code);
+	}
+out:
+	classify_members__free(ms, nr);
+	free(cs.s);
+	return err;
+}
+
 /**
  * dprof_classify__fprintf - the miss classification view
  * @cl: the classifier after the replay
- * @v: the rows (data types) and what the recording held
+ * @v: the rows (data types) and what the recording held; those with
+ *     ->detail set (--type) also by member and by code location
  * @fp: output
  *
  * Return: 0 or -ENOMEM.
@@ -109,7 +370,7 @@ int dprof_classify__fprintf(const struct dprof_classify *cl,
 	struct hashmap_entry *cur;
 	char geom[128];
 	size_t bkt, i;
-	int k;
+	int k, err = 0;
 
 	if (!rows)
 		return -ENOMEM;
@@ -123,10 +384,7 @@ int dprof_classify__fprintf(const struct dprof_classify *cl,
 		st = dprof_classify__class(cl, cls);
 		if (r < 0 || !st)
 			continue;
-		rows[r].st.accesses += st->accesses;
-		rows[r].st.misses += st->misses;
-		for (k = 0; k < DPROF_MISS__MAX; k++)
-			rows[r].st.by_class[k] += st->by_class[k];
+		classify_stats__add(&rows[r].st, st);
 	}
 	qsort_r(rows, v->nr, sizeof(*rows), classify_row__cmp, (void *)v);
 
@@ -176,12 +434,17 @@ int dprof_classify__fprintf(const struct dprof_classify *cl,
 		fprintf(fp, " %8" PRIu64, st->misses);
 		color_fprintf(fp, get_percent_color(pct(st->misses, cl->total.misses)),
 			      " %6.1f%%", pct(st->misses, cl->total.misses));
-		for (k = 0; k < DPROF_MISS__MAX; k++)
-			fprintf(fp, " %6.1f%%", pct(st->by_class[k], st->misses));
+		fprint_classes(fp, st);
 		fprintf(fp, "\n");
 	}
+	for (i = 0; !err && i < v->nr; i++) {
+		if (v->rows[rows[i].idx].detail)
+			err = dprof_classify__fprintf_detail(cl, v,
+							     &v->rows[rows[i].idx],
+							     &rows[i].st, fp);
+	}
 	free(rows);
-	return 0;
+	return err;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -10,6 +10,7 @@ struct dprof_class;
 struct dprof_classify;
 struct dprof_profile;
 struct dprof_workingset;
+struct strbuf;
 
 /* One row of a view: a data type, its classes point at @row (->row). */
 struct dprof_view_row {
@@ -17,6 +18,7 @@ struct dprof_view_row {
 	const char		*desc;		/* cache, size class, variable */
 	struct dprof_class	*row;
 	bool			detail;		/* --type chose it */
+	void			*priv;		/* the caller's, for the names */
 };
 
 struct dprof_view {
@@ -25,6 +27,14 @@ struct dprof_view {
 	size_t			nr;
 	bool			has_soft;	/* software sampler samples */
 	bool			has_levels;	/* the sampler measured misses */
+	/*
+	 * The drill-down of the detail rows names offsets and code as the
+	 * profile does; without these, "+0x18" and the ip in hex.
+	 */
+	void	(*member_name)(const struct dprof_view_row *vr, u64 offset,
+			       struct strbuf *sb);
+	void	(*code_name)(const struct dprof_view_row *vr, u64 offset,
+			     u64 ip, struct strbuf *sb);
 };
 
 int dprof_classify__fprintf(const struct dprof_classify *cl,

@@ -32,9 +32,13 @@
 #define DPROF_LINE_CPUS		8	/* last touch of the last 8 CPUs */
 #define DPROF_LINE_WRITES	4	/* the last 4 writes */
 
-/* A sampled type: its counts, the offsets touched, its live objects. */
+/*
+ * A sampled type: its counts, by (offset, ip) too, the offsets touched,
+ * its live objects.
+ */
 struct dprof_cl_class {
 	struct dprof_classify_stats	st;
+	struct hashmap			*sites;		/* site -> site */
 	unsigned long			*words;		/* 8-byte words touched */
 	u64				nr_words;	/* bits in words */
 	struct list_head		objs;
@@ -87,6 +91,21 @@ static size_t long__hash(long key, void *ctx __maybe_unused)
 static bool long__equal(long a, long b, void *ctx __maybe_unused)
 {
 	return a == b;
+}
+
+static size_t site__hash(long key, void *ctx __maybe_unused)
+{
+	const struct dprof_classify_site *s = (const void *)key;
+
+	return s->ip * 0x9E3779B97F4A7C15ull + s->offset;
+}
+
+static bool site__equal(long a, long b, void *ctx __maybe_unused)
+{
+	const struct dprof_classify_site *sa = (const void *)a;
+	const struct dprof_classify_site *sb = (const void *)b;
+
+	return sa->ip == sb->ip && sa->offset == sb->offset;
 }
 
 static struct dprof_classify *sink__cl(struct dprof_sink *sink)
@@ -220,11 +239,40 @@ dprof_classify__findnew(struct dprof_classify *cl, struct dprof_class *cls)
 	if (!cc)
 		return NULL;
 	INIT_LIST_HEAD(&cc->objs);
+	cc->sites = hashmap__new(site__hash, site__equal, NULL);
+	if (IS_ERR(cc->sites)) {
+		free(cc);
+		return NULL;
+	}
 	if (hashmap__add(cl->classes, (long)cls, cc)) {
+		hashmap__free(cc->sites);
 		free(cc);
 		return NULL;
 	}
 	return cc;
+}
+
+/* A miss of class @mc at @offset of @cc, by the instruction at @ip. */
+static int dprof_cl_class__site_miss(struct dprof_cl_class *cc, u64 offset,
+				     u64 ip, enum dprof_miss_class mc)
+{
+	struct dprof_classify_site tmp = { .offset = offset, .ip = ip }, *site;
+
+	if (!hashmap__find(cc->sites, &tmp, &site)) {
+		site = zalloc(sizeof(*site));
+		if (!site)
+			return -ENOMEM;
+		site->offset = offset;
+		site->ip = ip;
+		if (hashmap__add(cc->sites, site, site)) {
+			free(site);
+			return -ENOMEM;
+		}
+	}
+	site->st.accesses++;
+	site->st.misses++;
+	site->st.by_class[mc]++;
+	return 0;
 }
 
 static void dprof_classify__obj_del(struct dprof_classify *cl,
@@ -472,6 +520,9 @@ static int dprof_classify__access(struct dprof_sink *sink,
 		cl->total.misses++;
 		cl->total.by_class[mc]++;
 		cl->last_class = mc;
+		err = dprof_cl_class__site_miss(cc, offset, acc->ip, mc);
+		if (err)
+			return err;
 	}
 	dprof_line_hist__touch(h, cl->seq, acc->cpu, acc->is_write, mask);
 	return 0;
@@ -543,7 +594,12 @@ void dprof_classify__exit(struct dprof_classify *cl)
 	if (cl->classes) {
 		hashmap__for_each_entry(cl->classes, cur, bkt) {
 			struct dprof_cl_class *cc = cur->pvalue;
+			struct hashmap_entry *site;
+			size_t sbkt;
 
+			hashmap__for_each_entry(cc->sites, site, sbkt)
+				free(site->pvalue);
+			hashmap__free(cc->sites);
 			free(cc->words);
 			free(cc);
 		}
@@ -577,4 +633,32 @@ dprof_classify__class(const struct dprof_classify *cl,
 	    !cc->st.accesses)
 		return NULL;
 	return &cc->st;
+}
+
+/**
+ * dprof_classify__sites - the misses of a class by (offset, ip)
+ * @cl: the classifier
+ * @cls: the class
+ * @fn: called for each (offset, ip) of @cls that missed, in no order
+ * @arg: passed to @fn
+ *
+ * Return: 0, or the first non-zero return of @fn.
+ */
+int dprof_classify__sites(const struct dprof_classify *cl,
+				  const struct dprof_class *cls,
+				  dprof_classify_site_fn_t fn, void *arg)
+{
+	struct dprof_cl_class *cc;
+	struct hashmap_entry *cur;
+	size_t bkt;
+	int err;
+
+	if (!cl->classes || !hashmap__find(cl->classes, (long)cls, &cc))
+		return 0;
+	hashmap__for_each_entry(cc->sites, cur, bkt) {
+		err = fn(cur->pvalue, arg);
+		if (err)
+			return err;
+	}
+	return 0;
 }

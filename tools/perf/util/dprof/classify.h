@@ -30,6 +30,20 @@ struct dprof_classify_stats {
 };
 
 /*
+ * The misses of one (offset, instruction) of a class: the drill-down by
+ * member and by code location.  Only pairs that missed are kept, so the
+ * memory is bounded by the code and the object size, not the samples.
+ */
+struct dprof_classify_site {
+	u64				offset;
+	u64				ip;
+	struct dprof_classify_stats	st;	/* accesses: the misses only */
+};
+
+typedef int (*dprof_classify_site_fn_t)(const struct dprof_classify_site *site,
+					void *arg);
+
+/*
  * The miss classifier, a sink of the replay.  Misses measured by the
  * sampler (data_src) are classified as they are; accesses whose sample
  * carries no level go through a per-CPU cache model of @geom with
@@ -70,5 +84,8 @@ void dprof_classify__exit(struct dprof_classify *cl);
 const struct dprof_classify_stats *
 dprof_classify__class(const struct dprof_classify *cl,
 		      const struct dprof_class *cls);
+int dprof_classify__sites(const struct dprof_classify *cl,
+				  const struct dprof_class *cls,
+				  dprof_classify_site_fn_t fn, void *arg);
 
 #endif /* __PERF_DPROF_CLASSIFY_H */
