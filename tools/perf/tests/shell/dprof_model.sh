@@ -94,7 +94,57 @@ score() {
 	}' "$1" "$2"
 }
 
+# drill REPORT TYPE CLASS OFFSETS IPS: the --type=TYPE drill-down of the
+# classify view.  Every by-member row must be mostly (>= 90%) of class
+# CLASS (1 true sharing, 2 false sharing, ...), every offset of OFFSETS
+# must have a row, every code row must be at one of IPS (the first one,
+# the type's load, must be there), and both tables must add up to the
+# type's misses.  Prints "OK ..." or "ERROR reason".
+drill() {
+	awk -v t="$2" -v col="$3" -v offs="$4" -v ips="$5" '
+	BEGIN {
+		split("TrueSh FalseSh Conflct Capacty Unknown", name, " ")
+		nofs = split(offs, o, " "); nips = split(ips, p, " ")
+		for (i = 1; i <= nips; i++)
+			okip[p[i]] = 1
+	}
+	/^# / && index($0, "# " t " (") == 1 {
+		if ($0 ~ /, by member$/) {
+			sec = 1; total = $0
+			sub(/^[^)]*\): /, "", total); sub(/ .*/, "", total)
+		} else if ($0 ~ /: misses by code location$/) {
+			sec = 2
+		}
+		next
+	}
+	/^# dm_/ { sec = 0 }
+	sec && /^  (0x[0-9a-f]+|0) / {
+		if (sec == 1) {
+			mem[$1] += $3; msum += $3; nmem++
+			if ($(4 + col) + 0 < 90)
+				bad = bad " " $2 "@" $1 " is " $(4 + col) " " name[col]
+		} else {
+			isum += $3; nip++; seen[$10] = 1
+			if (!($10 in okip))
+				bad = bad " ip " $10 " is not the model'"'"'s"
+		}
+	}
+	END {
+		if (total == "") { print "ERROR no drill-down for " t; exit }
+		for (i = 1; i <= nofs; i++)
+			if (!(o[i] in mem))
+				bad = bad " no row for offset " o[i]
+		if (!(p[1] in seen))
+			bad = bad " no row for the load at " p[1]
+		if (msum != total || isum != total)
+			bad = bad " rows add up to " msum " (members) and " isum " (code), not " total
+		if (bad != "") { print "ERROR" bad; exit }
+		printf "OK %d misses: %d members, %d code locations\n", total, nmem, nip
+	}' "$1"
+}
+
 runs=0
+drills=0
 for pmu in ibs pebs; do
 	# seed cpus l1-bytes period: 2 CPUs in one complex; 6 CPUs in two
 	for v in "1 2 16384 7" "2 6 8192 13"; do
@@ -158,6 +208,34 @@ for pmu in ibs pebs; do
 				fail "${name}: agreement ${agree}% < 90% or a type's miss count off by $(awk -v e="$merr" 'BEGIN { printf "%.1f", 100 * e }')% of the truth"
 				cat "${tmp}/classify" "${data}.truth"
 			fi
+
+			# --type: the planted type by member and by code location.
+			# The model's code: one load at 0xffffffff81000000 +
+			# 0x100 * (the type's index in the scenario), a store
+			# 0x40 after it; dm_pair's CPU c writes offset 8 * c.
+			case $sc in
+			true_sharing)	drill_args=(dm_counter 1 "0" 1);;
+			false_sharing)	drill_args=(dm_pair 2 "$(for ((c = 0; c < $2; c++)); do
+						printf '%#x ' $((8 * c)); done)" 1);;
+			mixed)		drill_args=(dm_pair 2 "" 2);;
+			*)		continue;;
+			esac
+			t=${drill_args[0]}
+			ip=$((0xffffffff81000000 + 0x100 * drill_args[3]))
+			if ! perf dprof report --stdio --view=classify --type="$t" -i "$data" \
+					> "${tmp}/drill" 2>&1; then
+				fail "${name}: perf dprof report --view=classify --type=$t"
+				head -20 "${tmp}/drill"
+				continue
+			fi
+			res=$(drill "${tmp}/drill" "$t" "${drill_args[1]}" "${drill_args[2]}" \
+				"$(printf '%#x %#x' "$ip" $((ip + 0x40)))")
+			case $res in
+			OK*)	drills=$((drills + 1))
+				echo "dprof model: ${name}: --type=$t drill-down ${res#OK }";;
+			*)	fail "${name}: --type=$t drill-down: ${res#ERROR }"
+				sed -n "/^# $t (/,\$p" "${tmp}/drill";;
+			esac
 		done
 	done
 done
@@ -220,6 +298,9 @@ fi
 
 if [ "$runs" -ne 20 ]; then
 	fail "only ${runs} of 20 recordings written"
+fi
+if [ "$drills" -ne 12 ]; then
+	fail "only ${drills} of 12 --type drill-downs checked"
 fi
 [ $err -eq 0 ] && echo "dprof model test [Success: ${runs} recordings]"
 exit $err
