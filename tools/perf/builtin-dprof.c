@@ -2834,6 +2834,11 @@ static int dprof_monitor__init(struct dprof_monitor *m, struct dprof_record *rec
 	m->wake[1] = -1;
 	m->tty = isatty(STDERR_FILENO);
 	m->print = m->tty || verbose > 0;
+	/* perf record's -q: no progress either (parsed later, by cmd_record) */
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
+			m->print = false;
+	}
 	if (!rec->nr_watch_events || (!m->print && !rec->watch_histories))
 		return 0;
 
