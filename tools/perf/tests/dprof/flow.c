@@ -14,6 +14,8 @@
 #include "util/dprof/histories.h"
 #include "util/dprof/pathtrace.h"
 #include "util/dprof/flow.h"
+#include "util/dprof/profile.h"
+#include "util/hashmap.h"
 #include "ui/stdio/dprof-flow.h"
 #include "dprof-tests.h"
 
@@ -62,8 +64,10 @@ static void flow_test__samples_of(void *ctx __maybe_unused,
 	st->level_known++;
 	if ((ip & ~0xfffULL) == F_DEQ) {	/* the hand-off misses */
 		st->misses++;
+		st->level[DPROF_MEM_LVL_PEER]++;
 		st->lat_sum += 200;
 	} else {
+		st->level[DPROF_MEM_LVL_L1]++;
 		st->lat_sum += 3;
 	}
 	st->lat_n++;
@@ -346,10 +350,150 @@ out:
 	return ret;
 }
 
+/*
+ * Table 1's hit probability per cache level, from access samples fed
+ * through the data profile with known levels: the sites of (offset, ip)
+ * that the histories touch get their samples' level shares, a site whose
+ * samples name no level (software sampler) gets "-".
+ */
+static void flow_test__site_samples_of(void *ctx, void *type __maybe_unused,
+				       u64 offset, u64 ip, struct dprof_stats *st)
+{
+	struct dprof_class *cls = ctx;
+	struct dprof_site tmp = { .ip = ip, .offset = offset };
+	struct dprof_site *site;
+
+	if (hashmap__find(cls->sites, &tmp, &site))
+		dprof_stats__add(st, &site->stats);
+}
+
+static void flow_test__feed_samples(struct dprof_class *cls, u64 ip, u64 offset,
+				    enum dprof_mem_level level, int nr, u64 lat)
+{
+	struct dprof_access acc = {
+		.ip = ip, .addr = 0x30000 + offset, .weight = lat,
+		.level = level, .level_known = level != DPROF_MEM_LVL__MAX,
+		.miss = level != DPROF_MEM_LVL_L1,
+	};
+
+	if (!acc.level_known)
+		acc.miss = false;
+	while (nr--)
+		dprof_class__add(cls, offset, &acc);
+}
+
+#define DEQ_LEVELS	"L1 10% L2 10% peer 60% DRAM 20%"
+
+static int test__levels(void)
+{
+	struct dprof_profile prof;
+	struct dprof_class *cls;
+	struct dprof_histories h;
+	struct dprof_paths p;
+	struct dprof_path **paths = NULL;
+	struct dprof_flow f;
+	struct dprof_flow_names names = { .name = flow_test__name, };
+	const struct dprof_path_step *deq;
+	char *buf = NULL, levels[128];
+	int type, ret = TEST_FAIL, i, err = 0;
+	size_t nr = 0, sz = 0;
+	FILE *fp;
+
+	memset(&f, 0, sizeof(f));
+	dprof_histories__init(&h);
+	dprof_paths__init(&p, &type);
+	if (dprof_profile__init(&prof))
+		goto out_paths;
+	cls = dprof_profile__findnew_class(&prof, DPROF_KIND_SLAB, F_ALLOC, NULL);
+	if (!cls)
+		goto out;
+	/* fill: a software sampler, no level; enq: all L1 */
+	flow_test__feed_samples(cls, F_FILL + 0x10, 0, DPROF_MEM_LVL__MAX, 7, 0);
+	flow_test__feed_samples(cls, F_ENQ + 8, 0x18, DPROF_MEM_LVL_L1, 20, 4);
+	/* deq, the hand-off: L1 10%, L2 10%, peer cache 60%, DRAM 20% */
+	flow_test__feed_samples(cls, F_DEQ + 4, 0x18, DPROF_MEM_LVL_L1, 2, 4);
+	flow_test__feed_samples(cls, F_DEQ + 4, 0x18, DPROF_MEM_LVL_L2, 2, 14);
+	flow_test__feed_samples(cls, F_DEQ + 4, 0x18, DPROF_MEM_LVL_PEER, 12, 100);
+	flow_test__feed_samples(cls, F_DEQ + 4, 0x18, DPROF_MEM_LVL_LOCAL_DRAM, 4, 300);
+	/* xmit: 999 in L1 and one from L3 */
+	flow_test__feed_samples(cls, F_XMIT + 4, 0x20, DPROF_MEM_LVL_L1, 999, 4);
+	flow_test__feed_samples(cls, F_XMIT + 4, 0x20, DPROF_MEM_LVL_L3, 1, 40);
+
+	p.func_of = flow_test__func_of;
+	p.samples_of = flow_test__site_samples_of;
+	p.ctx = cls;
+	for (i = 0; i < 10; i++) {
+		u64 t = 10000 * (i + 1), base = 0x30000;
+
+		err |= history__alloc(&h, &type, base, OBJ_SIZE, t, 0, F_ALLOC);
+		err |= history__hit(&h, base, F_FILL + 0x10, 0, t + 100, 8);
+		err |= history__hit(&h, base + 0x18, F_ENQ + 8, 0, t + 200, 8);
+		err |= history__hit(&h, base + 0x18, F_DEQ + 4, 1, t + 900, 8);
+		err |= history__hit(&h, base + 0x20, F_XMIT + 4, 1, t + 1000, 8);
+		err |= history__free(&h, base, t + 1200, 1, F_FREE);
+	}
+	dprof_histories__finish(&h);
+	if (err || dprof_paths__build(&p, &h))
+		goto out;
+	paths = dprof_paths__sorted(&p, &nr);
+	if (!paths || nr != 1 || paths[0]->nr_steps != 6)
+		goto out;
+	deq = &paths[0]->steps[3];
+	/* each of the 10 histories adds the site's 20 samples */
+	if (deq->key != F_DEQ || deq->stats.level_known != 200 ||
+	    deq->stats.level[DPROF_MEM_LVL_PEER] != 120 ||
+	    deq->stats.level[DPROF_MEM_LVL_LOCAL_DRAM] != 40 ||
+	    deq->stats.misses != 180 || deq->stats.lat_n != 200) {
+		pr_debug("deq step: %" PRIu64 " with a level, %" PRIu64 " peer\n",
+			 deq->stats.level_known, deq->stats.level[DPROF_MEM_LVL_PEER]);
+		goto out;
+	}
+	dprof_stats__levels_scnprintf(&deq->stats, levels, sizeof(levels));
+	TEST_ASSERT_VAL("deq levels", !strcmp(levels, DEQ_LEVELS));
+	dprof_stats__levels_scnprintf(&paths[0]->steps[4].stats, levels, sizeof(levels));
+	TEST_ASSERT_VAL("xmit levels", !strcmp(levels, "L1 100% L3 <1%"));
+	dprof_stats__levels_scnprintf(&paths[0]->steps[1].stats, levels, sizeof(levels));
+	TEST_ASSERT_VAL("fill: no level measured", !strcmp(levels, "-") &&
+			paths[0]->steps[1].stats.samples == 70);
+
+	fp = open_memstream(&buf, &sz);
+	TEST_ASSERT_VAL("memstream", fp);
+	dprof_paths__fprintf(&p, "struct pkt", &names, fp);
+	if (!dprof_flow__build(&f, &p))
+		dprof_flow__fprintf(&f, "struct pkt", &names, fp);
+	fclose(fp);
+	pr_debug("%s", buf);
+	/* table 1: deq's row has its latency and levels, fill's has "-" */
+	TEST_ASSERT_VAL("table 1: deq row",
+			str_has(buf, "  deq_pkt   ") &&
+			str_has(buf, " yes   0x18-0x20     121.8  " DEQ_LEVELS "\n"));
+	TEST_ASSERT_VAL("table 1: enq row",
+			str_has(buf, " no    0x18-0x20       4.0  L1 100%\n"));
+	TEST_ASSERT_VAL("table 1: xmit row",
+			str_has(buf, " no    0x20-0x28       4.0  L1 100% L3 <1%\n"));
+	TEST_ASSERT_VAL("table 1: fill row, nothing measured",
+			str_has(buf, "  fill_pkt  ") &&
+			str_has(buf, " no       0-0x8          -  -\n"));
+	TEST_ASSERT_VAL("tree: deq levels",
+			str_has(buf, "deq_pkt  10 (100.0%)  t=     900ns    121.8  " DEQ_LEVELS) &&
+			str_has(buf, "==cpu==> [5] deq_pkt  10 (100.0%)"));
+	free(buf);
+	ret = TEST_OK;
+out:
+	free(paths);
+	dprof_flow__exit(&f);
+	dprof_profile__exit(&prof);
+out_paths:
+	dprof_paths__exit(&p);
+	dprof_histories__exit(&h);
+	return ret;
+}
+
 int test__dprof_flow(struct test_suite *test __maybe_unused,
 		     int subtest __maybe_unused)
 {
 	TEST_ASSERT_VAL("histories, paths and flow", test__paths_and_flow() == TEST_OK);
 	TEST_ASSERT_VAL("per-offset histories merged", test__merge_offsets() == TEST_OK);
+	TEST_ASSERT_VAL("hit probability per cache level", test__levels() == TEST_OK);
 	return TEST_OK;
 }

@@ -60,17 +60,20 @@ static void fprint_time(FILE *fp, double ns)
 		fprintf(fp, "%8.1fms", ns / 1000000);
 }
 
+/*
+ * Average latency, then table 1's hit probability per cache level ("-"
+ * for what no sample measured): the variable width part comes last.
+ */
 static void fprint_stats(FILE *fp, const struct dprof_stats *st)
 {
-	if (st->level_known)
-		fprintf(fp, "  %5.1f%% L1 hit",
-			100.0 * (st->level_known - st->misses) / st->level_known);
-	else
-		fprintf(fp, "  %11s", "-");
+	char levels[128];
+
 	if (st->lat_n)
 		fprintf(fp, "  %7.1f", (double)st->lat_sum / st->lat_n);
 	else
 		fprintf(fp, "  %7s", "-");
+	dprof_stats__levels_scnprintf(st, levels, sizeof(levels));
+	fprintf(fp, "  %s", levels);
 }
 
 /**
@@ -104,8 +107,9 @@ int dprof_paths__fprintf(struct dprof_paths *p, const char *type,
 
 		fprintf(fp, "#\n# path %zu: %" PRIu64 " histories (%.1f%%)\n", i + 1,
 			path->count, 100.0 * path->count / (p->nr_histories ?: 1));
-		fprintf(fp, "# %10s  %-32s  %-3s  %-11s  %12s  %7s\n", "Avg time",
-			"Function", "CPU", "Offsets", "Hit prob", "Avg lat");
+		fprintf(fp, "# %10s  %-32s  %-3s  %-11s  %7s  %s\n", "Avg time",
+			"Function", "CPU", "Offsets", "Avg lat",
+			"Hit probability per cache level");
 		for (k = 0; k < path->nr_steps; k++) {
 			const struct dprof_path_step *s = &path->steps[k];
 
@@ -175,7 +179,8 @@ int dprof_flow__fprintf(const struct dprof_flow *f, const char *type,
 	fprintf(fp, "# data flow of %s: %" PRIu64 " object histories, %zu paths, alloc to free\n",
 		type, f->nr_histories, f->nr_paths);
 	fprintf(fp, "# edge: [node] function  histories (%% of histories)\n");
-	fprintf(fp, "#       t=average time since alloc, L1 hit rate, average latency\n");
+	fprintf(fp, "#       t=average time since alloc, average latency,\n");
+	fprintf(fp, "#       hit probability per cache level (\"-\": not measured)\n");
 	fprintf(fp, "# ==cpu==> the object was on another CPU than at the step before\n");
 	if (!f->root)
 		return 0;
@@ -248,8 +253,13 @@ int dprof_flow__fprintf_dot(const struct dprof_flow *f, const char *type,
 			step__name(names, node->key, node->kind, name, sizeof(name));
 		fprintf(fp, "\tn%u [label=\"", node->id);
 		fprint_dot_str(fp, name);
-		fprintf(fp, "\\n%" PRIu64 " (%.1f%%)\", fillcolor=\"#%02x%02x%02x\"];\n",
-			node->count, flow__pct(f, node->count), shade, shade, shade);
+		fprintf(fp, "\\n%" PRIu64 " (%.1f%%)", node->count,
+			flow__pct(f, node->count));
+		if (node->stats.level_known) {
+			dprof_stats__levels_scnprintf(&node->stats, name, sizeof(name));
+			fprintf(fp, "\\n%s", name);
+		}
+		fprintf(fp, "\", fillcolor=\"#%02x%02x%02x\"];\n", shade, shade, shade);
 	}
 	for (i = 0; i < f->nr_nodes; i++) {
 		const struct dprof_flow_node *node = f->nodes[i];

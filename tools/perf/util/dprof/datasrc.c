@@ -38,6 +38,25 @@ const char *dprof_mem_level__str(enum dprof_mem_level level)
 	return level < DPROF_MEM_LVL__MAX ? dprof_mem_level_str[level] : "?";
 }
 
+/* For a compact list of levels: "L1 62% L2 20% DRAM 8%" */
+static const char * const dprof_mem_level_short[DPROF_MEM_LVL__MAX] = {
+	[DPROF_MEM_LVL_UNKNOWN]		= "miss",	/* source not said */
+	[DPROF_MEM_LVL_L1]		= "L1",
+	[DPROF_MEM_LVL_LFB]		= "LFB",
+	[DPROF_MEM_LVL_L2]		= "L2",
+	[DPROF_MEM_LVL_L3]		= "L3",
+	[DPROF_MEM_LVL_PEER]		= "peer",
+	[DPROF_MEM_LVL_REMOTE_CACHE]	= "rcache",
+	[DPROF_MEM_LVL_LOCAL_DRAM]	= "DRAM",
+	[DPROF_MEM_LVL_REMOTE_DRAM]	= "rDRAM",
+	[DPROF_MEM_LVL_OTHER]		= "other",
+};
+
+const char *dprof_mem_level__short(enum dprof_mem_level level)
+{
+	return level < DPROF_MEM_LVL__MAX ? dprof_mem_level_short[level] : "?";
+}
+
 /*
  * A cache level number with its place: a peer core's cache on this node
  * (HOPS_0 is "remote core, same node"; a snoop that hit a modified line or

@@ -49,6 +49,7 @@ struct dprof_mem {
 bool dprof_mem__decode(struct dprof_mem *mem, u64 data_src, u64 weight,
 		       bool weight_struct);
 const char *dprof_mem_level__str(enum dprof_mem_level level);
+const char *dprof_mem_level__short(enum dprof_mem_level level);
 
 /* Counts of decoded samples, for the report header. */
 struct dprof_mem_stats {

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
+#include "datasrc.h"
 
 struct hashmap;
 struct dso;
@@ -45,9 +46,12 @@ struct dprof_stats {
 	u64	misses;		/* of those, not an L1 hit */
 	u64	lat_sum;	/* sum of weights of samples that carry one */
 	u64	lat_n;
+	u64	level[DPROF_MEM_LVL__MAX];	/* level_known, by level */
 };
 
 void dprof_stats__add(struct dprof_stats *dst, const struct dprof_stats *src);
+int dprof_stats__levels_scnprintf(const struct dprof_stats *st, char *buf,
+				  size_t sz);
 struct dprof_class;
 void dprof_class__vote(struct dprof_class *cls, const char *name,
 		       struct dso *dso, u64 count);
