@@ -25,6 +25,11 @@
 #                      filp:0/8; empty: none), whose data flow view is printed
 #                      after the profile.  A separate recording, since the
 #                      watch's traps would skew the access profile.
+#      DEMO_HANDOFF    sk_buff histories: a third record in the guest, of 'perf test
+#                      -w dprof_handoff' (messages from CPU 0 to CPU 1 over an
+#                      AF_UNIX socketpair) with --watch=skbuff_head_cache:0/8,
+#                      whose data flow shows the cross-CPU hand-off; the
+#                      number of histories (default 100; 0: none)
 #      DEMO_GUEST_REPORT=1  also run the report inside the guest (slow, TCG)
 #      VM_*            see scripts/run-in-vm.sh (VM_SMP default 2, VM_TIMEOUT)
 set -eu
@@ -39,6 +44,7 @@ secs=${DEMO_SECONDS:-4}
 DEMO_RECORD=${DEMO_RECORD--m 32M}
 DEMO_WATCH=${DEMO_WATCH-filp:0/8}
 watch_type=${DEMO_WATCH%%[:,]*}
+DEMO_HANDOFF=${DEMO_HANDOFF:-100}
 
 die() { echo "run-demo: $*" >&2; exit 1; }
 say() { echo "run-demo: $*" >&2; }
@@ -74,7 +80,8 @@ fi
 mkdir -p "$job"
 job=$(cd "$job" && pwd)
 rm -f "$job/perf.data" "$job/perf.data.old" "$job/record.log" "$job/report.txt" \
-	"$job/watch.data" "$job/flow.txt" "$job/flow.dot" "$job/flow.svg"
+	"$job/watch.data" "$job/flow.txt" "$job/flow.dot" "$job/flow.svg" \
+	"$job/handoff.data" "$job/handoff.txt" "$job/handoff.dot" "$job/handoff.svg"
 workload=${DEMO_WORKLOAD:-$REPO/scripts/guest/workload.sh $secs}
 say "booting the guest: perf dprof record -a ${DEMO_RECORD:+$DEMO_RECORD }-- $workload"
 t=$(now)
@@ -100,6 +107,14 @@ if [ \$rc = 0 ] && [ -n \"$DEMO_WATCH\" ]; then
 		echo \"guest: no slab_watch PMU in this kernel (kernel-patches/, CONFIG_SLAB_WATCH=y): no object histories\"
 	fi
 fi
+if [ \$rc = 0 ] && [ \"$DEMO_HANDOFF\" != 0 ] && [ -d /sys/bus/event_source/devices/slab_watch ] &&
+   \"\$PERF\" test -w dprof_handoff 1 2> /dev/null; then
+	s=\$(up)
+	\"\$PERF\" dprof record -q -a -o /tmp/handoff.data --watch=skbuff_head_cache:0/8 \\
+		--watch-histories=$DEMO_HANDOFF -- \"\$PERF\" test -w dprof_handoff 20000 > /dev/null || rc=1
+	echo \"guest: sk_buff hand-off record took \$(echo \"\$(up) - \$s\" | bc)s (guest time), rc=\$rc\"
+	cp /tmp/handoff.data /mnt/handoff.data || rc=1
+fi
 if [ \$rc = 0 ] && [ \"${DEMO_GUEST_REPORT:-0}\" = 1 ]; then
 	s=\$(up)
 	\"\$PERF\" dprof report --stdio -i /mnt/perf.data --vmlinux $vmlinux ${DEMO_REPORT---percent-limit=0.1} > /mnt/report-guest.txt
@@ -124,14 +139,27 @@ cat "$job/report.txt"
 say "report took $(since "$t")s; kept in $job/report.txt (perf.data next to it)"
 
 # --- 4. the data flow of the watched type ---
-[ -s "$job/watch.data" ] || exit 0
-t=$(now)
+if [ -s "$job/watch.data" ]; then
+	t=$(now)
+	echo
+	"$PERF" dprof report --stdio -i "$job/watch.data" --vmlinux "$vmlinux" \
+		--view=flow --type="$watch_type" --graph="$job/flow.dot" \
+		> "$job/flow.txt" 2> "$job/flow.err" || {
+		cat "$job/flow.err" >&2
+		die "perf dprof report --view=flow failed on $job/watch.data"
+	}
+	cat "$job/flow.txt"
+	say "flow report took $(since "$t")s; kept in $job/flow.txt (watch.data, flow.dot next to it)"
+fi
+
+# --- 5. the sk_buffs handed from CPU 0 to CPU 1 ---
+[ -s "$job/handoff.data" ] || exit 0
 echo
-"$PERF" dprof report --stdio -i "$job/watch.data" --vmlinux "$vmlinux" \
-	--view=flow --type="$watch_type" --graph="$job/flow.dot" \
-	> "$job/flow.txt" 2> "$job/flow.err" || {
-	cat "$job/flow.err" >&2
-	die "perf dprof report --view=flow failed on $job/watch.data"
+"$PERF" dprof report --stdio -i "$job/handoff.data" --vmlinux "$vmlinux" \
+	--view=flow --type=skbuff_head_cache --graph="$job/handoff.dot" \
+	> "$job/handoff.txt" 2> "$job/handoff.err" || {
+	cat "$job/handoff.err" >&2
+	die "perf dprof report --view=flow failed on $job/handoff.data"
 }
-cat "$job/flow.txt"
-say "flow report took $(since "$t")s; kept in $job/flow.txt (watch.data, flow.dot next to it)"
+cat "$job/handoff.txt"
+say "kept in $job/handoff.txt (handoff.data, handoff.dot next to it)"
