@@ -741,12 +741,12 @@ static bool name__equal(long a, long b, void *ctx __maybe_unused)
 }
 
 /*
- * One index per file, not per dso: a recording can have several dsos for
+ * One handle per file, not per dso: a recording can have several dsos for
  * the same vmlinux (the kernel map and those the samples' maps were made
- * from), and indexing a vmlinux's DWARF costs ~0.1 s each time.
+ * from), and opening and indexing a vmlinux's DWARF costs ~0.1 s each time.
  */
-static struct dprof_dwarf *dprof__dwarf(struct perf_dprof *dprof,
-					struct dso *dso)
+static struct dprof_dwarf *dprof__dwarf_open(struct perf_dprof *dprof,
+					     struct dso *dso)
 {
 	struct dprof_dwarf *dw = NULL;
 	const char *path;
@@ -790,6 +790,24 @@ static void dprof__dwarf_exit(struct perf_dprof *dprof)
 		free((char *)cur->pkey);
 	}
 	hashmap__free(dprof->dwarf);
+}
+
+/* The DWARF index of @dso's file; NULL when it has none. */
+static struct dprof_dwarf *dprof__dwarf(struct perf_dprof *dprof,
+					struct dso *dso)
+{
+	struct dprof_dwarf *dw = dprof__dwarf_open(dprof, dso);
+
+	return dw && !dprof_dwarf__index(dw) ? dw : NULL;
+}
+
+/*
+ * The operand typing reads the same files: lend it the open debuginfo
+ * rather than have it open a vmlinux's DWARF (~0.06 s, ~230 MB) again.
+ */
+static struct debuginfo *dprof__debuginfo(void *arg, struct dso *dso)
+{
+	return dprof_dwarf__debuginfo(dprof__dwarf_open(arg, dso));
 }
 
 #else
@@ -2049,6 +2067,10 @@ static int dprof__report(struct perf_dprof *dprof)
 	err = dprof_resolver__init(&dprof->res, &session->machines.host);
 	if (err)
 		goto out_profile;
+#ifdef HAVE_DWARF_SUPPORT
+	dprof->res.debuginfo = dprof__debuginfo;
+	dprof->res.debuginfo_arg = dprof;
+#endif
 
 	/* the TUI computes every view, for its keys to switch between them */
 	if (!dprof->consume) {
@@ -2093,6 +2115,8 @@ out_resolver:
 	dprof_views__exit(&views);
 	dprof__flow_exit(dprof);
 #ifdef HAVE_DWARF_SUPPORT
+	/* the operand typing may hold a debuginfo of ours */
+	debuginfo_cache__delete();
 	dprof__dwarf_exit(dprof);
 #endif
 	dprof_btf__delete(dprof->btf);

@@ -81,6 +81,8 @@ struct dprof_dwarf {
 	struct hashmap		*var_addrs;	/* address -> Dwarf_Off */
 	unsigned int		nr_types;
 	unsigned int		nr_vars;
+	int			index_err;	/* 1: not built yet */
+	char			*path;
 };
 
 /* more nesting than this is a loop in broken DWARF */
@@ -330,9 +332,13 @@ static int dw_build_index(struct dprof_dwarf *dw)
 }
 
 /**
- * dprof_dwarf__new - open the DWARF of an ELF file and index its names
+ * dprof_dwarf__new - open the DWARF of an ELF file
  * @path: vmlinux, a user binary or a separate debuginfo file; distro
  *	  debuginfo for @path is tried first (see debuginfo__new())
+ *
+ * The name index is built by dprof_dwarf__index(), or by the first lookup:
+ * a handle opened only to lend its debuginfo (dprof_dwarf__debuginfo())
+ * does not pay for it.
  *
  * Return: the handle, or NULL (with a pr_debug() saying why) when @path has
  * no DWARF or memory ran out.
@@ -344,39 +350,65 @@ struct dprof_dwarf *dprof_dwarf__new(const char *path)
 	if (!dw)
 		return NULL;
 
+	dw->index_err = 1;
+	dw->path = strdup(path);
 	dw->dinfo = debuginfo__new(path);
-	if (!dw->dinfo) {
+	if (!dw->path || !dw->dinfo) {
 		pr_debug("dprof: no DWARF in %s\n", path);
-		goto out_free;
+		dprof_dwarf__delete(dw);
+		return NULL;
 	}
 	dw->dbg = dw->dinfo->dbg;
+	return dw;
+}
+
+/**
+ * dprof_dwarf__index - index the names of a handle's DWARF, once
+ * @dw: the handle
+ *
+ * Return: 0, or -ENOENT (with a pr_debug() saying why) when the DWARF has
+ * no types or variables or memory ran out; lookups then find nothing.
+ */
+int dprof_dwarf__index(struct dprof_dwarf *dw)
+{
+	const char *path = dw->path;
+
+	if (dw->index_err <= 0)
+		return dw->index_err;
+	dw->index_err = -ENOENT;
 
 	dw->types = hashmap__new(dw_str_hash, dw_str_equal, NULL);
 	dw->vars = hashmap__new(dw_str_hash, dw_str_equal, NULL);
 	dw->var_addrs = hashmap__new(dw_addr_hash, dw_addr_equal, NULL);
 	if (IS_ERR(dw->types) || IS_ERR(dw->vars) || IS_ERR(dw->var_addrs)) {
 		pr_debug("dprof: no memory for the DWARF index of %s\n", path);
-		goto out_delete;
+		return -ENOENT;
 	}
 
 	if (dw_build_index(dw)) {
 		pr_debug("dprof: failed to index the DWARF of %s\n", path);
-		goto out_delete;
+		return -ENOENT;
 	}
 	if (!dw->nr_types && !dw->nr_vars) {
 		pr_debug("dprof: no types or variables in the DWARF of %s\n", path);
-		goto out_delete;
+		return -ENOENT;
 	}
 	pr_debug("dprof: %s: indexed %u type names, %u variables\n",
 		 path, dw->nr_types, dw->nr_vars);
-	return dw;
+	dw->index_err = 0;
+	return 0;
+}
 
-out_delete:
-	dprof_dwarf__delete(dw);
-	return NULL;
-out_free:
-	free(dw);
-	return NULL;
+/**
+ * dprof_dwarf__debuginfo - the open debuginfo behind a handle
+ * @dw: the handle, may be NULL
+ *
+ * For perf code that wants the same file's DWARF (debuginfo_cache__use()):
+ * valid until dprof_dwarf__delete().
+ */
+struct debuginfo *dprof_dwarf__debuginfo(struct dprof_dwarf *dw)
+{
+	return dw ? dw->dinfo : NULL;
 }
 
 /**
@@ -411,6 +443,7 @@ void dprof_dwarf__delete(struct dprof_dwarf *dw)
 	if (!IS_ERR_OR_NULL(dw->var_addrs))
 		hashmap__free(dw->var_addrs);
 	debuginfo__delete(dw->dinfo);
+	free(dw->path);
 	free(dw);
 }
 
@@ -418,7 +451,8 @@ static struct dw_type_ent *dw_lookup(struct dprof_dwarf *dw, const char *name)
 {
 	struct dw_type_name *tn;
 
-	if (!dw || !name || !hashmap__find(dw->types, name, &tn))
+	if (!dw || !name || dprof_dwarf__index(dw) ||
+	    !hashmap__find(dw->types, name, &tn))
 		return NULL;
 	if (!tn->resolved)
 		dw_resolve_type(dw, tn);
@@ -495,7 +529,8 @@ int dprof_dwarf__var_type(struct dprof_dwarf *dw, const char *var,
 {
 	long off;
 
-	if (!dw || !var || !hashmap__find(dw->vars, var, &off) ||
+	if (!dw || !var || dprof_dwarf__index(dw) ||
+	    !hashmap__find(dw->vars, var, &off) ||
 	    dw_var_die_type(dw, off, type_die)) {
 		pr_debug2("dprof: no variable %s in DWARF\n", var ?: "(null)");
 		return -ENOENT;
@@ -519,7 +554,8 @@ int dprof_dwarf__var_type_at(struct dprof_dwarf *dw, u64 addr,
 {
 	long off;
 
-	if (!dw || !hashmap__find(dw->var_addrs, (long)addr, &off) ||
+	if (!dw || dprof_dwarf__index(dw) ||
+	    !hashmap__find(dw->var_addrs, (long)addr, &off) ||
 	    dw_var_die_type(dw, off, type_die)) {
 		pr_debug2("dprof: no variable at %#" PRIx64 " in DWARF\n", addr);
 		return -ENOENT;

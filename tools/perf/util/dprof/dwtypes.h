@@ -16,6 +16,7 @@
 #include <linux/types.h>
 
 struct strbuf;
+struct debuginfo;
 struct dprof_dwarf;
 
 #ifdef HAVE_DWARF_SUPPORT
@@ -23,6 +24,8 @@ struct dprof_dwarf;
 
 struct dprof_dwarf *dprof_dwarf__new(const char *path);
 void dprof_dwarf__delete(struct dprof_dwarf *dw);
+int dprof_dwarf__index(struct dprof_dwarf *dw);
+struct debuginfo *dprof_dwarf__debuginfo(struct dprof_dwarf *dw);
 
 int dprof_dwarf__find_struct(struct dprof_dwarf *dw, const char *name,
 			     Dwarf_Die *die, u64 *size);

@@ -325,6 +325,15 @@ static int dprof_resolver__find_type(struct dprof_resolver *r,
 	if (!thread__find_symbol(thread, cpumode, ip, &al))
 		goto out;
 
+	if (r->debuginfo && map__dso(al.map) != r->typed_dso) {
+		struct debuginfo *dbg;
+
+		r->typed_dso = map__dso(al.map);
+		dbg = r->debuginfo(r->debuginfo_arg, r->typed_dso);
+		if (dbg)
+			debuginfo_cache__use(r->typed_dso, dbg);
+	}
+
 	/* just what hist_entry__get_data_type() looks at */
 	memset(&he, 0, sizeof(he));
 	he.ms.maps = al.maps;

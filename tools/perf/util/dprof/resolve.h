@@ -4,6 +4,7 @@
 
 #include <linux/types.h>
 
+struct debuginfo;
 struct dso;
 struct evsel;
 struct hashmap;
@@ -34,6 +35,13 @@ struct dprof_resolver {
 	bool			typed_checked;
 	bool			typed_ok;	/* kernel code has DWARF */
 	u64			nr_code_misses;
+	/*
+	 * The debuginfo of a dso, opened by the caller, for the operand
+	 * typing to use instead of its own (NULL: it opens its own).
+	 */
+	struct debuginfo	*(*debuginfo)(void *arg, struct dso *dso);
+	void			*debuginfo_arg;
+	struct dso		*typed_dso;	/* whose debuginfo was lent last */
 };
 
 struct dprof_static {
