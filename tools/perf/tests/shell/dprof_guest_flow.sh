@@ -27,33 +27,17 @@
 
 set -u
 
-skip() {
-	echo "dprof guest data flow test [Skipped: $*]"
-	exit 2
-}
+dprof_test="dprof guest data flow test"
+# shellcheck source=lib/dprof_guest.sh
+. "$(dirname "$0")"/lib/dprof_guest.sh
 
-for v in DPROF_KERNEL DPROF_VMLINUX DPROF_RUN_IN_VM; do
-	[ -n "${!v:-}" ] || skip "$v not set (needs a guest kernel: make kernel, see scripts/run-demo.sh)"
-	[ -e "${!v}" ] || skip "$v=${!v} does not exist"
-done
-[ -x "$DPROF_RUN_IN_VM" ] || skip "$DPROF_RUN_IN_VM is not executable"
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed"
-perf_bin=$(readlink -f "$(command -v perf)") || skip "no perf in PATH"
+dprof_guest_require DPROF_KERNEL DPROF_VMLINUX
 perf test -w dprof_handoff 1 >/dev/null 2>&1 || skip "perf without the dprof_handoff workload"
 
 # Histories to record: each is one message, a few ms under TCG.
 nr_hist=${DPROF_FLOW_HISTORIES:-200}
 
-job=$(mktemp -d /tmp/__perf_test.dprof_flow.XXXXX)
-cleanup() {
-	rm -rf "${job}"
-	trap - EXIT TERM INT
-}
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
+dprof_guest_job dprof_flow
 
 # In the guest: exit 3 without the PMU, 4 without the cache.  The record
 # stops at $nr_hist histories; 20000 messages bound it otherwise.

@@ -17,29 +17,13 @@
 
 set -u
 
-skip() {
-	echo "dprof guest kernel patch test [Skipped: $*]"
-	exit 2
-}
+dprof_test="dprof guest kernel patch test"
+# shellcheck source=lib/dprof_guest.sh
+. "$(dirname "$0")"/lib/dprof_guest.sh
 
-for v in DPROF_KERNEL DPROF_VMLINUX DPROF_RUN_IN_VM; do
-	[ -n "${!v:-}" ] || skip "$v not set (needs a guest kernel: make kernel, see scripts/run-demo.sh)"
-	[ -e "${!v}" ] || skip "$v=${!v} does not exist"
-done
-[ -x "$DPROF_RUN_IN_VM" ] || skip "$DPROF_RUN_IN_VM is not executable"
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed"
-perf_bin=$(readlink -f "$(command -v perf)") || skip "no perf in PATH"
+dprof_guest_require DPROF_KERNEL DPROF_VMLINUX
 
-job=$(mktemp -d /tmp/__perf_test.dprof_kpatch.XXXXX)
-cleanup() {
-	rm -rf "${job}"
-	trap - EXIT TERM INT
-}
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
+dprof_guest_job dprof_kpatch
 
 # In the guest: exit 3 when the tracepoint has no name field (kernel not
 # patched), else record while bash opens a tmpfs file 200 times through

@@ -27,31 +27,13 @@ member_re='f_[a-z_.]+ +[0-9.]+%'			# at least one member with its share
 
 secs=${DPROF_TEST_SECONDS:-3}
 
-skip() {
-	echo "dprof guest slab test [Skipped: $*]"
-	exit 2
-}
+dprof_test="dprof guest slab test"
+# shellcheck source=lib/dprof_guest.sh
+. "$(dirname "$0")"/lib/dprof_guest.sh
 
-for v in DPROF_KERNEL DPROF_VMLINUX DPROF_RUN_IN_VM; do
-	[ -n "${!v:-}" ] || skip "$v not set (needs a guest kernel: make kernel, see scripts/run-demo.sh)"
-	[ -e "${!v}" ] || skip "$v=${!v} does not exist"
-done
-[ -x "$DPROF_RUN_IN_VM" ] || skip "$DPROF_RUN_IN_VM is not executable"
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed"
+dprof_guest_require DPROF_KERNEL DPROF_VMLINUX
 
-perf_bin=$(readlink -f "$(command -v perf)") || skip "no perf in PATH"
-"$perf_bin" dprof record -h 2>&1 | grep -q -- --sampler || skip "$perf_bin has no dprof command"
-
-job=$(mktemp -d /tmp/__perf_test.dprof_guest.XXXXX)
-cleanup() {
-	rm -rf "${job}"
-	trap - EXIT TERM INT
-}
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
+dprof_guest_job dprof_guest
 
 # The workload: one bash per CPU opening and closing a tmpfs file through
 # builtin redirections (no fork per open), for $secs seconds.  perf.data

@@ -22,29 +22,13 @@
 
 set -u
 
-skip() {
-	echo "dprof guest watch-histories test [Skipped: $*]"
-	exit 2
-}
+dprof_test="dprof guest watch-histories test"
+# shellcheck source=lib/dprof_guest.sh
+. "$(dirname "$0")"/lib/dprof_guest.sh
 
-for v in DPROF_KERNEL DPROF_RUN_IN_VM; do
-	[ -n "${!v:-}" ] || skip "$v not set (needs a guest kernel: make kernel, see scripts/run-demo.sh)"
-	[ -e "${!v}" ] || skip "$v=${!v} does not exist"
-done
-[ -x "$DPROF_RUN_IN_VM" ] || skip "$DPROF_RUN_IN_VM is not executable"
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed"
-perf_bin=$(readlink -f "$(command -v perf)") || skip "no perf in PATH"
+dprof_guest_require DPROF_KERNEL
 
-job=$(mktemp -d /tmp/__perf_test.dprof_watch_stop.XXXXX)
-cleanup() {
-	rm -rf "${job}"
-	trap - EXIT TERM INT
-}
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
+dprof_guest_job dprof_watch_stop
 
 # The workload runs for $WL_S seconds unless perf record ends it.
 WL_S=120

@@ -21,33 +21,17 @@
 
 set -u
 
-skip() {
-	echo "dprof guest slab watch stress test [Skipped: $*]"
-	exit 2
-}
+dprof_test="dprof guest slab watch stress test"
+# shellcheck source=lib/dprof_guest.sh
+. "$(dirname "$0")"/lib/dprof_guest.sh
 
 [ -n "${DPROF_DEBUG_KERNEL:-}" ] || [ "${DPROF_STRESS:-0}" = 1 ] ||
 	skip "DPROF_DEBUG_KERNEL not set (KERNEL_CONFIG_EXTRA=scripts/guest/dprof-guest-debug.config build), nor DPROF_STRESS=1"
-for v in DPROF_KERNEL DPROF_VMLINUX DPROF_RUN_IN_VM; do
-	[ -n "${!v:-}" ] || skip "$v not set (needs a guest kernel: make kernel, see scripts/run-demo.sh)"
-	[ -e "${!v}" ] || skip "$v=${!v} does not exist"
-done
-[ -x "$DPROF_RUN_IN_VM" ] || skip "$DPROF_RUN_IN_VM is not executable"
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed"
-perf_bin=$(readlink -f "$(command -v perf)") || skip "no perf in PATH"
+dprof_guest_require DPROF_KERNEL DPROF_VMLINUX
 kernel=${DPROF_DEBUG_KERNEL:-$DPROF_KERNEL}
 [ -e "$kernel" ] || skip "DPROF_DEBUG_KERNEL=$kernel does not exist"
 
-job=$(mktemp -d /tmp/__perf_test.dprof_watch_stress.XXXXX)
-cleanup() {
-	rm -rf "${job}"
-	trap - EXIT TERM INT
-}
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
+dprof_guest_job dprof_watch_stress
 
 # In the guest: exit 3 without the PMU.  ROUNDS storm rounds per CPU.
 PERF_GUEST=$perf_bin VM_JOBDIR=$job VM_ENV="PERF_GUEST ROUNDS" \
