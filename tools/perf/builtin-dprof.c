@@ -107,6 +107,7 @@ struct perf_dprof {
 	struct evsel		*access_evsel;	/* the access sampler */
 	struct dprof_watch	*watches;	/* slab_watch events */
 	struct dprof_histories	*hist;		/* --view=paths|flow */
+	struct dprof_classify	*cl;		/* --view=classify: watch hits */
 	const char		*graph;		/* --graph=FILE.dot */
 	/* options */
 	const char		*input_name;
@@ -637,7 +638,9 @@ struct dprof_watch {
 	struct dprof_watch	*next;
 	struct dprof_class	*cls;		/* the cache, from the first hit */
 	u64			offset;		/* of the watched bytes */
+	u32			len;
 	bool			sweep;		/* moves on after each object */
+	bool			rw;		/* reads hit too, not only writes */
 	u64			nr_hits;
 	u64			nr_objects;
 	u64			last_base;
@@ -654,14 +657,51 @@ static u64 dprof_obj__site(const struct dprof_obj *obj)
 	return cls->key ^ (cls->alloc_size << 48);
 }
 
+/*
+ * A watch hit is a debug trap: the sampled ip follows the access.  Decode
+ * the instruction before it for the access's direction and ip.
+ *
+ * Return: 1 a write, 0 a read, -1 unknown.
+ */
+static int dprof__hit_direction(struct perf_dprof *dprof,
+				struct perf_sample *sample,
+				struct machine *machine, u64 *ip)
+{
+	struct regs_dump no_regs = { .mask = 0 };
+	const u8 *code, *prev;
+	struct dprof_ea ea;
+	struct thread *thread;
+	enum dprof_ea_reason why;
+	int len, prev_len = 0;
+
+	*ip = sample->ip;
+	thread = machine__findnew_thread(machine, sample->pid, sample->tid);
+	if (!thread)
+		return -1;
+	len = dprof_resolver__code(&dprof->res, thread, sample->ip, &code,
+				   &prev, &prev_len);
+	thread__put(thread);
+	if (len <= 0 || !prev_len)
+		return -1;
+	why = dprof_ea__decode(prev, prev_len, sample->ip - prev_len, &no_regs,
+			       &ea);
+	/* the registers of the access are gone: its operand is enough */
+	if (why != DPROF_EA_OK && why != DPROF_EA_NO_REGS &&
+	    why != DPROF_EA_SEGMENT)
+		return -1;
+	*ip = sample->ip - prev_len;
+	return ea.is_write;
+}
+
 /* A watch follows one object at a time: a new (base, alloc time) is a new one. */
 static int dprof__watch_hit(struct perf_dprof *dprof, struct evsel *evsel,
 			    struct perf_sample *sample,
-			    struct machine *machine __maybe_unused)
+			    struct machine *machine)
 {
 	struct dprof_watch *w = evsel->priv;
-	u64 base, born = 0;
+	u64 base, born = 0, ip;
 	struct dprof_obj *obj;
+	int err, write;
 
 	if (!w)		/* out of memory in dprof__watch_add() */
 		return 0;
@@ -678,6 +718,14 @@ static int dprof__watch_hit(struct perf_dprof *dprof, struct evsel *evsel,
 		w->nr_objects++;
 	w->last_base = base;
 	w->last_born = born;
+	/* every read and write of the watched bytes: exact classification */
+	if (dprof->cl && w->rw) {
+		write = dprof__hit_direction(dprof, sample, machine, &ip);
+		err = dprof_classify__hit(dprof->cl, sample->addr, w->len ?: 1,
+					  ip, sample->cpu, sample->time, write);
+		if (err)
+			return err;
+	}
 	if (dprof->hist)	/* --view=paths|flow: util/dprof/histories.c */
 		return dprof_histories__obj_hit(dprof->hist, obj, dprof_obj__site(obj),
 						sample->addr, sample->ip, sample->cpu,
@@ -694,6 +742,8 @@ static int dprof__watch_add(struct perf_dprof *dprof, struct evsel *evsel)
 	if (!w)
 		return -ENOMEM;
 	w->offset = evsel->core.attr.config & 0xffffffff;
+	w->len = (evsel->core.attr.config >> 32) & 0xff;
+	w->rw = evsel->core.attr.config & BIT_ULL(40);
 	w->sweep = evsel->core.attr.config & BIT_ULL(41);
 	w->next = dprof->watches;
 	dprof->watches = w;
@@ -1593,6 +1643,7 @@ static int dprof_views__init(struct dprof_views *v, struct perf_dprof *dprof,
 			return err;
 		v->on_cl = true;
 		list_add_tail(&v->cl.sink.node, &dprof->sinks);
+		dprof->cl = &v->cl;
 	}
 	if (ws) {
 		err = dprof__cache_geom(dprof, env, 0, all, &geom);
@@ -2112,6 +2163,7 @@ static int dprof__report(struct perf_dprof *dprof)
 		err = dprof__print(dprof, stdout);
 
 out_resolver:
+	dprof->cl = NULL;
 	dprof_views__exit(&views);
 	dprof__flow_exit(dprof);
 #ifdef HAVE_DWARF_SUPPORT

@@ -14,6 +14,7 @@ static struct test_case tests__dprof[] = {
 	TEST_CASE("dprof: per-class aggregation into rows", dprof_profile),
 	TEST_CASE("dprof: cache model and geometry", dprof_cachesim),
 	TEST_CASE("dprof: miss classes against a cache model with ground truth", dprof_missmodel),
+	TEST_CASE("dprof: exact miss classes from object histories", dprof_exact),
 	TEST_CASE("dprof: data_src decoding of PEBS, IBS and SPE encodings", dprof_datasrc),
 	TEST_CASE("dprof: object histories, path traces and data flow", dprof_flow),
 	TEST_CASE("dprof: BTF types and member lookup", dprof_btf),

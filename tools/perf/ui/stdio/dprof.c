@@ -103,6 +103,7 @@ static void classify_stats__add(struct dprof_classify_stats *dst,
 
 	dst->accesses += src->accesses;
 	dst->misses += src->misses;
+	dst->exact += src->exact;
 	for (k = 0; k < DPROF_MISS__MAX; k++)
 		dst->by_class[k] += src->by_class[k];
 }
@@ -399,10 +400,24 @@ int dprof_classify__fprintf(const struct dprof_classify *cl,
 	if (cl->nr_measured)
 		fprintf(fp, "# misses: measured (data_src, not an L1 hit): %" PRIu64 "\n",
 			cl->nr_measured);
-	fprintf(fp,
-		"# from access samples (statistical): invalidation = a sampled write by another CPU among\n"
-		"#   the line's last sampled writes; true sharing when it overlapped the missed bytes (%u B access assumed)\n",
-		cl->access_size);
+	if (cl->nr_hits) {
+		fprintf(fp, "# object histories: %" PRIu64 " watch hits on every read and write of the watched bytes",
+			cl->nr_hits);
+		if (cl->nr_hits_undecoded)
+			fprintf(fp, ", %" PRIu64 " neither read nor write (their lines stay statistical)",
+				cl->nr_hits_undecoded);
+		fprintf(fp, "\n# classified exactly: %" PRIu64 " misses on watched bytes, from the histories: invalidation =\n"
+			"#   another CPU wrote them since this CPU's last access before the miss (true sharing)\n"
+			"# classified statistically: %" PRIu64 " misses, from access samples: invalidation = a sampled write\n"
+			"#   by another CPU among the line's last sampled writes; true sharing when it overlapped the\n"
+			"#   missed bytes (%u B access assumed), and false sharing for misses on watched bytes\n",
+			cl->nr_exact, cl->nr_stat, cl->access_size);
+	} else {
+		fprintf(fp,
+			"# from access samples (statistical): invalidation = a sampled write by another CPU among\n"
+			"#   the line's last sampled writes; true sharing when it overlapped the missed bytes (%u B access assumed)\n",
+			cl->access_size);
+	}
 	fprintf(fp,
 		"# conflict = the line's set holds more distinct live lines than ways and >= 2x the average;\n"
 		"# capacity = the live lines seen (%" PRIu64 ", %.1f MB) exceed the cache;"
@@ -420,8 +435,9 @@ int dprof_classify__fprintf(const struct dprof_classify *cl,
 	fprintf(fp, "#\n#");
 	fprint_column(fp, "Type", DPROF_VIEW_TYPE_WIDTH);
 	fprint_column(fp, "Cache / kind", DPROF_VIEW_DESC_WIDTH);
-	fprintf(fp, " %8s %7s %7s %7s %7s %7s %7s\n", "Misses", "Miss%",
-		"TrueSh", "FalseSh", "Conflct", "Capacty", "Unknown");
+	fprintf(fp, " %8s %7s %7s %7s %7s %7s %7s%s\n", "Misses", "Miss%",
+		"TrueSh", "FalseSh", "Conflct", "Capacty", "Unknown",
+		cl->nr_hits ? "   Exact" : "");
 	for (i = 0; i < v->nr; i++) {
 		const struct dprof_view_row *vr = &v->rows[rows[i].idx];
 		const struct dprof_classify_stats *st = &rows[i].st;
@@ -435,6 +451,8 @@ int dprof_classify__fprintf(const struct dprof_classify *cl,
 		color_fprintf(fp, get_percent_color(pct(st->misses, cl->total.misses)),
 			      " %6.1f%%", pct(st->misses, cl->total.misses));
 		fprint_classes(fp, st);
+		if (cl->nr_hits)	/* share classified from histories */
+			fprintf(fp, " %6.1f%%", pct(st->exact, st->misses));
 		fprintf(fp, "\n");
 	}
 	for (i = 0; !err && i < v->nr; i++) {

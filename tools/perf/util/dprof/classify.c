@@ -29,8 +29,10 @@
 #include "classify.h"
 #include "profile.h"
 
-#define DPROF_LINE_CPUS		8	/* last touch of the last 8 CPUs */
 #define DPROF_LINE_WRITES	4	/* the last 4 writes */
+#define DPROF_WATCH_HITS	16	/* the last 16 hits of watched bytes */
+/* a hit this soon before a miss, on its CPU and at its ip: its own access */
+#define DPROF_OWN_HIT_NS	10000
 
 /*
  * A sampled type: its counts, by (offset, ip) too, the offsets touched,
@@ -57,13 +59,30 @@ struct dprof_line_hist {
 	bool	ref;		/* counted in set_lines as sampled memory */
 	struct {
 		u64	seq;
-		u32	cpu;
-	} touch[DPROF_LINE_CPUS];
-	struct {
-		u64	seq;
 		u64	mask;		/* bytes written, bit per byte */
 		u32	cpu;
 	} wr[DPROF_LINE_WRITES];	/* newest first */
+};
+
+/*
+ * The watched bytes of one line (object histories): their last hits, in
+ * the order they came, each with its time.  With rw=1 every read and
+ * write of these bytes is a hit, so their order is complete.
+ */
+struct dprof_watch_line {
+	u64	start;		/* watched bytes [start, end) */
+	u64	end;
+	u64	mask;		/* ... as a mask of the line */
+	bool	doubt;		/* a hit neither read nor write: not exact */
+	u32	nr;		/* hits kept */
+	u32	head;		/* the next slot */
+	u64	dropped;	/* older hits overwritten */
+	struct {
+		u64	time;
+		u64	ip;
+		u32	cpu;
+		bool	write;
+	} hit[DPROF_WATCH_HITS];
 };
 
 static const char * const miss_class_str[DPROF_MISS__MAX] = {
@@ -254,7 +273,8 @@ dprof_classify__findnew(struct dprof_classify *cl, struct dprof_class *cls)
 
 /* A miss of class @mc at @offset of @cc, by the instruction at @ip. */
 static int dprof_cl_class__site_miss(struct dprof_cl_class *cc, u64 offset,
-				     u64 ip, enum dprof_miss_class mc)
+				     u64 ip, enum dprof_miss_class mc,
+				     bool exact)
 {
 	struct dprof_classify_site tmp = { .offset = offset, .ip = ip }, *site;
 
@@ -272,6 +292,7 @@ static int dprof_cl_class__site_miss(struct dprof_cl_class *cc, u64 offset,
 	site->st.accesses++;
 	site->st.misses++;
 	site->st.by_class[mc]++;
+	site->st.exact += exact;
 	return 0;
 }
 
@@ -324,6 +345,24 @@ static void dprof_classify__forget(struct dprof_classify *cl, u64 tag)
 	free(h);
 }
 
+/* The watch of an object ends with it: forget its watched bytes. */
+static void dprof_classify__unwatch(struct dprof_classify *cl, u64 base,
+				    u64 size)
+{
+	u64 tag, line = cl->geom.line;
+	struct dprof_watch_line *wl;
+
+	if (!size || !cl->watched || !hashmap__size(cl->watched))
+		return;
+	for (tag = base / line; tag <= (base + size - 1) / line; tag++) {
+		if (!hashmap__find(cl->watched, (long)tag, &wl) ||
+		    wl->start < base || wl->start >= base + size)
+			continue;
+		hashmap__delete(cl->watched, (long)tag, NULL, NULL);
+		free(wl);
+	}
+}
+
 static int dprof_classify__free(struct dprof_sink *sink,
 				const struct dprof_obj *obj,
 				u64 time __maybe_unused, u32 cpu __maybe_unused)
@@ -337,6 +376,7 @@ static int dprof_classify__free(struct dprof_sink *sink,
 
 	if (hashmap__find(cl->objs, (long)obj->base, &o))
 		dprof_classify__obj_del(cl, o);
+	dprof_classify__unwatch(cl, obj->base, obj->size);
 
 	for (; first < end; first++) {
 		dprof_classify__forget(cl, first);
@@ -396,24 +436,91 @@ static int dprof_classify__predict(struct dprof_classify *cl,
 	return 0;
 }
 
-static enum dprof_miss_class
-dprof_classify__why(struct dprof_classify *cl, struct dprof_line_hist *h,
-		    u32 cpu, u64 mask, u64 tag)
+/* Did a CPU other than @cpu write the watched bytes in (@after, @before)? */
+static bool watch_line__other_write(const struct dprof_watch_line *wl,
+				    u32 cpu, u64 after, bool has_after,
+				    u64 before)
 {
-	u64 since = 0, other = 0;
-	u32 set = tag % cl->geom.nr_sets;
-	int i;
+	u32 i;
 
-	if (cl->exact) {
-		for (i = 0; i < DPROF_LINE_CPUS; i++) {
-			if (h->touch[i].seq && h->touch[i].cpu == cpu)
-				since = h->touch[i].seq;
+	for (i = 0; i < wl->nr; i++) {
+		if (wl->hit[i].write && wl->hit[i].cpu != cpu &&
+		    wl->hit[i].time < before &&
+		    (!has_after || wl->hit[i].time > after))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The exact rule (object histories): did another CPU write the watched
+ * bytes since @cpu last accessed them, before the miss at @time by the
+ * instruction at @ip?  Only hits strictly before @time count.  The miss's
+ * own access is a hit too: when @cpu's last hit is at @ip and just
+ * before @time, it is taken for the miss itself and the access before it
+ * is @cpu's last one.  With no earlier access by @cpu, any write by
+ * another CPU since the watch began counts (the object came to @cpu).
+ *
+ * Return: 1 yes, 0 no, -1 the kept hits cannot tell (a hit whose
+ * direction is unknown, or @cpu's last access overwritten by newer hits).
+ */
+static int watch_line__invalidated(const struct dprof_watch_line *wl,
+				   u32 cpu, u64 time, u64 ip)
+{
+	u64 last = 0, prev = 0, last_ip = 0;
+	bool has_last = false, has_prev = false;
+	u32 i;
+
+	if (wl->doubt)
+		return -1;
+	for (i = 0; i < wl->nr; i++) {
+		u64 t = wl->hit[i].time;
+
+		if (wl->hit[i].cpu != cpu || t >= time)
+			continue;
+		if (!has_last || t > last) {
+			prev = last;
+			has_prev = has_last;
+			last = t;
+			last_ip = wl->hit[i].ip;
+			has_last = true;
+		} else if (!has_prev || t > prev) {
+			prev = t;
+			has_prev = true;
 		}
 	}
+	if (watch_line__other_write(wl, cpu, last, has_last, time))
+		return 1;
+	if (has_last && last_ip == ip && time - last <= DPROF_OWN_HIT_NS) {
+		if (watch_line__other_write(wl, cpu, prev, has_prev, last))
+			return 1;
+		has_last = has_prev;
+	}
+	/* @cpu's last access may be among the hits dropped */
+	return !has_last && wl->dropped ? -1 : 0;
+}
+
+/*
+ * @inv: the exact rule's answer for the watched bytes @wmask the miss is
+ * on (watch_line__invalidated()), or -1 to decide from access samples.
+ */
+static enum dprof_miss_class
+dprof_classify__why(struct dprof_classify *cl, struct dprof_line_hist *h,
+		    u32 cpu, u64 mask, u64 tag, int inv, u64 wmask)
+{
+	u32 set = tag % cl->geom.nr_sets;
+	u64 other = 0;
+	int i;
+
+	if (inv > 0)
+		return DPROF_MISS_TRUE_SHARING;
 	for (i = 0; i < DPROF_LINE_WRITES; i++) {
-		if (h->wr[i].seq > since && h->wr[i].cpu != cpu)
+		if (h->wr[i].seq && h->wr[i].cpu != cpu)
 			other |= h->wr[i].mask;
 	}
+	/* the watched bytes were exactly not written: other bytes may be */
+	if (!inv)
+		other &= ~wmask;
 	if (other)
 		return other & mask ? DPROF_MISS_TRUE_SHARING :
 				      DPROF_MISS_FALSE_SHARING;
@@ -429,18 +536,6 @@ dprof_classify__why(struct dprof_classify *cl, struct dprof_line_hist *h,
 static void dprof_line_hist__touch(struct dprof_line_hist *h, u64 seq,
 				   u32 cpu, bool write, u64 mask)
 {
-	int i, slot = 0;
-
-	for (i = 0; i < DPROF_LINE_CPUS; i++) {
-		if (h->touch[i].cpu == cpu && h->touch[i].seq) {
-			slot = i;
-			break;
-		}
-		if (h->touch[i].seq < h->touch[slot].seq)
-			slot = i;
-	}
-	h->touch[slot].cpu = cpu;
-	h->touch[slot].seq = seq;
 	if (!write)
 		return;
 	if (h->wr[0].seq && h->wr[0].cpu == cpu) {
@@ -461,13 +556,14 @@ static int dprof_classify__access(struct dprof_sink *sink,
 	struct dprof_classify *cl = sink__cl(sink);
 	u64 tag = acc->addr / cl->geom.line;
 	struct dprof_classify_stats *st;
+	struct dprof_watch_line *wl = NULL;
 	struct dprof_line_hist *h;
 	struct dprof_cl_class *cc;
 	struct dprof_cl_obj *o;
 	enum dprof_miss_class mc;
 	bool miss = false, tracked;
 	u64 mask;
-	int err;
+	int err, inv = -1;
 
 	cc = dprof_classify__findnew(cl, cls);
 	if (!cc)
@@ -514,17 +610,91 @@ static int dprof_classify__access(struct dprof_sink *sink,
 	cl->total.accesses++;
 	cl->last_miss = miss;
 	if (miss) {
-		mc = dprof_classify__why(cl, h, acc->cpu, mask, tag);
+		/* on watched bytes: their histories tell (exact) */
+		if (hashmap__find(cl->watched, (long)tag, &wl) &&
+		    acc->addr >= wl->start && acc->addr < wl->end)
+			inv = watch_line__invalidated(wl, acc->cpu, acc->time,
+						      acc->ip);
+		mc = dprof_classify__why(cl, h, acc->cpu, mask, tag, inv,
+					 inv >= 0 ? wl->mask : 0);
 		st->misses++;
 		st->by_class[mc]++;
+		st->exact += inv >= 0;
 		cl->total.misses++;
 		cl->total.by_class[mc]++;
+		cl->total.exact += inv >= 0;
+		if (inv >= 0)
+			cl->nr_exact++;
+		else
+			cl->nr_stat++;
 		cl->last_class = mc;
-		err = dprof_cl_class__site_miss(cc, offset, acc->ip, mc);
+		cl->last_exact = inv >= 0;
+		err = dprof_cl_class__site_miss(cc, offset, acc->ip, mc,
+						inv >= 0);
 		if (err)
 			return err;
 	}
 	dprof_line_hist__touch(h, cl->seq, acc->cpu, acc->is_write, mask);
+	return 0;
+}
+
+/**
+ * dprof_classify__hit - a watch hit on every read and write (rw=1)
+ * @cl: the classifier
+ * @addr: the first watched byte
+ * @len: number of watched bytes
+ * @ip: the accessing instruction
+ * @cpu: the CPU that executed it
+ * @time: time stamp of the access
+ * @write: 1 a write, 0 a read, -1 unknown (the line's misses then stay
+ *         statistical)
+ *
+ * Call in time order with the replay's access samples: misses on the
+ * watched bytes are then classified by the exact rule.  The watched bytes
+ * are forgotten when their object is freed.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int dprof_classify__hit(struct dprof_classify *cl, u64 addr, u32 len,
+			u64 ip, u32 cpu, u64 time, int write)
+{
+	u64 line = cl->geom.line, end = addr + max(len, 1U), tag;
+	struct dprof_watch_line *wl;
+
+	cl->nr_hits++;
+	if (write < 0)
+		cl->nr_hits_undecoded++;
+	for (tag = addr / line; tag * line < end; tag++) {
+		u64 s = max(addr, tag * line), e = min(end, (tag + 1) * line);
+		u32 slot;
+
+		if (!hashmap__find(cl->watched, (long)tag, &wl)) {
+			wl = zalloc(sizeof(*wl));
+			if (!wl)
+				return -ENOMEM;
+			if (hashmap__add(cl->watched, (long)tag, wl)) {
+				free(wl);
+				return -ENOMEM;
+			}
+		}
+		if (wl->start != s || wl->end != e) {	/* another watch */
+			memset(wl, 0, sizeof(*wl));
+			wl->start = s;
+			wl->end = e;
+			wl->mask = line_mask(s - tag * line, e - s, line);
+		}
+		wl->doubt |= write < 0;
+		slot = wl->head;
+		wl->hit[slot].time = time;
+		wl->hit[slot].ip = ip;
+		wl->hit[slot].cpu = cpu;
+		wl->hit[slot].write = write > 0;
+		wl->head = (slot + 1) % DPROF_WATCH_HITS;
+		if (wl->nr < DPROF_WATCH_HITS)
+			wl->nr++;
+		else
+			wl->dropped++;
+	}
 	return 0;
 }
 
@@ -547,14 +717,17 @@ int dprof_classify__init(struct dprof_classify *cl,
 	cl->geom = *geom;
 	cl->access_size = 8;
 	cl->lines = hashmap__new(long__hash, long__equal, NULL);
+	cl->watched = hashmap__new(long__hash, long__equal, NULL);
 	cl->classes = hashmap__new(long__hash, long__equal, NULL);
 	cl->objs = hashmap__new(long__hash, long__equal, NULL);
 	cl->refs = hashmap__new(long__hash, long__equal, NULL);
 	cl->set_lines = calloc(geom->nr_sets, sizeof(*cl->set_lines));
 	if (IS_ERR(cl->lines) || IS_ERR(cl->classes) || IS_ERR(cl->objs) ||
-	    IS_ERR(cl->refs) || !cl->set_lines) {
+	    IS_ERR(cl->refs) || IS_ERR(cl->watched) || !cl->set_lines) {
 		if (IS_ERR(cl->lines))
 			cl->lines = NULL;
+		if (IS_ERR(cl->watched))
+			cl->watched = NULL;
 		if (IS_ERR(cl->classes))
 			cl->classes = NULL;
 		if (IS_ERR(cl->objs))
@@ -582,6 +755,12 @@ void dprof_classify__exit(struct dprof_classify *cl)
 			free(cur->pvalue);
 		hashmap__free(cl->lines);
 		cl->lines = NULL;
+	}
+	if (cl->watched) {
+		hashmap__for_each_entry(cl->watched, cur, bkt)
+			free(cur->pvalue);
+		hashmap__free(cl->watched);
+		cl->watched = NULL;
 	}
 	if (cl->objs) {
 		hashmap__for_each_entry(cl->objs, cur, bkt)

@@ -27,6 +27,7 @@ struct dprof_classify_stats {
 	u64	accesses;
 	u64	misses;
 	u64	by_class[DPROF_MISS__MAX];
+	u64	exact;		/* misses classified from object histories */
 };
 
 /*
@@ -55,13 +56,18 @@ struct dprof_classify {
 	struct dprof_cache_geom		geom;
 	u32				access_size;	/* bytes per access */
 	/*
-	 * Every access of a line is seen (object histories): "a write by
-	 * another CPU since this CPU's last touch" is exact.  Otherwise
-	 * (access samples) a write by another CPU among the line's last
-	 * sampled writes counts.
+	 * Access samples: a write by another CPU among the line's last
+	 * sampled writes is an invalidation (statistical).  Object
+	 * histories (watch hits on every read and write of the watched
+	 * bytes, dprof_classify__hit()): "did another CPU write these bytes
+	 * since this CPU's last access" is exact for misses on them.
 	 */
-	bool				exact;
 	struct hashmap			*lines;		/* tag -> line history */
+	struct hashmap			*watched;	/* tag -> watched bytes */
+	u64				nr_hits;	/* watch hits seen */
+	u64				nr_hits_undecoded; /* read or write? */
+	u64				nr_exact;	/* misses, from histories */
+	u64				nr_stat;	/* ... from access samples */
 	struct hashmap			*classes;	/* class -> its record */
 	struct hashmap			*objs;		/* base -> live object */
 	struct hashmap			*refs;		/* tag -> live users */
@@ -76,11 +82,14 @@ struct dprof_classify {
 	/* the last access: was it a miss, and of which class */
 	bool				last_miss;
 	enum dprof_miss_class		last_class;
+	bool				last_exact;	/* ... from histories */
 };
 
 int dprof_classify__init(struct dprof_classify *cl,
 			 const struct dprof_cache_geom *geom);
 void dprof_classify__exit(struct dprof_classify *cl);
+int dprof_classify__hit(struct dprof_classify *cl, u64 addr, u32 len,
+			u64 ip, u32 cpu, u64 time, int write);
 const struct dprof_classify_stats *
 dprof_classify__class(const struct dprof_classify *cl,
 		      const struct dprof_class *cls);
