@@ -108,6 +108,7 @@ struct perf_dprof {
 	struct dprof_watch	*watches;	/* slab_watch events */
 	struct dprof_histories	*hist;		/* --view=paths|flow */
 	struct dprof_classify	*cl;		/* --view=classify: watch hits */
+	struct dprof_workingset	*ws;		/* --view=workingset: ditto */
 	const char		*graph;		/* --graph=FILE.dot */
 	/* options */
 	const char		*input_name;
@@ -699,9 +700,9 @@ static int dprof__watch_hit(struct perf_dprof *dprof, struct evsel *evsel,
 			    struct machine *machine)
 {
 	struct dprof_watch *w = evsel->priv;
-	u64 base, born = 0, ip;
+	u64 base, born = 0, ip = sample->ip;
 	struct dprof_obj *obj;
-	int err, write;
+	int err, write = -1;
 
 	if (!w)		/* out of memory in dprof__watch_add() */
 		return 0;
@@ -718,11 +719,19 @@ static int dprof__watch_hit(struct perf_dprof *dprof, struct evsel *evsel,
 		w->nr_objects++;
 	w->last_base = base;
 	w->last_born = born;
+	if ((dprof->cl || dprof->ws) && w->rw)
+		write = dprof__hit_direction(dprof, sample, machine, &ip);
 	/* every read and write of the watched bytes: exact classification */
 	if (dprof->cl && w->rw) {
-		write = dprof__hit_direction(dprof, sample, machine, &ip);
 		err = dprof_classify__hit(dprof->cl, sample->addr, w->len ?: 1,
 					  ip, sample->cpu, sample->time, write);
+		if (err)
+			return err;
+	}
+	/* ... and which code brings each object's lines in */
+	if (dprof->ws && w->rw) {
+		err = dprof_workingset__hit(dprof->ws, obj, sample->addr,
+					    w->len ?: 1, ip);
 		if (err)
 			return err;
 	}
@@ -1654,6 +1663,7 @@ static int dprof_views__init(struct dprof_views *v, struct perf_dprof *dprof,
 			return err;
 		v->on_ws = true;
 		list_add_tail(&v->ws.sink.node, &dprof->sinks);
+		dprof->ws = &v->ws;
 	}
 	return 0;
 }
@@ -1689,6 +1699,19 @@ static void dprof_view__code_name(const struct dprof_view_row *vr, u64 offset,
 		strbuf_addf(sb, "%#" PRIx64, ip);
 }
 
+/* ... and the function of @ip, for the lines each function brings in */
+static const char *dprof_view__func_name(const struct dprof_view *v, u64 ip)
+{
+	const struct perf_dprof *dprof = v->ctx;
+	struct symbol *sym;
+	struct map *map = NULL;
+
+	if (!dprof->res.machine)
+		return NULL;
+	sym = machine__find_kernel_symbol(dprof->res.machine, ip, &map);
+	return sym ? sym->name : NULL;
+}
+
 /*
  * The classify (@cl) or workingset view of @nr rows; after the replay.
  * Each row's ->priv is its struct dprof_row_info.
@@ -1705,6 +1728,8 @@ static int dprof_views__fprintf(struct dprof_views *v, struct perf_dprof *dprof,
 		.has_levels = dprof->prof.has_levels,
 		.member_name = dprof_view__member_name,
 		.code_name = dprof_view__code_name,
+		.func_name = dprof_view__func_name,
+		.ctx = dprof,
 	};
 
 	return cl ? dprof_classify__fprintf(&v->cl, &view, fp) :
@@ -2164,6 +2189,7 @@ static int dprof__report(struct perf_dprof *dprof)
 
 out_resolver:
 	dprof->cl = NULL;
+	dprof->ws = NULL;
 	dprof_views__exit(&views);
 	dprof__flow_exit(dprof);
 #ifdef HAVE_DWARF_SUPPORT

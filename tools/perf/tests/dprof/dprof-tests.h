@@ -15,5 +15,6 @@ int test__dprof_missmodel(struct test_suite *test, int subtest);
 int test__dprof_exact(struct test_suite *test, int subtest);
 int test__dprof_datasrc(struct test_suite *test, int subtest);
 int test__dprof_flow(struct test_suite *test, int subtest);
+int test__dprof_firsttouch(struct test_suite *test, int subtest);
 
 #endif /* __PERF_TESTS_DPROF_H */

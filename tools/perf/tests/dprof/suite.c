@@ -17,6 +17,7 @@ static struct test_case tests__dprof[] = {
 	TEST_CASE("dprof: exact miss classes from object histories", dprof_exact),
 	TEST_CASE("dprof: data_src decoding of PEBS, IBS and SPE encodings", dprof_datasrc),
 	TEST_CASE("dprof: object histories, path traces and data flow", dprof_flow),
+	TEST_CASE("dprof: lines first brought in, from object histories", dprof_firsttouch),
 	TEST_CASE("dprof: BTF types and member lookup", dprof_btf),
 #ifdef HAVE_DWARF_SUPPORT
 	TEST_CASE("dprof: DWARF types and member lookup", dprof_types),

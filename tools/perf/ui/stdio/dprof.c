@@ -24,6 +24,7 @@
 #define DPROF_HIST_BAR		40
 #define DPROF_HIST_ROWS		3	/* histograms shown without --type */
 #define DPROF_MEMBER_WIDTH	32	/* as the profile's --type view */
+#define DPROF_WS_FIRST		4	/* functions named per first-touch line */
 
 static double pct(double part, double total)
 {
@@ -522,6 +523,97 @@ static void dprof_workingset__fprintf_hist(const struct dprof_workingset *ws,
 	}
 }
 
+/* Lines first touched by one function (or ip, when it has no symbol). */
+struct ws_first {
+	const char	*name;
+	u64		ip;
+	u64		n;
+};
+
+static int ws_first__cmp_name(const void *a, const void *b)
+{
+	const struct ws_first *fa = a, *fb = b;
+
+	if (!fa->name != !fb->name)
+		return fa->name ? -1 : 1;
+	if (fa->name)
+		return strcmp(fa->name, fb->name);
+	return fa->ip < fb->ip ? -1 : fa->ip > fb->ip;
+}
+
+static int ws_first__cmp_n(const void *a, const void *b)
+{
+	const struct ws_first *fa = a, *fb = b;
+
+	if (fa->n != fb->n)
+		return fa->n < fb->n ? 1 : -1;
+	return ws_first__cmp_name(a, b);
+}
+
+/*
+ * With object histories: the functions whose access was the first touch
+ * of a watched object's line after its allocation, the code that brings
+ * the type's data into the cache (paper section 3.2).  Nothing without.
+ */
+static int dprof_workingset__fprintf_first(const struct dprof_workingset *ws,
+					   const struct dprof_view *v,
+					   size_t idx, FILE *fp)
+{
+	struct hashmap_entry *cur, *ip_cur;
+	struct ws_first *f;
+	size_t bkt, ip_bkt, nr = 0, n = 0, i;
+	u64 total = 0;
+
+	hashmap__for_each_entry(v->prof->classes, cur, bkt) {
+		struct dprof_ws_class *wc = dprof_workingset__class(ws, cur->pvalue);
+
+		if (wc && dprof_view__row_of(v, cur->pvalue) == (int)idx) {
+			nr += hashmap__size(wc->first);
+			total += wc->nr_first;
+		}
+	}
+	if (!total)
+		return 0;
+	f = calloc(nr, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	hashmap__for_each_entry(v->prof->classes, cur, bkt) {
+		struct dprof_ws_class *wc = dprof_workingset__class(ws, cur->pvalue);
+
+		if (!wc || dprof_view__row_of(v, cur->pvalue) != (int)idx)
+			continue;
+		hashmap__for_each_entry(wc->first, ip_cur, ip_bkt) {
+			f[n].ip = ip_cur->key;
+			f[n].n = ip_cur->value;
+			f[n].name = v->func_name ? v->func_name(v, f[n].ip) : NULL;
+			n++;
+		}
+	}
+	/* one entry per function */
+	qsort(f, n, sizeof(*f), ws_first__cmp_name);
+	for (i = 1, nr = n ? 1 : 0; i < n; i++) {
+		if (f[i].name && f[nr - 1].name && !strcmp(f[i].name, f[nr - 1].name))
+			f[nr - 1].n += f[i].n;
+		else
+			f[nr++] = f[i];
+	}
+	qsort(f, nr, sizeof(*f), ws_first__cmp_n);
+	fprintf(fp, "\n# lines of %s first brought in by:", v->rows[idx].type);
+	for (i = 0; i < nr && i < DPROF_WS_FIRST; i++) {
+		if (f[i].name)
+			fprintf(fp, "%s %s", i ? "," : "", f[i].name);
+		else
+			fprintf(fp, "%s %#" PRIx64, i ? "," : "", f[i].ip);
+		fprintf(fp, " %.0f%%", pct(f[i].n, total));
+	}
+	if (nr > DPROF_WS_FIRST)
+		fprintf(fp, ", ...");
+	fprintf(fp, "\n#   (object histories: the first access to each of %" PRIu64
+		" lines of watched objects\n#   after their allocation)\n", total);
+	free(f);
+	return 0;
+}
+
 static void ws_rows__free(struct ws_row *rows, size_t nr)
 {
 	size_t i;
@@ -650,6 +742,11 @@ int dprof_workingset__fprintf(const struct dprof_workingset *ws,
 			continue;
 		dprof_workingset__fprintf_hist(ws, vr, &rows[i], fp);
 		shown++;
+		if (any_detail &&
+		    dprof_workingset__fprintf_first(ws, v, rows[i].idx, fp)) {
+			ws_rows__free(rows, v->nr);
+			return -ENOMEM;
+		}
 	}
 	ws_rows__free(rows, v->nr);
 	return 0;

@@ -35,6 +35,9 @@ struct dprof_view {
 			       struct strbuf *sb);
 	void	(*code_name)(const struct dprof_view_row *vr, u64 offset,
 			     u64 ip, struct strbuf *sb);
+	/* the function of @ip (NULL: unknown), for the first touches */
+	const char *(*func_name)(const struct dprof_view *v, u64 ip);
+	void	*ctx;			/* for the callbacks */
 };
 
 int dprof_classify__fprintf(const struct dprof_classify *cl,

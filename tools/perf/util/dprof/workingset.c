@@ -90,11 +90,14 @@ dprof_workingset__findnew(struct dprof_workingset *ws,
 		return NULL;
 	wc->cls = cls;
 	wc->seen = hashmap__new(long__hash, long__equal, NULL);
+	wc->first = hashmap__new(long__hash, long__equal, NULL);
 	wc->set_lines = calloc(ws->cache.geom.nr_sets, sizeof(u32));
-	if (IS_ERR(wc->seen) || !wc->set_lines ||
+	if (IS_ERR(wc->seen) || IS_ERR(wc->first) || !wc->set_lines ||
 	    hashmap__add(ws->classes, (long)cls, wc)) {
 		if (!IS_ERR(wc->seen))
 			hashmap__free(wc->seen);
+		if (!IS_ERR(wc->first))
+			hashmap__free(wc->first);
 		free(wc->set_lines);
 		free(wc);
 		return NULL;
@@ -190,12 +193,16 @@ int dprof_workingset__init(struct dprof_workingset *ws,
 	if (err)
 		return err;
 	ws->classes = hashmap__new(long__hash, long__equal, NULL);
+	ws->touched = hashmap__new(long__hash, long__equal, NULL);
 	ws->set_lines = calloc(geom->nr_sets, sizeof(u32));
 	ws->pairs = calloc((size_t)geom->nr_sets * geom->ways,
 			   sizeof(struct ws_pair));
-	if (IS_ERR(ws->classes) || !ws->set_lines || !ws->pairs) {
+	if (IS_ERR(ws->classes) || IS_ERR(ws->touched) || !ws->set_lines ||
+	    !ws->pairs) {
 		if (IS_ERR(ws->classes))
 			ws->classes = NULL;
+		if (IS_ERR(ws->touched))
+			ws->touched = NULL;
 		dprof_workingset__exit(ws);
 		return -ENOMEM;
 	}
@@ -231,15 +238,65 @@ void dprof_workingset__exit(struct dprof_workingset *ws)
 			struct dprof_ws_class *wc = cur->pvalue;
 
 			hashmap__free(wc->seen);
+			hashmap__free(wc->first);
 			free(wc->set_lines);
 			free(wc);
 		}
 		hashmap__free(ws->classes);
 		ws->classes = NULL;
 	}
+	hashmap__free(ws->touched);
+	ws->touched = NULL;
 	dprof_cache__exit(&ws->cache);
 	zfree(&ws->set_lines);
 	zfree(&ws->pairs);
+}
+
+/**
+ * dprof_workingset__hit - a watch hit: who brings an object's line in
+ * @ws: the simulation
+ * @obj: the live object hit (obj->priv is its class), or NULL
+ * @addr: the bytes accessed, @len of them
+ * @len: ditto
+ * @ip: the accessing instruction
+ *
+ * The first access to each line of an object after its allocation is
+ * the one that brings its data into a CPU's cache (paper section 3.2:
+ * "the execution paths that bring them in").  Count it per class and
+ * ip; later accesses to the line, and hits outside a known object's
+ * lifetime (no allocation event), are not counted.  The watch must see
+ * reads too (rw=1) for the first hit to be the first touch.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int dprof_workingset__hit(struct dprof_workingset *ws,
+			  const struct dprof_obj *obj, u64 addr, u32 len,
+			  u64 ip)
+{
+	u64 line = ws->cache.geom.line, tag, last, born;
+	struct dprof_ws_class *wc;
+	long n;
+
+	ws->nr_hits++;
+	if (!obj || !obj->priv || !len)
+		return 0;
+	wc = dprof_workingset__findnew(ws, obj->priv);
+	if (!wc)
+		return -ENOMEM;
+	/* a birth of 0 would read as "never touched": shift by one */
+	born = obj->alloc_time + 1;
+	for (tag = addr / line; tag <= (addr + len - 1) / line; tag++) {
+		if (hashmap__find(ws->touched, (long)tag, &last) && last == born)
+			continue;
+		if (hashmap__set(ws->touched, (long)tag, (long)born, NULL, NULL))
+			return -ENOMEM;
+		n = 0;
+		hashmap__find(wc->first, (long)ip, &n);
+		if (hashmap__set(wc->first, (long)ip, n + 1, NULL, NULL))
+			return -ENOMEM;
+		wc->nr_first++;
+	}
+	return 0;
 }
 
 /**

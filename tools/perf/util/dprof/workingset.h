@@ -8,6 +8,7 @@
 #include "sink.h"
 
 struct dprof_class;
+struct dprof_obj;
 struct hashmap;
 
 /* What one allocation class holds of the simulated cache. */
@@ -18,6 +19,9 @@ struct dprof_ws_class {
 	u64		nr_lines;	/* distinct lines ever touched */
 	struct hashmap	*seen;		/* line tag -> set */
 	u32		*set_lines;	/* distinct lines per set, ever */
+	/* object histories: who brings the lines of its objects in */
+	struct hashmap	*first;		/* ip -> lines first touched there */
+	u64		nr_first;	/* lines of watched objects touched */
 };
 
 /*
@@ -39,6 +43,8 @@ struct dprof_workingset {
 	u64			nr_snaps;
 	u64			warm_at;	/* access the average starts at */
 	void			*pairs;		/* snapshot scratch */
+	struct hashmap		*touched;	/* watched line -> its object's birth */
+	u64			nr_hits;	/* watch hits seen */
 };
 
 int dprof_workingset__init(struct dprof_workingset *ws,
@@ -48,6 +54,9 @@ int dprof_workingset__finish(struct dprof_workingset *ws);
 struct dprof_ws_class *
 dprof_workingset__class(const struct dprof_workingset *ws,
 			const struct dprof_class *cls);
+int dprof_workingset__hit(struct dprof_workingset *ws,
+			  const struct dprof_obj *obj, u64 addr, u32 len,
+			  u64 ip);
 bool dprof_workingset__conflict_set(const struct dprof_workingset *ws,
 				    u32 set);
 
