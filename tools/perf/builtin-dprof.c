@@ -738,8 +738,7 @@ static int dprof__watch_hit(struct perf_dprof *dprof, struct evsel *evsel,
 	if (dprof->hist)	/* --view=paths|flow: util/dprof/histories.c */
 		return dprof_histories__obj_hit(dprof->hist, obj, dprof_obj__site(obj),
 						sample->addr, sample->ip, sample->cpu,
-						sample->time,
-						(evsel->core.attr.config >> 32) & 0xff);
+						sample->time, w->len);
 	return 0;
 }
 
@@ -1716,11 +1715,10 @@ static const char *dprof_view__func_name(const struct dprof_view *v, u64 ip)
  * The classify (@cl) or workingset view of @nr rows; after the replay.
  * Each row's ->priv is its struct dprof_row_info.
  */
-static int dprof_views__fprintf(struct dprof_views *v, struct perf_dprof *dprof,
-				struct dprof_view_row *rows, size_t nr, bool cl,
-				FILE *fp)
+static struct dprof_view dprof__view(struct perf_dprof *dprof,
+				      struct dprof_view_row *rows, size_t nr)
 {
-	struct dprof_view view = {
+	return (struct dprof_view){
 		.prof = &dprof->prof,
 		.rows = rows,
 		.nr = nr,
@@ -1731,6 +1729,13 @@ static int dprof_views__fprintf(struct dprof_views *v, struct perf_dprof *dprof,
 		.func_name = dprof_view__func_name,
 		.ctx = dprof,
 	};
+}
+
+static int dprof_views__fprintf(struct dprof_views *v, struct perf_dprof *dprof,
+				struct dprof_view_row *rows, size_t nr, bool cl,
+				FILE *fp)
+{
+	struct dprof_view view = dprof__view(dprof, rows, nr);
 
 	return cl ? dprof_classify__fprintf(&v->cl, &view, fp) :
 		    dprof_workingset__fprintf(&v->ws, &view, fp);
@@ -1740,13 +1745,7 @@ static int dprof_views__fprintf(struct dprof_views *v, struct perf_dprof *dprof,
 static int dprof__ws_svg(struct dprof_views *v, struct perf_dprof *dprof,
 			 struct dprof_view_row *rows, size_t nr, FILE *fp)
 {
-	struct dprof_view view = {
-		.prof = &dprof->prof,
-		.rows = rows,
-		.nr = nr,
-		.has_soft = dprof->has_soft,
-		.has_levels = dprof->prof.has_levels,
-	};
+	struct dprof_view view = dprof__view(dprof, rows, nr);
 	FILE *svg = fopen(dprof->graph, "w");
 	int err;
 

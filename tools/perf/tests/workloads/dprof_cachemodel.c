@@ -80,17 +80,21 @@ enum dcm_evsel {
 	"{(unsigned long)((gfp_t)0x800u), \"GFP_NOWAIT\"}, " \
 	"{(unsigned long)((gfp_t)0x100u), \"__GFP_ZERO\"}) : \"none\""
 
+/* The common fields and call_site, ptr: the start of both formats. */
+#define DCM_FIELDS_SITE_PTR \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" \
+	"\n" \
+	"\tfield:unsigned long call_site;\toffset:8;\tsize:8;\tsigned:0;\n" \
+	"\tfield:const void * ptr;\toffset:16;\tsize:8;\tsigned:0;\n"
+
 static const char dcm_fmt_alloc[] =
 	"name: kmem_cache_alloc\n"
 	"ID: 497\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:unsigned long call_site;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:const void * ptr;\toffset:16;\tsize:8;\tsigned:0;\n"
+	DCM_FIELDS_SITE_PTR
 	"\tfield:size_t bytes_req;\toffset:24;\tsize:8;\tsigned:0;\n"
 	"\tfield:size_t bytes_alloc;\toffset:32;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned long gfp_flags;\toffset:40;\tsize:8;\tsigned:0;\n"
@@ -106,13 +110,7 @@ static const char dcm_fmt_free[] =
 	"name: kmem_cache_free\n"
 	"ID: 499\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:unsigned long call_site;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:const void * ptr;\toffset:16;\tsize:8;\tsigned:0;\n"
+	DCM_FIELDS_SITE_PTR
 	"\tfield:__data_loc char[] name;\toffset:24;\tsize:4;\tsigned:0;\n"
 	"\n"
 	"print fmt: \"call_site=%pS ptr=%p name=%s\", (void *)REC->call_site, REC->ptr, __get_str(name)\n";
