@@ -13,8 +13,13 @@
 #include "util/color.h"
 #include "util/hashmap.h"
 #include "util/strbuf.h"
+#include "util/machine.h"
+#include "util/map.h"
+#include "util/symbol.h"
 #include "util/dprof/classify.h"
 #include "util/dprof/profile.h"
+#include "util/dprof/report.h"
+#include "util/dprof/typeinfo.h"
 #include "util/dprof/workingset.h"
 #include "dprof.h"
 
@@ -23,15 +28,10 @@
 #define DPROF_HIST_BINS		32
 #define DPROF_HIST_BAR		40
 #define DPROF_HIST_ROWS		3	/* histograms shown without --type */
-#define DPROF_MEMBER_WIDTH	32	/* as the profile's --type view */
 #define DPROF_WS_FIRST		4	/* functions named per first-touch line */
 
-static double pct(double part, double total)
-{
-	return total ? 100.0 * part / total : 0.0;
-}
-
-static void fprint_column(FILE *fp, const char *str, int width)
+/* A column of @width, a long name cut with ".." rather than widening it. */
+void dprof__fprint_column(FILE *fp, const char *str, int width)
 {
 	int len = strlen(str);
 
@@ -41,14 +41,31 @@ static void fprint_column(FILE *fp, const char *str, int width)
 		fprintf(fp, " %.*s..", width - 2, str);
 }
 
-static void fprint_size(FILE *fp, double bytes)
+/* Bytes in 8 columns: "  81.0K", "  12.5M", or whole bytes (@unit: a B after). */
+void dprof__fprint_size(FILE *fp, double bytes, bool unit)
 {
 	if (bytes >= 10 << 20)
 		fprintf(fp, " %7.1fM", bytes / (1 << 20));
 	else if (bytes >= 10 << 10)
 		fprintf(fp, " %7.1fK", bytes / (1 << 10));
+	else if (unit)
+		fprintf(fp, " %7.0fB", bytes);
 	else
 		fprintf(fp, " %8.0f", bytes);
+}
+
+/* The kernel function of @ip, or NULL. */
+static const char *dprof_view__func_name(const struct dprof_view *v, u64 ip)
+{
+	struct symbol *sym;
+	struct map *map = NULL;
+
+	if (!v->machine)
+		return NULL;
+	/* the kernel map stays, with its symbols, while the machine does */
+	sym = machine__find_kernel_symbol(v->machine, ip, &map);
+	map__put(map);
+	return sym ? sym->name : NULL;
 }
 
 /* The index of the row @cls was merged into, or -1. */
@@ -67,10 +84,6 @@ static int dprof_view__row_of(const struct dprof_view *v,
 /* ---------------------------------------------------------------------- */
 /* miss classification                                                     */
 
-struct classify_row {
-	struct dprof_classify_stats	st;
-	size_t				idx;
-};
 
 /*
  * Ties by name: the order of the view's rows among equals may come from
@@ -90,7 +103,7 @@ static int view_row__cmp_name(const struct dprof_view *v, size_t a, size_t b)
 
 static int classify_row__cmp(const void *a, const void *b, void *arg)
 {
-	const struct classify_row *ra = a, *rb = b;
+	const struct dprof_view_cl_row *ra = a, *rb = b;
 
 	if (ra->st.misses != rb->st.misses)
 		return ra->st.misses < rb->st.misses ? 1 : -1;
@@ -114,7 +127,7 @@ static void fprint_classes(FILE *fp, const struct dprof_classify_stats *st)
 	int k;
 
 	for (k = 0; k < DPROF_MISS__MAX; k++)
-		fprintf(fp, " %6.1f%%", pct(st->by_class[k], st->misses));
+		fprintf(fp, " %6.1f%%", dprof_pct(st->by_class[k], st->misses));
 }
 
 /* The misses of one row by (offset, ip), gathered from its classes. */
@@ -194,32 +207,12 @@ static int classify_sites__row(struct classify_sites *cs,
 	return 0;
 }
 
-static void classify__member(const struct dprof_view *v,
-			     const struct dprof_view_row *vr, u64 offset,
-			     struct strbuf *sb)
-{
-	if (v->member_name)
-		v->member_name(vr, offset, sb);
-	else
-		strbuf_addf(sb, "+%#" PRIx64, offset);
-}
-
 /* Sites folded by member name, as the profile's --type view folds them. */
 struct classify_member {
-	char				*name;
+	const char			*name;		/* dprof_members' */
 	u64				offset;		/* the lowest seen */
 	struct dprof_classify_stats	st;
 };
-
-static int classify_member__cmp_name(const void *a, const void *b)
-{
-	const struct classify_member *ma = a, *mb = b;
-	int ret = strcmp(ma->name, mb->name);
-
-	if (ret)
-		return ret;
-	return ma->offset < mb->offset ? -1 : ma->offset > mb->offset;
-}
 
 static int classify_member__cmp_misses(const void *a, const void *b)
 {
@@ -232,49 +225,47 @@ static int classify_member__cmp_misses(const void *a, const void *b)
 	return strcmp(ma->name, mb->name);
 }
 
-static void classify_members__free(struct classify_member *ms, size_t nr)
-{
-	size_t i;
-
-	for (i = 0; ms && i < nr; i++)
-		free(ms[i].name);
-	free(ms);
-}
-
 static struct classify_member *
 classify_members__new(const struct classify_sites *cs,
-		      const struct dprof_view *v,
-		      const struct dprof_view_row *vr, size_t *nr)
+		      const struct dprof_view_row *vr, struct dprof_members *m)
 {
-	struct classify_member *ms = calloc(cs->nr + 1, sizeof(*ms));
-	size_t i, n = 0;
+	struct classify_member *ms = NULL;
+	u64 *offsets = calloc(cs->nr + 1, sizeof(*offsets));
+	size_t i;
 
-	if (!ms)
+	if (!offsets)
 		return NULL;
-	for (i = 0; i < cs->nr; i++) {
-		struct strbuf sb = STRBUF_INIT;
-
-		classify__member(v, vr, cs->s[i].offset, &sb);
-		ms[i].name = strbuf_detach(&sb, NULL) ?: strdup("");
-		if (!ms[i].name) {
-			classify_members__free(ms, i);
-			return NULL;
-		}
-		ms[i].offset = cs->s[i].offset;
-		ms[i].st = cs->s[i].st;
+	for (i = 0; i < cs->nr; i++)
+		offsets[i] = cs->s[i].offset;
+	if (dprof_members__fold(m, vr->info, offsets, cs->nr))
+		goto out;
+	ms = calloc(m->nr + 1, sizeof(*ms));
+	if (!ms) {
+		dprof_members__exit(m);
+		goto out;
 	}
-	qsort(ms, cs->nr, sizeof(*ms), classify_member__cmp_name);
-	for (i = 0; i < cs->nr; i++) {
-		if (n && !strcmp(ms[n - 1].name, ms[i].name)) {
-			classify_stats__add(&ms[n - 1].st, &ms[i].st);
-			free(ms[i].name);
-		} else {
-			ms[n++] = ms[i];
-		}
+	for (i = 0; i < m->nr; i++) {
+		ms[i].name = m->name[i];
+		ms[i].offset = m->offset[i];
 	}
-	qsort(ms, n, sizeof(*ms), classify_member__cmp_misses);
-	*nr = n;
+	for (i = 0; i < cs->nr; i++)
+		classify_stats__add(&ms[m->of[i]].st, &cs->s[i].st);
+	qsort(ms, m->nr, sizeof(*ms), classify_member__cmp_misses);
+out:
+	free(offsets);
 	return ms;
+}
+
+/* The function at a site's ip, as the profile's --type view names it. */
+static void classify__code(const struct dprof_view_row *vr, u64 offset, u64 ip,
+			   struct strbuf *sb)
+{
+	struct dprof_site tmp = { .ip = ip, .offset = offset }, *s = NULL;
+
+	if (vr->row->sites && hashmap__find(vr->row->sites, &tmp, &s) && s->sym)
+		strbuf_addf(sb, "%s+%#" PRIx64, s->sym->name, s->sym_off);
+	else
+		strbuf_addf(sb, "%#" PRIx64, ip);
 }
 
 static void fprint_classify_columns(FILE *fp, const char *last)
@@ -289,10 +280,10 @@ static void fprint_classify_site(FILE *fp, u64 offset, const char *member,
 				 u64 total)
 {
 	fprintf(fp, "  %#-8" PRIx64, offset);
-	fprint_column(fp, member, DPROF_MEMBER_WIDTH);
+	dprof__fprint_column(fp, member, DPROF_MEMBER_WIDTH);
 	fprintf(fp, " %8" PRIu64, st->misses);
-	color_fprintf(fp, get_percent_color(pct(st->misses, total)),
-		      " %6.1f%%", pct(st->misses, total));
+	color_fprintf(fp, get_percent_color(dprof_pct(st->misses, total)),
+		      " %6.1f%%", dprof_pct(st->misses, total));
 	fprint_classes(fp, st);
 }
 
@@ -308,7 +299,8 @@ static int dprof_classify__fprintf_detail(const struct dprof_classify *cl,
 {
 	struct classify_sites cs = { .nr = 0 };
 	struct classify_member *ms = NULL;
-	size_t i, nr = 0;
+	struct dprof_members m = { .nr = 0 };
+	size_t i;
 	int err;
 
 	fprintf(fp, "\n# %s (%s): %" PRIu64 " misses of %" PRIu64 " samples",
@@ -320,14 +312,14 @@ static int dprof_classify__fprintf_detail(const struct dprof_classify *cl,
 	fprintf(fp, ", by member\n");
 	err = classify_sites__row(&cs, cl, v, vr);
 	if (!err) {
-		ms = classify_members__new(&cs, v, vr, &nr);
+		ms = classify_members__new(&cs, vr, &m);
 		if (!ms)
 			err = -ENOMEM;
 	}
 	if (err)
 		goto out;
 	fprint_classify_columns(fp, "");
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < m.nr; i++) {
 		fprint_classify_site(fp, ms[i].offset, ms[i].name, &ms[i].st,
 				     row_st->misses);
 		fprintf(fp, "\n");
@@ -339,11 +331,8 @@ static int dprof_classify__fprintf_detail(const struct dprof_classify *cl,
 		const struct dprof_classify_site *s = &cs.s[i];
 		struct strbuf member = STRBUF_INIT, code = STRBUF_INIT;
 
-		classify__member(v, vr, s->offset, &member);
-		if (v->code_name)
-			v->code_name(vr, s->offset, s->ip, &code);
-		else
-			strbuf_addf(&code, "%#" PRIx64, s->ip);
+		dprof_row_info__member(vr->info, s->offset, &member);
+		classify__code(vr, s->offset, s->ip, &code);
 		fprint_classify_site(fp, s->offset, member.buf ?: "", &s->st,
 				     row_st->misses);
 		fprintf(fp, "  %s\n", code.buf ?: "");
@@ -351,9 +340,37 @@ static int dprof_classify__fprintf_detail(const struct dprof_classify *cl,
 		strbuf_release(&code);
 	}
 out:
-	classify_members__free(ms, nr);
+	if (ms)
+		dprof_members__exit(&m);
+	free(ms);
 	free(cs.s);
 	return err;
+}
+
+/* Per row of @v, its classes' misses by class, most misses first. */
+struct dprof_view_cl_row *dprof_view__classify_rows(const struct dprof_classify *cl,
+						    const struct dprof_view *v)
+{
+	struct dprof_view_cl_row *rows = calloc(v->nr + 1, sizeof(*rows));
+	struct hashmap_entry *cur;
+	size_t bkt, i;
+
+	if (!rows)
+		return NULL;
+	for (i = 0; i < v->nr; i++)
+		rows[i].idx = i;
+	hashmap__for_each_entry(v->prof->classes, cur, bkt) {
+		const struct dprof_class *cls = cur->pvalue;
+		const struct dprof_classify_stats *st;
+		int r = dprof_view__row_of(v, cls);
+
+		st = dprof_classify__class(cl, cls);
+		if (r < 0 || !st)
+			continue;
+		classify_stats__add(&rows[r].st, st);
+	}
+	qsort_r(rows, v->nr, sizeof(*rows), classify_row__cmp, (void *)v);
+	return rows;
 }
 
 /**
@@ -368,27 +385,13 @@ out:
 int dprof_classify__fprintf(const struct dprof_classify *cl,
 			    const struct dprof_view *v, FILE *fp)
 {
-	struct classify_row *rows = calloc(v->nr + 1, sizeof(*rows));
-	struct hashmap_entry *cur;
+	struct dprof_view_cl_row *rows = dprof_view__classify_rows(cl, v);
 	char geom[128];
-	size_t bkt, i;
+	size_t i;
 	int k, err = 0;
 
 	if (!rows)
 		return -ENOMEM;
-	for (i = 0; i < v->nr; i++)
-		rows[i].idx = i;
-	hashmap__for_each_entry(v->prof->classes, cur, bkt) {
-		const struct dprof_class *cls = cur->pvalue;
-		const struct dprof_classify_stats *st;
-		int r = dprof_view__row_of(v, cls);
-
-		st = dprof_classify__class(cl, cls);
-		if (r < 0 || !st)
-			continue;
-		classify_stats__add(&rows[r].st, st);
-	}
-	qsort_r(rows, v->nr, sizeof(*rows), classify_row__cmp, (void *)v);
 
 	dprof_cache_geom__scnprintf(&cl->geom, geom, sizeof(geom));
 	fprintf(fp, "# perf dprof report: miss classification (DProf paper 3.3)\n#\n");
@@ -429,13 +432,13 @@ int dprof_classify__fprintf(const struct dprof_classify *cl,
 		cl->total.misses, cl->total.accesses);
 	for (k = 0; k < DPROF_MISS__MAX; k++)
 		fprintf(fp, "%s %s %.1f%%", k ? "," : "", dprof_miss_class__str(k),
-			pct(cl->total.by_class[k], cl->total.misses));
+			dprof_pct(cl->total.by_class[k], cl->total.misses));
 	fprintf(fp, "\n");
 	if (!cl->total.accesses)
 		fprintf(fp, "# no access sample resolved to a data type: nothing to classify\n");
 	fprintf(fp, "#\n#");
-	fprint_column(fp, "Type", DPROF_VIEW_TYPE_WIDTH);
-	fprint_column(fp, "Cache / kind", DPROF_VIEW_DESC_WIDTH);
+	dprof__fprint_column(fp, "Type", DPROF_VIEW_TYPE_WIDTH);
+	dprof__fprint_column(fp, "Cache / kind", DPROF_VIEW_DESC_WIDTH);
 	fprintf(fp, " %8s %7s %7s %7s %7s %7s %7s%s\n", "Misses", "Miss%",
 		"TrueSh", "FalseSh", "Conflct", "Capacty", "Unknown",
 		cl->nr_hits ? "   Exact" : "");
@@ -446,14 +449,14 @@ int dprof_classify__fprintf(const struct dprof_classify *cl,
 		if (!st->misses)
 			continue;
 		fprintf(fp, " ");
-		fprint_column(fp, vr->type, DPROF_VIEW_TYPE_WIDTH);
-		fprint_column(fp, vr->desc, DPROF_VIEW_DESC_WIDTH);
+		dprof__fprint_column(fp, vr->type, DPROF_VIEW_TYPE_WIDTH);
+		dprof__fprint_column(fp, vr->desc, DPROF_VIEW_DESC_WIDTH);
 		fprintf(fp, " %8" PRIu64, st->misses);
-		color_fprintf(fp, get_percent_color(pct(st->misses, cl->total.misses)),
-			      " %6.1f%%", pct(st->misses, cl->total.misses));
+		color_fprintf(fp, get_percent_color(dprof_pct(st->misses, cl->total.misses)),
+			      " %6.1f%%", dprof_pct(st->misses, cl->total.misses));
 		fprint_classes(fp, st);
 		if (cl->nr_hits)	/* share classified from histories */
-			fprintf(fp, " %6.1f%%", pct(st->exact, st->misses));
+			fprintf(fp, " %6.1f%%", dprof_pct(st->exact, st->misses));
 		fprintf(fp, "\n");
 	}
 	for (i = 0; !err && i < v->nr; i++) {
@@ -469,18 +472,10 @@ int dprof_classify__fprintf(const struct dprof_classify *cl,
 /* ---------------------------------------------------------------------- */
 /* working set                                                             */
 
-struct ws_row {
-	double	lines;		/* average resident lines */
-	double	objs;		/* average resident objects */
-	u64	seen;		/* distinct lines touched */
-	u32	*set_lines;	/* distinct lines per set */
-	u32	nr_conflict;	/* conflict-prone sets it uses */
-	size_t	idx;
-};
 
 static int ws_row__cmp(const void *a, const void *b, void *arg)
 {
-	const struct ws_row *ra = a, *rb = b;
+	const struct dprof_view_ws_row *ra = a, *rb = b;
 
 	if (ra->lines != rb->lines)
 		return ra->lines < rb->lines ? 1 : -1;
@@ -492,7 +487,7 @@ static int ws_row__cmp(const void *a, const void *b, void *arg)
 /* Figure 1 of the paper as text: distinct lines per set, sets in bins. */
 static void dprof_workingset__fprintf_hist(const struct dprof_workingset *ws,
 					   const struct dprof_view_row *vr,
-					   const struct ws_row *r, FILE *fp)
+					   const struct dprof_view_ws_row *r, FILE *fp)
 {
 	u32 nr_sets = ws->cache.geom.nr_sets;
 	u32 bins = min_t(u32, nr_sets, DPROF_HIST_BINS);
@@ -585,7 +580,7 @@ static int dprof_workingset__fprintf_first(const struct dprof_workingset *ws,
 		hashmap__for_each_entry(wc->first, ip_cur, ip_bkt) {
 			f[n].ip = ip_cur->key;
 			f[n].n = ip_cur->value;
-			f[n].name = v->func_name ? v->func_name(v, f[n].ip) : NULL;
+			f[n].name = dprof_view__func_name(v, f[n].ip);
 			n++;
 		}
 	}
@@ -604,7 +599,7 @@ static int dprof_workingset__fprintf_first(const struct dprof_workingset *ws,
 			fprintf(fp, "%s %s", i ? "," : "", f[i].name);
 		else
 			fprintf(fp, "%s %#" PRIx64, i ? "," : "", f[i].ip);
-		fprintf(fp, " %.0f%%", pct(f[i].n, total));
+		fprintf(fp, " %.0f%%", dprof_pct(f[i].n, total));
 	}
 	if (nr > DPROF_WS_FIRST)
 		fprintf(fp, ", ...");
@@ -614,7 +609,7 @@ static int dprof_workingset__fprintf_first(const struct dprof_workingset *ws,
 	return 0;
 }
 
-static void ws_rows__free(struct ws_row *rows, size_t nr)
+void dprof_view_ws_rows__free(struct dprof_view_ws_row *rows, size_t nr)
 {
 	size_t i;
 
@@ -624,11 +619,11 @@ static void ws_rows__free(struct ws_row *rows, size_t nr)
 }
 
 /* What each row (data type) of @v holds of the cache, most first. */
-static struct ws_row *ws_rows__new(const struct dprof_workingset *ws,
+struct dprof_view_ws_row *dprof_view__ws_rows(const struct dprof_workingset *ws,
 				   const struct dprof_view *v)
 {
 	const struct dprof_cache_geom *g = &ws->cache.geom;
-	struct ws_row *rows = calloc(v->nr + 1, sizeof(*rows));
+	struct dprof_view_ws_row *rows = calloc(v->nr + 1, sizeof(*rows));
 	struct hashmap_entry *cur;
 	double w = ws->weight ?: 1;
 	size_t bkt, i;
@@ -640,7 +635,7 @@ static struct ws_row *ws_rows__new(const struct dprof_workingset *ws,
 		rows[i].idx = i;
 		rows[i].set_lines = calloc(g->nr_sets, sizeof(u32));
 		if (!rows[i].set_lines) {
-			ws_rows__free(rows, v->nr);
+			dprof_view_ws_rows__free(rows, v->nr);
 			return NULL;
 		}
 	}
@@ -678,7 +673,7 @@ int dprof_workingset__fprintf(const struct dprof_workingset *ws,
 			      const struct dprof_view *v, FILE *fp)
 {
 	const struct dprof_cache_geom *g = &ws->cache.geom;
-	struct ws_row *rows = ws_rows__new(ws, v);
+	struct dprof_view_ws_row *rows = dprof_view__ws_rows(ws, v);
 	u64 nr_lines = (u64)g->nr_sets * g->ways;
 	u32 s, nr_conflict = 0, shown = 0;
 	char geom[128];
@@ -695,7 +690,7 @@ int dprof_workingset__fprintf(const struct dprof_workingset *ws,
 		"# cache model: %s; one LRU cache for all CPUs; freed objects' lines belong to nobody\n",
 		geom);
 	fprintf(fp, "# replayed %" PRIu64 " accesses (%.1f%% model misses), %" PRIu64 " snaps\n",
-		ws->cache.nr_access, pct(ws->cache.nr_miss, ws->cache.nr_access),
+		ws->cache.nr_access, dprof_pct(ws->cache.nr_miss, ws->cache.nr_access),
 		ws->nr_snaps);
 	if (ws->warm_at)
 		fprintf(fp, "# averaged from access %" PRIu64 " on: the model had filled %s\n",
@@ -711,8 +706,8 @@ int dprof_workingset__fprintf(const struct dprof_workingset *ws,
 		ws->nr_lines, (double)ws->nr_lines * g->line / (1 << 20),
 		nr_conflict, g->nr_sets);
 	fprintf(fp, "#\n#");
-	fprint_column(fp, "Type", DPROF_VIEW_TYPE_WIDTH);
-	fprint_column(fp, "Cache / kind", DPROF_VIEW_DESC_WIDTH);
+	dprof__fprint_column(fp, "Type", DPROF_VIEW_TYPE_WIDTH);
+	dprof__fprint_column(fp, "Cache / kind", DPROF_VIEW_DESC_WIDTH);
 	fprintf(fp, " %8s %8s %7s %8s %8s\n", "Objects", "Bytes", "Share",
 		"Lines", "ConflSet");
 	for (i = 0; i < v->nr; i++) {
@@ -721,12 +716,12 @@ int dprof_workingset__fprintf(const struct dprof_workingset *ws,
 		if (!rows[i].seen)
 			continue;
 		fprintf(fp, " ");
-		fprint_column(fp, vr->type, DPROF_VIEW_TYPE_WIDTH);
-		fprint_column(fp, vr->desc, DPROF_VIEW_DESC_WIDTH);
+		dprof__fprint_column(fp, vr->type, DPROF_VIEW_TYPE_WIDTH);
+		dprof__fprint_column(fp, vr->desc, DPROF_VIEW_DESC_WIDTH);
 		fprintf(fp, " %8.1f", rows[i].objs);
-		fprint_size(fp, rows[i].lines * g->line);
-		color_fprintf(fp, get_percent_color(pct(rows[i].lines, nr_lines)),
-			      " %6.2f%%", pct(rows[i].lines, nr_lines));
+		dprof__fprint_size(fp, rows[i].lines * g->line, false);
+		color_fprintf(fp, get_percent_color(dprof_pct(rows[i].lines, nr_lines)),
+			      " %6.2f%%", dprof_pct(rows[i].lines, nr_lines));
 		fprintf(fp, " %8" PRIu64 " %8u\n", rows[i].seen,
 			rows[i].nr_conflict);
 	}
@@ -744,11 +739,11 @@ int dprof_workingset__fprintf(const struct dprof_workingset *ws,
 		shown++;
 		if (any_detail &&
 		    dprof_workingset__fprintf_first(ws, v, rows[i].idx, fp)) {
-			ws_rows__free(rows, v->nr);
+			dprof_view_ws_rows__free(rows, v->nr);
 			return -ENOMEM;
 		}
 	}
-	ws_rows__free(rows, v->nr);
+	dprof_view_ws_rows__free(rows, v->nr);
 	return 0;
 }
 
@@ -795,7 +790,7 @@ int dprof_workingset__fprintf_svg(const struct dprof_workingset *ws,
 	};
 	const struct dprof_cache_geom *g = &ws->cache.geom;
 	const int pw = SVG_W - SVG_L - SVG_R, ph = SVG_H - SVG_T - SVG_B;
-	struct ws_row *rows = ws_rows__new(ws, v);
+	struct dprof_view_ws_row *rows = dprof_view__ws_rows(ws, v);
 	u32 bins = min_t(u32, g->nr_sets, pw), per_bin, b, s, top = 1;
 	double avg = ws->nr_lines ? (double)ws->nr_lines / g->nr_sets : 0;
 	size_t i, j, nr_plot = 0, plot[ARRAY_SIZE(colors)];
@@ -854,7 +849,7 @@ int dprof_workingset__fprintf_svg(const struct dprof_workingset *ws,
 		SVG_L + pw + 6, y + 4, 2 * avg);
 	/* one curve and legend entry per type */
 	for (j = 0; j < nr_plot; j++) {
-		const struct ws_row *r = &rows[plot[j]];
+		const struct dprof_view_ws_row *r = &rows[plot[j]];
 		const struct dprof_view_row *vr = &v->rows[r->idx];
 
 		fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
@@ -873,6 +868,6 @@ int dprof_workingset__fprintf_svg(const struct dprof_workingset *ws,
 		fprintf(fp, " (%" PRIu64 ")</text>\n", r->seen);
 	}
 	fprintf(fp, "</svg>\n");
-	ws_rows__free(rows, v->nr);
+	dprof_view_ws_rows__free(rows, v->nr);
 	return 0;
 }

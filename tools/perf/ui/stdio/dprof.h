@@ -5,20 +5,28 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
+#include "util/dprof/classify.h"
 
 struct dprof_class;
 struct dprof_classify;
 struct dprof_profile;
+struct dprof_row_info;
 struct dprof_workingset;
-struct strbuf;
+struct machine;
+
+/* Shared by the dprof stdio printers */
+#define DPROF_MEMBER_WIDTH	32	/* a member path in a --type table */
+
+void dprof__fprint_column(FILE *fp, const char *str, int width);
+void dprof__fprint_size(FILE *fp, double bytes, bool unit);
 
 /* One row of a view: a data type, its classes point at @row (->row). */
 struct dprof_view_row {
-	const char		*type;		/* "struct file", or a name */
-	const char		*desc;		/* cache, size class, variable */
-	struct dprof_class	*row;
-	bool			detail;		/* --type chose it */
-	void			*priv;		/* the caller's, for the names */
+	const char			*type;	/* "struct file", or a name */
+	const char			*desc;	/* cache, size class, variable */
+	struct dprof_class		*row;
+	const struct dprof_row_info	*info;	/* member names */
+	bool				detail;	/* --type chose it */
 };
 
 struct dprof_view {
@@ -27,18 +35,31 @@ struct dprof_view {
 	size_t			nr;
 	bool			has_soft;	/* software sampler samples */
 	bool			has_levels;	/* the sampler measured misses */
-	/*
-	 * The drill-down of the detail rows names offsets and code as the
-	 * profile does; without these, "+0x18" and the ip in hex.
-	 */
-	void	(*member_name)(const struct dprof_view_row *vr, u64 offset,
-			       struct strbuf *sb);
-	void	(*code_name)(const struct dprof_view_row *vr, u64 offset,
-			     u64 ip, struct strbuf *sb);
-	/* the function of @ip (NULL: unknown), for the first touches */
-	const char *(*func_name)(const struct dprof_view *v, u64 ip);
-	void	*ctx;			/* for the callbacks */
+	struct machine		*machine;	/* names of kernel code, or NULL */
 };
+
+/* A row of the classify view: its misses by class; @idx in the view's rows. */
+struct dprof_view_cl_row {
+	struct dprof_classify_stats	st;
+	size_t				idx;
+};
+
+/* A row of the workingset view: what it holds of the cache. */
+struct dprof_view_ws_row {
+	double	lines;		/* average resident lines */
+	double	objs;		/* average resident objects */
+	u64	seen;		/* distinct lines touched */
+	u32	*set_lines;	/* distinct lines per set */
+	u32	nr_conflict;	/* conflict-prone sets it uses */
+	size_t	idx;		/* in the view's rows */
+};
+
+/* The rows of the classify and workingset views, in the order shown. */
+struct dprof_view_cl_row *dprof_view__classify_rows(const struct dprof_classify *cl,
+						    const struct dprof_view *v);
+struct dprof_view_ws_row *dprof_view__ws_rows(const struct dprof_workingset *ws,
+					      const struct dprof_view *v);
+void dprof_view_ws_rows__free(struct dprof_view_ws_row *rows, size_t nr);
 
 int dprof_classify__fprintf(const struct dprof_classify *cl,
 			    const struct dprof_view *v, FILE *fp);

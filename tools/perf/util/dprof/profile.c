@@ -6,9 +6,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/bitmap.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/zalloc.h>
+#include <internal/cpumap.h>
 
 #include "util/hashmap.h"
 #include "profile.h"
@@ -171,6 +174,7 @@ static void dprof_class__delete(struct dprof_class *cls)
 	}
 	if (cls->objs)
 		hashmap__free(cls->objs);
+	bitmap_free(cls->cpus);
 	free(cls->name);
 	free(cls->site_name);
 	free(cls);
@@ -553,4 +557,26 @@ void dprof_rows__sort(struct dprof_class **rows, size_t nr,
 		      enum dprof_sort sort)
 {
 	qsort_r(rows, nr, sizeof(*rows), dprof_row__cmp, &sort);
+}
+
+int dprof_class__touch_cpu(struct dprof_class *cls, u32 cpu)
+{
+	if (cpu >= MAX_NR_CPUS)		/* not a CPU perf could have recorded */
+		return 0;
+	if (cpu >= cls->nr_cpu_bits) {
+		/* grow to the next power of two: CPU numbers are dense */
+		u32 bits = roundup_pow_of_two(cpu + 1);
+		size_t old = BITS_TO_LONGS(cls->nr_cpu_bits), new = BITS_TO_LONGS(bits);
+		unsigned long *cpus = realloc(cls->cpus, new * sizeof(*cpus));
+
+		if (!cpus)
+			return -ENOMEM;
+		memset(cpus + old, 0, (new - old) * sizeof(*cpus));
+		cls->cpus = cpus;
+		cls->nr_cpu_bits = bits;
+	}
+	if (test_bit(cpu, cls->cpus))
+		return 0;
+	__set_bit(cpu, cls->cpus);
+	return 1;
 }

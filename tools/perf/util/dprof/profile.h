@@ -58,6 +58,8 @@ void dprof_class__vote(struct dprof_class *cls, const char *name,
 const struct dprof_vote *dprof_class__best_vote(const struct dprof_class *cls);
 int dprof_class__touch_base(struct dprof_class *cls, u64 base, u64 size,
 			    u32 cpu);
+/* 1: @cpu was not seen before, 0: it was, or a negative errno. */
+int dprof_class__touch_cpu(struct dprof_class *cls, u32 cpu);
 
 /* One access sample, after the data address was found. */
 struct dprof_access {
@@ -109,7 +111,8 @@ struct dprof_class {
 	u64			life_sum;	/* alloc -> free time of objects */
 	u64			life_n;		/* ... freed inside the recording */
 	u32			cpu;		/* static: first CPU seen */
-	u64			cpu_mask;	/* percpu: copies seen */
+	unsigned long		*cpus;		/* percpu: copies seen, a bitmap */
+	u32			nr_cpu_bits;	/* ... of that many bits */
 	struct hashmap		*objs;		/* typed: base -> first cpu | bounced */
 	struct hashmap		*sites;		/* struct dprof_site * */
 	struct dprof_vote	votes[DPROF_MAX_VOTES];

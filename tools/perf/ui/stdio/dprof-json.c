@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof report --json: the models of the profile, classify and
+ * workingset views as JSON.  Counts are integers, shares are percentages
+ * as the text shows them, and what the sampler did not measure is null,
+ * never 0.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/debug.h"
+#include "util/dprof/cachesim.h"
+#include "util/dprof/classify.h"
+#include "util/dprof/profile.h"
+#include "util/dprof/softsample.h"
+#include "util/dprof/workingset.h"
+#include "dprof.h"
+#include "dprof-json.h"
+#include "dprof-report.h"
+
+static void json_str(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; s && *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(fp, "\\u%04x", c);
+		else
+			fputc(c, fp);
+	}
+	fputc('"', fp);
+}
+
+/* "name": and a value, after a comma unless @first */
+static void json_key(FILE *fp, const char *key, bool first)
+{
+	fprintf(fp, "%s", first ? "" : ", ");
+	json_str(fp, key);
+	fprintf(fp, ": ");
+}
+
+static void json_u64(FILE *fp, const char *key, u64 v, bool first)
+{
+	json_key(fp, key, first);
+	fprintf(fp, "%" PRIu64, v);
+}
+
+static void json_double(FILE *fp, const char *key, double v, bool first)
+{
+	json_key(fp, key, first);
+	fprintf(fp, "%.4f", v);
+}
+
+static void json_string(FILE *fp, const char *key, const char *v, bool first)
+{
+	json_key(fp, key, first);
+	json_str(fp, v);
+}
+
+static void json_bool(FILE *fp, const char *key, bool v, bool first)
+{
+	json_key(fp, key, first);
+	fprintf(fp, "%s", v ? "true" : "false");
+}
+
+static void json_null(FILE *fp, const char *key, bool first)
+{
+	json_key(fp, key, first);
+	fprintf(fp, "null");
+}
+
+/* The facts every view's document starts with. */
+static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
+{
+	const struct dprof_recording *rec = &rep->replay.rec;
+	const struct dprof_profile *prof = &rep->replay.prof;
+	int k, u;
+
+	json_string(fp, "view", dprof_view_kind__str(rep->opts.view), true);
+	json_string(fp, "input", rep->opts.input_name, false);
+	json_string(fp, "access_samples", rec->has_mem_pmu ? "memory-pmu" :
+		    rec->has_soft ? "software" : "none", false);
+	json_bool(fp, "misses_measured", prof->has_levels, false);
+	json_bool(fp, "latency_measured", prof->has_latency, false);
+	json_u64(fp, "samples", prof->nr_samples, false);
+	json_key(fp, "resolved", false);
+	fprintf(fp, "{");
+	for (k = 0; k < DPROF_KIND__MAX; k++)
+		json_u64(fp, dprof_kind__str(k), prof->resolved[k], !k);
+	fprintf(fp, "}");
+	json_key(fp, "unresolved", false);
+	fprintf(fp, "{");
+	for (u = 0; u < DPROF_UNRES__MAX; u++) {
+		if (u != DPROF_UNRES_INSN)
+			json_u64(fp, dprof_unres__str(u), prof->unres[u], !u);
+	}
+	for (k = 0; k < DPROF_EA__MAX; k++) {
+		if (prof->ea_reasons[k])
+			json_u64(fp, dprof_ea_reason__str(k), prof->ea_reasons[k], false);
+	}
+	fprintf(fp, "}");
+	json_key(fp, "address_set", false);
+	if (rec->has_alloc) {
+		fprintf(fp, "{");
+		json_u64(fp, "allocs", rec->nr_allocs, true);
+		json_u64(fp, "frees", rec->nr_frees, false);
+		json_string(fp, "cache_names", rec->alloc_has_name ? "alloc events" :
+			    "free events", false);
+		fprintf(fp, "}");
+	} else {
+		fprintf(fp, "null");
+	}
+	json_u64(fp, "lost_events", rec->nr_lost, false);
+}
+
+static void dprof_json__stats(const struct dprof_report *rep,
+			      const struct dprof_stats *st, FILE *fp)
+{
+	const struct dprof_profile *prof = &rep->replay.prof;
+
+	json_u64(fp, "samples", st->samples, false);
+	json_u64(fp, "writes", st->writes, false);
+	if (prof->has_levels)
+		json_u64(fp, "misses", st->misses, false);
+	else
+		json_null(fp, "misses", false);
+	if (prof->has_latency && st->lat_n)
+		json_double(fp, "avg_latency", (double)st->lat_sum / st->lat_n, false);
+	else
+		json_null(fp, "avg_latency", false);
+}
+
+static void dprof_json__type(const struct dprof_report *rep, const struct dprof_rows *t,
+			     size_t i, FILE *fp)
+{
+	const struct dprof_profile *prof = &rep->replay.prof;
+	const struct dprof_row_info *ri = &t->info[i];
+	const struct dprof_class *row = t->row[i];
+	struct dprof_member_stats *ms;
+	struct dprof_members m;
+	size_t k;
+
+	fprintf(fp, "{");
+	json_string(fp, "type", dprof_row_info__name(ri), true);
+	json_string(fp, "desc", ri->desc.buf, false);
+	json_string(fp, "kind", dprof_kind__str(row->kind), false);
+	json_double(fp, "share", dprof_pct(row->stats.samples, prof->nr_samples), false);
+	if (prof->has_levels)
+		json_double(fp, "miss_share", dprof_pct(row->stats.misses,
+							prof->total.misses), false);
+	else
+		json_null(fp, "miss_share", false);
+	dprof_json__stats(rep, &row->stats, fp);
+	json_u64(fp, "objects", row->nr_objects, false);
+	json_u64(fp, "ws_bytes", row->ws_bytes, false);
+	json_u64(fp, "bounced_objects", row->nr_bounced, false);
+	json_u64(fp, "object_size", row->obj_size, false);
+	json_key(fp, "members", false);
+	fprintf(fp, "[");
+	ms = dprof_row__members(ri, &m);
+	for (k = 0; ms && k < m.nr; k++) {
+		fprintf(fp, "%s{", k ? ", " : "");
+		json_string(fp, "name", ms[k].name, true);
+		json_u64(fp, "offset", ms[k].offset, false);
+		dprof_json__stats(rep, &ms[k].stats, fp);
+		fprintf(fp, "}");
+	}
+	if (ms)
+		dprof_members__exit(&m);
+	free(ms);
+	fprintf(fp, "]}");
+}
+
+static int dprof_json__profile(struct dprof_report *rep, FILE *fp)
+{
+	struct dprof_rows t;
+	size_t i, n = 0;
+	int err;
+
+	err = dprof_rows__init(&t, rep, /*sorted=*/true, /*filter=*/true);
+	if (err)
+		return err;
+	fprintf(fp, "{");
+	dprof_json__recording(rep, fp);
+	json_key(fp, "types", false);
+	fprintf(fp, "[\n");
+	for (i = 0; i < t.nr; i++) {
+		if (!t.shown[i])
+			continue;
+		fprintf(fp, "%s  ", n++ ? ",\n" : "");
+		dprof_json__type(rep, &t, i, fp);
+	}
+	fprintf(fp, "\n]}\n");
+	dprof_rows__exit(&t);
+	return 0;
+}
+
+static void dprof_json__geom(const struct dprof_cache_geom *g, FILE *fp)
+{
+	char buf[128];
+
+	dprof_cache_geom__scnprintf(g, buf, sizeof(buf));
+	json_string(fp, "cache", buf, false);
+}
+
+static void dprof_json__classify(const struct dprof_report *rep,
+				 const struct dprof_view *v, FILE *fp)
+{
+	const struct dprof_classify *cl = rep->cl;
+	struct dprof_view_cl_row *rows = dprof_view__classify_rows(cl, v);
+	size_t i, n = 0;
+	int k;
+
+	dprof_json__geom(&cl->geom, fp);
+	json_u64(fp, "misses_measured", cl->nr_measured, false);
+	json_u64(fp, "misses_predicted", cl->nr_predicted, false);
+	json_u64(fp, "misses_exact", cl->nr_exact, false);
+	json_u64(fp, "misses", cl->total.misses, false);
+	json_key(fp, "types", false);
+	fprintf(fp, "[\n");
+	for (i = 0; rows && i < v->nr; i++) {
+		const struct dprof_view_row *vr = &v->rows[rows[i].idx];
+		const struct dprof_classify_stats *st = &rows[i].st;
+
+		if (!st->misses)
+			continue;
+		fprintf(fp, "%s  {", n++ ? ",\n" : "");
+		json_string(fp, "type", vr->type, true);
+		json_string(fp, "desc", vr->desc, false);
+		json_u64(fp, "misses", st->misses, false);
+		json_double(fp, "miss_share", dprof_pct(st->misses, cl->total.misses), false);
+		json_u64(fp, "exact", st->exact, false);
+		json_key(fp, "classes", false);
+		fprintf(fp, "{");
+		for (k = 0; k < DPROF_MISS__MAX; k++)
+			json_double(fp, dprof_miss_class__str(k),
+				    dprof_pct(st->by_class[k], st->misses), !k);
+		fprintf(fp, "}}");
+	}
+	fprintf(fp, "\n]");
+	free(rows);
+}
+
+static void dprof_json__workingset(const struct dprof_report *rep,
+				   const struct dprof_view *v, FILE *fp)
+{
+	const struct dprof_workingset *ws = rep->ws;
+	const struct dprof_cache_geom *g = &ws->cache.geom;
+	struct dprof_view_ws_row *rows = dprof_view__ws_rows(ws, v);
+	u64 nr_lines = (u64)g->nr_sets * g->ways;
+	size_t i, n = 0;
+
+	dprof_json__geom(g, fp);
+	json_u64(fp, "accesses", ws->cache.nr_access, false);
+	json_u64(fp, "model_misses", ws->cache.nr_miss, false);
+	json_key(fp, "types", false);
+	fprintf(fp, "[\n");
+	for (i = 0; rows && i < v->nr; i++) {
+		const struct dprof_view_row *vr = &v->rows[rows[i].idx];
+
+		if (!rows[i].seen)
+			continue;
+		fprintf(fp, "%s  {", n++ ? ",\n" : "");
+		json_string(fp, "type", vr->type, true);
+		json_string(fp, "desc", vr->desc, false);
+		json_double(fp, "objects", rows[i].objs, false);
+		json_double(fp, "bytes", rows[i].lines * g->line, false);
+		json_double(fp, "cache_share", dprof_pct(rows[i].lines, nr_lines), false);
+		json_u64(fp, "lines_seen", rows[i].seen, false);
+		json_u64(fp, "conflict_sets", rows[i].nr_conflict, false);
+		fprintf(fp, "}");
+	}
+	fprintf(fp, "\n]");
+	if (rows)
+		dprof_view_ws_rows__free(rows, v->nr);
+}
+
+static int dprof_json__cache_view(struct dprof_report *rep, FILE *fp)
+{
+	struct dprof_view_row *vr;
+	struct dprof_rows t;
+	size_t i;
+	int err;
+
+	err = dprof_rows__init(&t, rep, /*sorted=*/false, /*filter=*/true);
+	if (err)
+		return err;
+	vr = calloc(t.nr + 1, sizeof(*vr));
+	if (!vr) {
+		dprof_rows__exit(&t);
+		return -ENOMEM;
+	}
+	for (i = 0; i < t.nr; i++)
+		dprof_view_row__init(&vr[i], &t, i, false);
+	{
+		struct dprof_view view = {
+			.prof = &rep->replay.prof, .rows = vr, .nr = t.nr,
+		};
+
+		fprintf(fp, "{");
+		dprof_json__recording(rep, fp);
+		if (rep->opts.view == DPROF_VIEW_CLASSIFY)
+			dprof_json__classify(rep, &view, fp);
+		else
+			dprof_json__workingset(rep, &view, fp);
+		fprintf(fp, "}\n");
+	}
+	free(vr);
+	dprof_rows__exit(&t);
+	return 0;
+}
+
+int dprof_report__fprintf_json(struct dprof_report *rep, FILE *fp)
+{
+	switch (rep->opts.view) {
+	case DPROF_VIEW_PROFILE:
+		return dprof_json__profile(rep, fp);
+	case DPROF_VIEW_CLASSIFY:
+	case DPROF_VIEW_WORKINGSET:
+		return dprof_json__cache_view(rep, fp);
+	case DPROF_VIEW_PATHS:
+	case DPROF_VIEW_FLOW:
+	case DPROF_VIEW__MAX:
+	default:
+		pr_err("dprof: --json covers the profile, classify and workingset views; --view=%s: use --graph=FILE.dot\n",
+		       dprof_view_kind__str(rep->opts.view));
+		return -EINVAL;
+	}
+}

@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof report --stdio: the data profile and the glue that feeds the
+ * other views' printers (dprof.c, dprof-flow.c) from the report's models.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/kernel.h>
+#include <linux/zalloc.h>
+
+#include "util/color.h"
+#include "util/debug.h"
+#include "util/hashmap.h"
+#include "util/machine.h"
+#include "util/map.h"
+#include "util/strbuf.h"
+#include "util/symbol.h"
+#include "util/dprof/classify.h"
+#include "util/dprof/histories.h"
+#include "util/dprof/profile.h"
+#include "util/dprof/softsample.h"
+#include "util/dprof/watch.h"
+#include "util/dprof/workingset.h"
+#include "dprof.h"
+#include "dprof-flow.h"
+#include "dprof-report.h"
+
+#define DPROF_HOT_MEMBERS	3	/* named per row of the profile */
+#define DPROF_TYPE_WIDTH_MIN	4	/* "Type" */
+#define DPROF_TYPE_WIDTH_MAX	32
+#define DPROF_DESC_WIDTH_MIN	12	/* "Cache / kind" */
+#define DPROF_DESC_WIDTH_MAX	40
+
+/* What the memory PMU's data_src said, level by level; nothing if silent. */
+static void dprof_mem_stats__fprintf(const struct dprof_mem_stats *st, FILE *fp)
+{
+	const char *sep = "";
+	u64 known = 0;
+	int l;
+
+	if (st->no_memop)
+		fprintf(fp, "# no memory op (excluded): %" PRIu64 " samples\n",
+			st->no_memop);
+	for (l = 0; l < DPROF_MEM_LVL__MAX; l++)
+		known += st->level[l];
+	if (!known)
+		return;
+	fprintf(fp, "# data source of %" PRIu64 " memory-op samples:", st->samples);
+	for (l = 0; l < DPROF_MEM_LVL__MAX; l++) {
+		if (!st->level[l])
+			continue;
+		fprintf(fp, "%s %s %.1f%%", sep, l == DPROF_MEM_LVL_UNKNOWN ?
+			"missed, source unknown" : dprof_mem_level__str(l),
+			dprof_pct(st->level[l], st->samples));
+		sep = ",";
+	}
+	if (known < st->samples)
+		fprintf(fp, ", not said %.1f%%", dprof_pct(st->samples - known, st->samples));
+	fprintf(fp, "\n");
+	fprintf(fp, "# HITM %" PRIu64 ", peer/forward %" PRIu64 ", remote %" PRIu64
+		", TLB miss %" PRIu64 ", locked %" PRIu64 " samples\n",
+		st->hitm, st->peer, st->remote, st->tlb_miss, st->locked);
+}
+
+static void dprof_watches__fprintf(const struct dprof_watch *watches, FILE *fp)
+{
+	const struct dprof_watch *w;
+
+	for (w = watches; w; w = w->next) {
+		const char *name = w->cls && w->cls->name ? w->cls->name : "?";
+
+		fprintf(fp, "# object histories: %" PRIu64 " hits on %" PRIu64
+			" objects of %s: see --view=flow --type=%s\n",
+			w->nr_hits, w->nr_objects, name, name);
+	}
+	if (watches)
+		fprintf(fp, "# (watch traps slow the watched bytes' accesses: access samples lean on them)\n");
+}
+
+static void dprof_profile__fprintf_unresolved(const struct dprof_profile *prof, FILE *fp)
+{
+	u64 total = prof->nr_samples;
+	int u, r;
+
+	fprintf(fp, "# unresolved:");
+	for (u = 0; u < DPROF_UNRES__MAX; u++) {
+		if (u == DPROF_UNRES_STACK)
+			continue;
+		if (u == DPROF_UNRES_INSN) {
+			for (r = 0; r < DPROF_EA__MAX; r++) {
+				if (prof->ea_reasons[r])
+					fprintf(fp, " %s %.1f%%,", dprof_ea_reason__str(r),
+						dprof_pct(prof->ea_reasons[r], total));
+			}
+			continue;
+		}
+		fprintf(fp, " %s %.1f%%%s", dprof_unres__str(u),
+			dprof_pct(prof->unres[u], total), u + 1 < DPROF_UNRES__MAX ? "," : "");
+	}
+	fprintf(fp, "\n");
+}
+
+void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
+{
+	const struct dprof_recording *rec = &rep->replay.rec;
+	const struct dprof_profile *prof = &rep->replay.prof;
+	u64 total = prof->nr_samples, resolved = 0;
+	int k;
+
+	fprintf(fp, "# perf dprof report: data profile\n#\n");
+	if (rec->has_mem_pmu)
+		fprintf(fp, "# access samples: memory-sampling PMU (data address%s%s)\n",
+			prof->has_levels ? ", cache level" : ", no cache level",
+			prof->has_latency ? ", latency" : ", no latency");
+	else if (rec->has_soft)
+		fprintf(fp, "# access samples: cpu-clock + instruction decode (no miss or latency measured)\n");
+	else
+		fprintf(fp, "# access samples: none recorded\n");
+
+	if (prof->has_levels)
+		fprintf(fp, "# sampled misses (not an L1 hit): %" PRIu64 " of %" PRIu64
+			" samples with a level (%.1f%%)\n", prof->total.misses,
+			prof->total.level_known,
+			dprof_pct(prof->total.misses, prof->total.level_known));
+	if (prof->has_latency && prof->total.lat_n)
+		fprintf(fp, "# average sampled latency: %.0f cycles over %" PRIu64 " samples\n",
+			(double)prof->total.lat_sum / prof->total.lat_n,
+			prof->total.lat_n);
+	if (rec->has_mem_pmu)
+		dprof_mem_stats__fprintf(&rec->mem, fp);
+	if (rec->has_alloc)
+		fprintf(fp, "# address set: kmem tracepoints, %" PRIu64 " allocs, %" PRIu64
+			" frees; slab cache names %s; kmalloc caches from bytes_alloc\n",
+			rec->nr_allocs, rec->nr_frees,
+			rec->alloc_has_name ? "from alloc events" :
+			"learned from free events (6.12 kmem_cache_alloc has no name)");
+	else
+		fprintf(fp, "# address set: none (no kmem tracepoints recorded): slab objects unresolved\n");
+	dprof_watches__fprintf(rec->watches, fp);
+
+	if (rec->nr_lost)
+		fprintf(fp, "# LOST %" PRIu64 " events while recording: the address set is incomplete,"
+			" some objects may be misattributed (record with a larger -m)\n",
+			rec->nr_lost);
+	for (k = 0; k < DPROF_KIND__MAX; k++)
+		resolved += prof->resolved[k];
+	fprintf(fp, "# resolved %.1f%% of %" PRIu64 " samples:", dprof_pct(resolved, total), total);
+	for (k = 0; k < DPROF_KIND__MAX; k++)
+		fprintf(fp, "%s %s %.1f%%", k ? "," : "", dprof_kind__str(k),
+			dprof_pct(prof->resolved[k], total));
+	fprintf(fp, "\n# not a data type: stack %.1f%%\n",
+		dprof_pct(prof->unres[DPROF_UNRES_STACK], total));
+	if (rec->has_soft)
+		fprintf(fp, "# data addresses decoded: %.1f%% of samples: %.1f%% at the sampled ip, %.1f%% at the access before it (skid)\n",
+			dprof_pct(prof->nr_decoded, total),
+			dprof_pct(prof->nr_decoded - prof->nr_skid, total),
+			dprof_pct(prof->nr_skid, total));
+	dprof_profile__fprintf_unresolved(prof, fp);
+	if (dprof_pct(prof->unres[DPROF_UNRES_NO_CODE], total) >= 1.0)
+		fprintf(fp, "# no code bytes: give the kernel image with -k, or install the binaries\n");
+	fprintf(fp, "#\n");
+}
+
+static void dprof_report__fprintf_misses(const struct dprof_report *rep,
+					 const struct dprof_stats *st, FILE *fp)
+{
+	const struct dprof_profile *prof = &rep->replay.prof;
+
+	if (prof->has_levels)
+		fprintf(fp, " %6.1f%%", dprof_pct(st->misses, prof->total.misses));
+	else
+		fprintf(fp, " %7s", "n/a");
+	if (prof->has_latency && st->lat_n)
+		fprintf(fp, " %7.0f", (double)st->lat_sum / st->lat_n);
+	else
+		fprintf(fp, " %7s", "n/a");
+}
+
+static int member_stats__cmp(const void *a, const void *b)
+{
+	const struct dprof_member_stats *ma = a, *mb = b;
+
+	if (ma->stats.samples != mb->stats.samples)
+		return ma->stats.samples < mb->stats.samples ? 1 : -1;
+	return ma->offset < mb->offset ? -1 : ma->offset > mb->offset;
+}
+
+struct dprof_member_stats *
+dprof_row__members(const struct dprof_row_info *ri, struct dprof_members *m)
+{
+	const struct dprof_class *row = ri->row;
+	struct dprof_member_stats *ms = NULL;
+	struct dprof_site **sites;
+	struct hashmap_entry *cur;
+	size_t bkt, n = 0, i;
+	u64 *offsets;
+
+	sites = calloc(hashmap__size(row->sites) + 1, sizeof(*sites));
+	offsets = calloc(hashmap__size(row->sites) + 1, sizeof(*offsets));
+	if (!sites || !offsets)
+		goto out;
+	hashmap__for_each_entry(row->sites, cur, bkt) {
+		sites[n] = cur->pvalue;
+		offsets[n] = sites[n]->offset;
+		n++;
+	}
+	if (dprof_members__fold(m, ri, offsets, n))
+		goto out;
+	ms = calloc(m->nr + 1, sizeof(*ms));
+	if (!ms) {
+		dprof_members__exit(m);
+		goto out;
+	}
+	for (i = 0; i < m->nr; i++) {
+		ms[i].name = m->name[i];
+		ms[i].offset = m->offset[i];
+	}
+	for (i = 0; i < n; i++)
+		dprof_stats__add(&ms[m->of[i]].stats, &sites[i]->stats);
+	qsort(ms, m->nr, sizeof(*ms), member_stats__cmp);
+out:
+	free(sites);
+	free(offsets);
+	return ms;
+}
+
+void dprof_profile_cols__init(struct dprof_profile_cols *c, const struct dprof_rows *t)
+{
+	size_t i;
+
+	c->type_width = DPROF_TYPE_WIDTH_MIN;
+	c->desc_width = DPROF_DESC_WIDTH_MIN;
+	for (i = 0; i < t->nr; i++) {
+		if (!t->shown[i])
+			continue;
+		c->type_width = max_t(int, c->type_width,
+				      (int)strlen(dprof_row_info__name(&t->info[i])));
+		c->desc_width = max_t(int, c->desc_width, t->info[i].desc.len);
+	}
+	c->type_width = min_t(int, c->type_width, DPROF_TYPE_WIDTH_MAX);
+	c->desc_width = min_t(int, c->desc_width, DPROF_DESC_WIDTH_MAX);
+}
+
+void dprof_rows__fprintf_columns(const struct dprof_profile_cols *c, FILE *fp)
+{
+	fprintf(fp, "#");
+	dprof__fprint_column(fp, "Type", c->type_width);
+	dprof__fprint_column(fp, "Cache / kind", c->desc_width);
+	fprintf(fp, " %7s %7s %7s %8s %8s %6s  %s\n", "Samples", "Misses",
+		"AvgLat", "Objects", "WS size", "Bounce", "Hot members");
+}
+
+void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_rows *t,
+			     size_t i, const struct dprof_profile_cols *c, FILE *fp)
+{
+	const struct dprof_row_info *ri = &t->info[i];
+	const struct dprof_class *row = t->row[i];
+	double p = dprof_pct(row->stats.samples, rep->replay.prof.nr_samples);
+	struct dprof_member_stats *ms;
+	struct dprof_members m;
+	size_t k;
+
+	fprintf(fp, " ");
+	dprof__fprint_column(fp, dprof_row_info__name(ri), c->type_width);
+	dprof__fprint_column(fp, ri->desc.buf, c->desc_width);
+	color_fprintf(fp, get_percent_color(p), " %6.2f%%", p);
+	dprof_report__fprintf_misses(rep, &row->stats, fp);
+	fprintf(fp, " %8" PRIu64, row->nr_objects);
+	dprof__fprint_size(fp, row->ws_bytes, true);
+	fprintf(fp, " %6s  ", row->nr_bounced ? "yes" : "no");
+
+	ms = dprof_row__members(ri, &m);
+	for (k = 0; ms && k < m.nr && k < DPROF_HOT_MEMBERS; k++)
+		fprintf(fp, "%s%s %.0f%%", k ? ", " : "", ms[k].name,
+			dprof_pct(ms[k].stats.samples, row->stats.samples));
+	fprintf(fp, "\n");
+	if (ms)
+		dprof_members__exit(&m);
+	free(ms);
+}
+
+static int site__cmp(const void *a, const void *b)
+{
+	const struct dprof_site *sa = *(const struct dprof_site * const *)a;
+	const struct dprof_site *sb = *(const struct dprof_site * const *)b;
+
+	if (sa->stats.samples != sb->stats.samples)
+		return sa->stats.samples < sb->stats.samples ? 1 : -1;
+	return sa->ip < sb->ip ? -1 : sa->ip > sb->ip;
+}
+
+void dprof_rows__fprintf_type(const struct dprof_report *rep, const struct dprof_rows *t,
+			      size_t i, FILE *fp)
+{
+	const struct dprof_row_info *ri = &t->info[i];
+	const struct dprof_class *row = t->row[i];
+	struct dprof_member_stats *ms;
+	struct dprof_site **sites;
+	struct hashmap_entry *cur;
+	struct dprof_members m;
+	size_t k, n = 0, bkt;
+
+	fprintf(fp, "\n# %s (%s): %" PRIu64 " samples, %" PRIu64 " objects, %" PRIu64
+		" bounced between CPUs, object size %" PRIu64 "\n",
+		ri->has_type ? ri->type.buf : "type unknown", ri->desc.buf,
+		row->stats.samples, row->nr_objects, row->nr_bounced, row->obj_size);
+	if (!ri->has_type)
+		fprintf(fp, "# no DWARF type for it: members shown as offsets\n");
+	fprintf(fp, "#\n# %-8s %-*s %8s %8s %8s %8s\n", "Offset", DPROF_MEMBER_WIDTH,
+		"Member", "Samples", "Writes", "Misses", "AvgLat");
+	ms = dprof_row__members(ri, &m);
+	for (k = 0; ms && k < m.nr; k++) {
+		double p = dprof_pct(ms[k].stats.samples, row->stats.samples);
+
+		fprintf(fp, "  %#-8" PRIx64 " %-*s", ms[k].offset, DPROF_MEMBER_WIDTH,
+			ms[k].name);
+		color_fprintf(fp, get_percent_color(p), " %7.2f%%", p);
+		fprintf(fp, " %7.1f%%", dprof_pct(ms[k].stats.writes, ms[k].stats.samples));
+		dprof_report__fprintf_misses(rep, &ms[k].stats, fp);
+		fprintf(fp, "\n");
+	}
+	if (ms)
+		dprof_members__exit(&m);
+	free(ms);
+
+	sites = calloc(hashmap__size(row->sites) + 1, sizeof(*sites));
+	if (!sites)
+		return;
+	hashmap__for_each_entry(row->sites, cur, bkt)
+		sites[n++] = cur->pvalue;
+	qsort(sites, n, sizeof(*sites), site__cmp);
+	fprintf(fp, "#\n# %-8s %-*s %8s  %s\n", "Offset", DPROF_MEMBER_WIDTH, "Member",
+		"Samples", "Code");
+	for (k = 0; k < n; k++) {
+		struct dprof_site *s = sites[k];
+		struct strbuf sb;
+		double p = dprof_pct(s->stats.samples, row->stats.samples);
+
+		if (p < rep->opts.percent_limit)
+			break;
+		strbuf_init(&sb, 16);
+		dprof_row_info__member(ri, s->offset, &sb);
+		fprintf(fp, "  %#-8" PRIx64 " %-*s", s->offset, DPROF_MEMBER_WIDTH, sb.buf);
+		color_fprintf(fp, get_percent_color(p), " %7.2f%%", p);
+		if (s->sym)
+			fprintf(fp, "  %s+%#" PRIx64 "\n", s->sym->name, s->sym_off);
+		else
+			fprintf(fp, "  %#" PRIx64 "\n", s->ip);
+		strbuf_release(&sb);
+	}
+	free(sites);
+}
+
+static int dprof_report__fprintf_profile(struct dprof_report *rep, FILE *fp)
+{
+	const char *type_name = rep->opts.type_name;
+	struct dprof_profile_cols c;
+	struct dprof_rows t;
+	bool found = false;
+	size_t i;
+	int err;
+
+	err = dprof_rows__init(&t, rep, /*sorted=*/true, /*filter=*/true);
+	if (err)
+		return err;
+	dprof_profile_cols__init(&c, &t);
+	dprof_report__fprintf_header(rep, fp);
+	dprof_rows__fprintf_columns(&c, fp);
+	for (i = 0; i < t.nr; i++) {
+		if (t.shown[i])
+			dprof_rows__fprintf_row(rep, &t, i, &c, fp);
+	}
+	for (i = 0; type_name && i < t.nr; i++) {
+		if (!dprof_row_info__matches(&t.info[i], type_name))
+			continue;
+		found = true;
+		dprof_rows__fprintf_type(rep, &t, i, fp);
+	}
+	if (type_name && !found)
+		fprintf(fp, "\n# no samples for type '%s'\n", type_name);
+	dprof_rows__exit(&t);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* classify and workingset: the printers of dprof.c                        */
+
+void dprof_view_row__init(struct dprof_view_row *vr, const struct dprof_rows *t,
+			  size_t i, bool detail)
+{
+	vr->type = dprof_row_info__name(&t->info[i]);
+	vr->desc = t->info[i].desc.buf;
+	vr->row = t->row[i];
+	vr->info = &t->info[i];
+	vr->detail = detail;
+}
+
+int dprof_report__fprintf_cache_view(const struct dprof_report *rep,
+				     struct dprof_view_row *rows, size_t nr,
+				     enum dprof_view_kind kind, FILE *fp)
+{
+	struct dprof_view view = {
+		.prof		= (struct dprof_profile *)&rep->replay.prof,
+		.rows		= rows,
+		.nr		= nr,
+		.has_soft	= rep->replay.rec.has_soft,
+		.has_levels	= rep->replay.prof.has_levels,
+		.machine	= rep->replay.res.machine,
+	};
+
+	if (kind == DPROF_VIEW_CLASSIFY ? !rep->cl : !rep->ws) {
+		fprintf(fp, "# no cache geometry in the recording or sysfs: give --cache\n");
+		return 0;
+	}
+	return kind == DPROF_VIEW_CLASSIFY ? dprof_classify__fprintf(rep->cl, &view, fp) :
+					     dprof_workingset__fprintf(rep->ws, &view, fp);
+}
+
+/* --view=workingset --graph=FILE.svg: the set histogram as a picture */
+static int dprof_report__ws_svg(const struct dprof_report *rep,
+				struct dprof_view_row *rows, size_t nr,
+				const char *graph, FILE *fp)
+{
+	struct dprof_view view = {
+		.prof		= (struct dprof_profile *)&rep->replay.prof,
+		.rows		= rows,
+		.nr		= nr,
+		.has_soft	= rep->replay.rec.has_soft,
+		.has_levels	= rep->replay.prof.has_levels,
+		.machine	= rep->replay.res.machine,
+	};
+	FILE *svg = fopen(graph, "w");
+	int err;
+
+	if (!svg) {
+		pr_err("dprof: cannot write %s: %s\n", graph, strerror(errno));
+		return -errno;
+	}
+	err = dprof_workingset__fprintf_svg(rep->ws, &view, svg);
+	if (fclose(svg) && !err)
+		err = -errno;
+	if (!err)
+		fprintf(fp, "\n# wrote %s: distinct lines per set of %s\n", graph,
+			rep->opts.type_name ?: "the biggest types");
+	return err;
+}
+
+static int dprof_report__fprintf_cache_views(struct dprof_report *rep,
+					     const char *graph, FILE *fp)
+{
+	struct dprof_view_row *vr;
+	struct dprof_rows t;
+	size_t i;
+	int err;
+
+	err = dprof_rows__init(&t, rep, /*sorted=*/false, /*filter=*/true);
+	if (err)
+		return err;
+	vr = calloc(t.nr + 1, sizeof(*vr));
+	if (!vr) {
+		dprof_rows__exit(&t);
+		return -ENOMEM;
+	}
+	for (i = 0; i < t.nr; i++)
+		dprof_view_row__init(&vr[i], &t, i, rep->opts.type_name &&
+				     dprof_row_info__matches(&t.info[i],
+							     rep->opts.type_name));
+	err = dprof_report__fprintf_cache_view(rep, vr, t.nr, rep->opts.view, fp);
+	if (!err && rep->opts.view == DPROF_VIEW_WORKINGSET && graph)
+		err = dprof_report__ws_svg(rep, vr, t.nr, graph, fp);
+	free(vr);
+	dprof_rows__exit(&t);
+	return err;
+}
+
+/* ---------------------------------------------------------------------- */
+/* paths and flow: dprof-flow.c                                            */
+
+/*
+ * The histories of @row or of the cache @name.  A history's type is its
+ * class: those of the chosen row or cache are tagged as the report's for
+ * the path traces, then given their classes back (the TUI shows several).
+ */
+int dprof_report__fprintf_flow(const struct dprof_report *rep, struct dprof_class *row,
+			       const char *name, bool flow, const char *graph,
+			       FILE *fp)
+{
+	struct dprof_flow_report r = {
+		.h = rep->hist, .name = name, .machine = rep->replay.res.machine,
+		.flow = flow, .graph = graph, .row = row,
+	};
+	struct dprof_history *hist;
+	struct dprof_class *cls;
+	void **types;
+	size_t nr = 0, i = 0;
+	int err;
+
+	list_for_each_entry(hist, &rep->hist->done, list)
+		nr++;
+	types = calloc(nr + 1, sizeof(*types));
+	if (!types)
+		return -ENOMEM;
+	r.type = &r;
+	list_for_each_entry(hist, &rep->hist->done, list) {
+		cls = hist->type;
+		types[i++] = cls;
+		if (cls && ((row && cls->row == row) ||
+			    (cls->name && !strcmp(cls->name, name))))
+			hist->type = r.type;
+	}
+	err = dprof_flow__report(&r, fp);
+	i = 0;
+	list_for_each_entry(hist, &rep->hist->done, list)
+		hist->type = types[i++];
+	free(types);
+	return err;
+}
+
+static int dprof_report__fprintf_paths(struct dprof_report *rep, const char *graph,
+				       FILE *fp)
+{
+	struct dprof_rows t;
+	ssize_t i;
+	int err;
+
+	err = dprof_rows__init(&t, rep, /*sorted=*/false, /*filter=*/false);
+	if (err)
+		return err;
+	i = dprof_rows__find(&t, rep->opts.type_name);
+	err = dprof_report__fprintf_flow(rep, i >= 0 ? t.row[i] : NULL,
+					 rep->opts.type_name,
+					 rep->opts.view == DPROF_VIEW_FLOW, graph, fp);
+	dprof_rows__exit(&t);
+	return err;
+}
+
+int dprof_report__fprintf(struct dprof_report *rep, const char *graph, FILE *fp)
+{
+	switch (rep->opts.view) {
+	case DPROF_VIEW_CLASSIFY:
+	case DPROF_VIEW_WORKINGSET:
+		return dprof_report__fprintf_cache_views(rep, graph, fp);
+	case DPROF_VIEW_PATHS:
+	case DPROF_VIEW_FLOW:
+		return dprof_report__fprintf_paths(rep, graph, fp);
+	case DPROF_VIEW_PROFILE:
+	case DPROF_VIEW__MAX:
+	default:
+		return dprof_report__fprintf_profile(rep, fp);
+	}
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof diff: two recordings' data profiles, matched by type.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff.h"
+#include "report.h"
+
+int dprof_diff_side__load(struct dprof_diff_side *side)
+{
+	struct dprof_report_opts opts = {
+		.input_name	= side->path,
+		.view		= DPROF_VIEW_PROFILE,
+	};
+	struct dprof_report rep;
+	struct dprof_rows t;
+	size_t i;
+	int err;
+
+	err = dprof_report__open(&rep, &opts);
+	if (err)
+		return err;
+	err = dprof_report__run(&rep, /*all_views=*/false);
+	if (err)
+		goto out;
+	err = dprof_rows__init(&t, &rep, /*sorted=*/false, /*filter=*/false);
+	if (err)
+		goto out;
+	side->rows = calloc(t.nr + 1, sizeof(*side->rows));
+	if (!side->rows) {
+		err = -ENOMEM;
+		goto out_rows;
+	}
+	for (i = 0; i < t.nr; i++) {
+		struct dprof_diff_row *d = &side->rows[i];
+		const struct dprof_class *row = t.row[i];
+
+		d->type = strdup(dprof_row_info__name(&t.info[i]));
+		d->desc = strdup(t.info[i].desc.buf);
+		if (!d->type || !d->desc) {
+			side->nr = i + 1;
+			err = -ENOMEM;
+			goto out_rows;
+		}
+		d->stats = row->stats;
+		d->ws_bytes = row->ws_bytes;
+		d->nr_objects = row->nr_objects;
+		d->life_sum = row->life_sum;
+		d->life_n = row->life_n;
+	}
+	side->nr = t.nr;
+	side->nr_samples = rep.replay.prof.nr_samples;
+	side->nr_misses = rep.replay.prof.total.misses;
+	side->has_levels = rep.replay.prof.has_levels;
+	side->has_latency = rep.replay.prof.has_latency;
+out_rows:
+	dprof_rows__exit(&t);
+out:
+	dprof_report__close(&rep);
+	return err;
+}
+
+void dprof_diff_side__exit(struct dprof_diff_side *side)
+{
+	size_t i;
+
+	for (i = 0; i < side->nr; i++) {
+		free(side->rows[i].type);
+		free(side->rows[i].desc);
+	}
+	free(side->rows);
+	side->rows = NULL;
+	side->nr = 0;
+}
+
+static const struct dprof_diff_row *
+dprof_diff_side__find(const struct dprof_diff_side *side,
+		      const struct dprof_diff_row *row)
+{
+	size_t i;
+
+	for (i = 0; i < side->nr; i++) {
+		if (!strcmp(side->rows[i].type, row->type) &&
+		    !strcmp(side->rows[i].desc, row->desc))
+			return &side->rows[i];
+	}
+	return NULL;
+}
+
+double dprof_diff__share(const struct dprof_diff_side *side,
+			 const struct dprof_diff_row *row, bool misses)
+{
+	if (!row)
+		return 0;
+	if (misses)
+		return dprof_pct(row->stats.misses, side->nr_misses);
+	return dprof_pct(row->stats.samples, side->nr_samples);
+}
+
+static int diff_pair__cmp(const void *x, const void *y)
+{
+	const struct dprof_diff_pair *p = x, *q = y;
+	double a = fabs(p->delta), b = fabs(q->delta);
+
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+struct dprof_diff_pair *dprof_diff__pairs(const struct dprof_diff_side *a,
+					  const struct dprof_diff_side *b,
+					  bool *misses, size_t *nr)
+{
+	struct dprof_diff_pair *pairs;
+	size_t n = 0, i;
+
+	*misses = a->has_levels && b->has_levels;
+	pairs = calloc(a->nr + b->nr + 1, sizeof(*pairs));
+	if (!pairs)
+		return NULL;
+	for (i = 0; i < b->nr; i++) {
+		pairs[n].b = &b->rows[i];
+		pairs[n].a = dprof_diff_side__find(a, &b->rows[i]);
+		n++;
+	}
+	for (i = 0; i < a->nr; i++) {
+		if (!dprof_diff_side__find(b, &a->rows[i]))
+			pairs[n++].a = &a->rows[i];
+	}
+	for (i = 0; i < n; i++)
+		pairs[i].delta = dprof_diff__share(b, pairs[i].b, *misses) -
+				 dprof_diff__share(a, pairs[i].a, *misses);
+	qsort(pairs, n, sizeof(*pairs), diff_pair__cmp);
+	*nr = n;
+	return pairs;
+}

@@ -1,0 +1,838 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof: replay a recording.
+ *
+ * The slab allocator's events rebuild the address set in time order; each
+ * access sample is resolved against it (a live object), the symbol tables
+ * (static and per-cpu variables) or the DWARF type of the instruction's
+ * operand, and counted per allocation class and (offset, ip) site; watch
+ * hits (object histories) and every event go to the sinks, the views that
+ * need the stream.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/zalloc.h>
+
+#include "util/addr_location.h"
+#include "util/annotate.h"
+#include "util/data.h"
+#include "util/debug.h"
+#include "util/dso.h"
+#include "util/event.h"
+#include "util/evlist.h"
+#include "util/evsel.h"
+#include "util/header.h"
+#include "util/machine.h"
+#include "util/map.h"
+#include "util/perf_regs.h"
+#include "util/session.h"
+#include "util/symbol.h"
+#include "util/thread.h"
+#include "util/tool.h"
+#include "../../arch/x86/include/uapi/asm/perf_regs.h"
+#include "replay.h"
+#include "sink.h"
+#include "softsample.h"
+#include "watch.h"
+
+/* x86-64 THREAD_SIZE with KASAN off; stack slots are not a data type */
+#define DPROF_STACK_SPAN	(16 * 1024)
+
+/* The largest kmalloc size class; larger ones come from the page allocator. */
+#define DPROF_KMALLOC_MAX_CACHE_SIZE	8192
+
+/*
+ * A kmem class is (call site, size): a call site allocates from one cache.
+ * The size goes in the top bits, which are all ones for a kernel text
+ * address, so the key stays unique and gives the call site back.
+ */
+#define DPROF_SITE_SIZE_SHIFT	48
+
+static u64 dprof_kmem_key(u64 call_site, u64 bytes_alloc)
+{
+	return call_site ^ (bytes_alloc << DPROF_SITE_SIZE_SHIFT);
+}
+
+/* The allocation call site of @obj, from its class key. */
+static u64 dprof_obj__site(const struct dprof_obj *obj)
+{
+	const struct dprof_class *cls = obj ? obj->priv : NULL;
+
+	if (!cls || (cls->kind != DPROF_KIND_SLAB && cls->kind != DPROF_KIND_KMALLOC))
+		return 0;
+	return dprof_kmem_key(cls->key, cls->alloc_size);
+}
+
+typedef int (*dprof_tp_handler)(struct dprof_replay *r, struct evsel *evsel,
+				struct perf_sample *sample,
+				struct machine *machine);
+
+/* ---------------------------------------------------------------------- */
+/* address set: slab allocator events                                      */
+
+/*
+ * The kmalloc size class the object came from.  6.12's tracepoints do not
+ * name the cache; the size class follows from bytes_alloc.
+ */
+static char *kmalloc_cache_name(u64 bytes_alloc)
+{
+	char *name;
+
+	if (bytes_alloc > DPROF_KMALLOC_MAX_CACHE_SIZE)
+		return strdup("kmalloc-large");
+	if (bytes_alloc >= 1024 && !(bytes_alloc % 1024)) {
+		if (asprintf(&name, "kmalloc-%" PRIu64 "k", bytes_alloc / 1024) < 0)
+			return NULL;
+	} else if (asprintf(&name, "kmalloc-%" PRIu64, bytes_alloc) < 0) {
+		return NULL;
+	}
+	return name;
+}
+
+static char *kernel_symbol_name(struct machine *machine, u64 addr)
+{
+	struct map *map = NULL;
+	struct symbol *sym = machine__find_kernel_symbol(machine, addr, &map);
+	char *name;
+
+	if (sym)
+		name = strdup(sym->name);
+	else if (asprintf(&name, "%#" PRIx64, addr) < 0)
+		name = NULL;
+	map__put(map);
+	return name;
+}
+
+static int dprof_replay__sinks_alloc(struct dprof_replay *r, struct dprof_obj *obj,
+				     struct perf_sample *sample)
+{
+	struct dprof_sink *sink;
+	int err;
+
+	list_for_each_entry(sink, &r->sinks, node) {
+		if (sink->alloc) {
+			err = sink->alloc(sink, obj, sample->time, sample->cpu);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static int dprof_replay__sinks_free(struct dprof_replay *r, struct dprof_obj *obj,
+				    struct perf_sample *sample)
+{
+	struct dprof_sink *sink;
+	int err;
+
+	list_for_each_entry(sink, &r->sinks, node) {
+		if (sink->free) {
+			err = sink->free(sink, obj, sample->time, sample->cpu);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
+			       struct perf_sample *sample, struct machine *machine,
+			       enum dprof_kind kind)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr");
+	u64 call_site = evsel__intval(evsel, sample, "call_site");
+	u64 bytes_req = evsel__intval(evsel, sample, "bytes_req");
+	u64 bytes_alloc = evsel__intval(evsel, sample, "bytes_alloc");
+	struct dprof_class *cls;
+	struct dprof_obj *obj;
+
+	if (!ptr)	/* failed allocation */
+		return 0;
+	r->rec.nr_allocs++;
+
+	cls = dprof_profile__findnew_class(&r->prof, kind,
+					   dprof_kmem_key(call_site, bytes_alloc),
+					   NULL);
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->nr_allocs) {
+		cls->obj_size = bytes_req;
+		cls->alloc_size = bytes_alloc;
+		/* kmalloc: the allocating function; slab: until a name comes */
+		cls->site_name = kernel_symbol_name(machine, call_site);
+		if (kind == DPROF_KIND_KMALLOC)
+			cls->name = kmalloc_cache_name(bytes_alloc);
+	}
+	if (kind == DPROF_KIND_SLAB && !cls->name && evsel__field(evsel, "name")) {
+		const char *name = evsel__strval(evsel, sample, "name");
+
+		if (name) {
+			cls->name = strdup(name);
+			r->rec.alloc_has_name = true;
+		}
+	}
+	cls->nr_allocs++;
+
+	obj = dprof_addrset__alloc(&r->as, ptr, bytes_alloc, sample->time);
+	if (!obj)
+		return -ENOMEM;
+	obj->priv = cls;
+	obj->cpu = sample->cpu;
+	return dprof_replay__sinks_alloc(r, obj, sample);
+}
+
+static int dprof_replay__kmem_cache_alloc(struct dprof_replay *r,
+					  struct evsel *evsel,
+					  struct perf_sample *sample,
+					  struct machine *machine)
+{
+	return dprof_replay__alloc(r, evsel, sample, machine, DPROF_KIND_SLAB);
+}
+
+static int dprof_replay__kmalloc(struct dprof_replay *r, struct evsel *evsel,
+				 struct perf_sample *sample, struct machine *machine)
+{
+	return dprof_replay__alloc(r, evsel, sample, machine, DPROF_KIND_KMALLOC);
+}
+
+/* @obj is touched by @cpu: it bounced if that is not its allocating CPU. */
+static void dprof_obj__mark_bounce(struct dprof_obj *obj, u32 cpu)
+{
+	struct dprof_class *cls = obj->priv;
+
+	if (obj->cpu != cpu && obj->sampled && !obj->bounced) {
+		obj->bounced = true;
+		cls->nr_bounced++;
+	}
+}
+
+static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
+			      struct perf_sample *sample, bool named)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr");
+	struct dprof_obj *obj;
+
+	if (!ptr)
+		return 0;
+	r->rec.nr_frees++;
+
+	obj = dprof_addrset__find(&r->as, ptr);
+	if (obj && obj->base == ptr) {
+		struct dprof_class *cls = obj->priv;
+		const char *name = named ? evsel__strval(evsel, sample, "name") : NULL;
+
+		/* 6.12's kmem_cache_alloc has no name, its free has */
+		if (name && cls->kind == DPROF_KIND_SLAB && !cls->name)
+			cls->name = strdup(name);
+		/* the freeing CPU touches the object too */
+		dprof_obj__mark_bounce(obj, sample->cpu);
+		obj->free_site = evsel__intval(evsel, sample, "call_site");
+		cls->life_sum += sample->time - obj->alloc_time;
+		cls->life_n++;
+		if (dprof_replay__sinks_free(r, obj, sample))
+			return -EINVAL;
+	}
+	dprof_addrset__free(&r->as, ptr);
+	return 0;
+}
+
+static int dprof_replay__kmem_cache_free(struct dprof_replay *r,
+					 struct evsel *evsel,
+					 struct perf_sample *sample,
+					 struct machine *machine __maybe_unused)
+{
+	return dprof_replay__free(r, evsel, sample, true);
+}
+
+static int dprof_replay__kfree(struct dprof_replay *r, struct evsel *evsel,
+			       struct perf_sample *sample,
+			       struct machine *machine __maybe_unused)
+{
+	return dprof_replay__free(r, evsel, sample, false);
+}
+
+static const struct evsel_str_handler dprof_kmem_handlers[] = {
+	{ "kmem:kmem_cache_alloc",	dprof_replay__kmem_cache_alloc, },
+	{ "kmem:kmalloc",		dprof_replay__kmalloc, },
+	{ "kmem:kmem_cache_free",	dprof_replay__kmem_cache_free, },
+	{ "kmem:kfree",			dprof_replay__kfree, },
+};
+
+/* ---------------------------------------------------------------------- */
+/* access samples                                                          */
+
+/* Return: false when the sample is no memory access (AMD IBS tags any op). */
+static bool dprof_replay__decode_data_src(struct dprof_replay *r,
+					  struct dprof_access *acc,
+					  struct evsel *evsel,
+					  const struct perf_sample *sample)
+{
+	bool ws = evsel->core.attr.sample_type & PERF_SAMPLE_WEIGHT_STRUCT;
+	struct dprof_mem mem;
+
+	dprof_mem__decode(&mem, sample->data_src, sample->weight, ws);
+	dprof_mem_stats__add(&r->rec.mem, &mem);
+	acc->is_write = mem.is_write;
+	acc->level_known = mem.level_known;
+	acc->miss = mem.miss;
+	acc->level = mem.level;
+	acc->hitm = mem.hitm;
+	acc->remote = mem.remote;
+	acc->weight = mem.latency;
+	return mem.mem_op;
+}
+
+static void dprof_replay__unresolved(struct dprof_replay *r, enum dprof_unres why)
+{
+	r->prof.unres[why]++;
+}
+
+/* The function at a site's ip, found once per site. */
+static void dprof_site__resolve_sym(struct dprof_site *site, struct machine *machine,
+				    struct thread *thread)
+{
+	u8 cpumode = machine__kernel_ip(machine, site->ip) ?
+		     PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	struct addr_location al;
+
+	addr_location__init(&al);
+	site->sym_resolved = true;
+	if (thread__find_symbol_fb(thread, cpumode, site->ip, &al)) {
+		site->sym = al.sym;
+		site->sym_off = al.addr - al.sym->start;
+	}
+	addr_location__exit(&al);
+}
+
+/* Count a resolved access in its class and site, and hand it to the sinks. */
+static int dprof_replay__count_access(struct dprof_replay *r,
+				      struct dprof_class *cls,
+				      struct thread *thread, u64 offset,
+				      struct dprof_access *acc)
+{
+	struct dprof_sink *sink;
+	struct dprof_site *site;
+	int err;
+
+	r->prof.resolved[cls->kind]++;
+	site = dprof_class__add(cls, offset, acc);
+	if (!site)
+		return -ENOMEM;
+	list_for_each_entry(sink, &r->sinks, node) {
+		if (sink->access) {
+			err = sink->access(sink, acc, cls, offset);
+			if (err)
+				return err;
+		}
+	}
+	if (!site->sym_resolved)
+		dprof_site__resolve_sym(site, r->res.machine, thread);
+	return 0;
+}
+
+static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thread,
+				      struct evsel *evsel, struct dprof_access *acc)
+{
+	struct dprof_typed typed;
+	struct dprof_static st;
+	struct dprof_obj *obj;
+	struct dprof_class *cls;
+
+	obj = dprof_addrset__find(&r->as, acc->addr);
+	if (obj) {
+		cls = obj->priv;
+		if (!obj->sampled) {
+			obj->sampled = true;
+			cls->nr_objects++;
+			cls->ws_bytes += obj->size;
+		}
+		dprof_obj__mark_bounce(obj, acc->cpu);
+		return dprof_replay__count_access(r, cls, thread, acc->addr - obj->base, acc);
+	}
+
+	if (!dprof_resolver__static(&r->res, thread, acc->addr, &st)) {
+		cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_STATIC,
+						   st.sym->start, st.dso);
+		if (!cls)
+			return -ENOMEM;
+		if (!cls->name) {
+			cls->name = strdup(st.sym->name);
+			cls->obj_size = st.sym->end - st.sym->start;
+			cls->cpu = acc->cpu;
+			cls->nr_objects = 1;
+			cls->ws_bytes = cls->obj_size;
+		} else if (cls->cpu != acc->cpu && !cls->nr_bounced) {
+			cls->nr_bounced = 1;
+		}
+		return dprof_replay__count_access(r, cls, thread, st.offset, acc);
+	}
+
+	if (!dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed)) {
+		cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_TYPED,
+						   typed.key, typed.dso);
+		if (!cls)
+			return -ENOMEM;
+		if (!cls->name) {
+			cls->name = strdup(typed.type_name);
+			cls->obj_size = typed.type_size;
+		}
+		if (dprof_class__touch_base(cls, acc->addr - typed.offset,
+					    typed.type_size, acc->cpu))
+			return -ENOMEM;
+		return dprof_replay__count_access(r, cls, thread, typed.offset, acc);
+	}
+
+	if (machine__kernel_ip(r->res.machine, acc->addr))
+		dprof_replay__unresolved(r, DPROF_UNRES_NO_OBJECT);
+	else
+		dprof_replay__unresolved(r, DPROF_UNRES_USER_DYNAMIC);
+	return 0;
+}
+
+static int dprof_replay__resolve_percpu(struct dprof_replay *r, struct thread *thread,
+					struct dprof_access *acc, u64 off)
+{
+	const struct dprof_percpu_sym *sym;
+	struct dprof_class *cls;
+	u64 offset;
+	int err;
+
+	sym = dprof_resolver__percpu(&r->res, off, &offset);
+	if (!sym) {
+		dprof_replay__unresolved(r, DPROF_UNRES_NO_OBJECT);
+		return 0;
+	}
+	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_PERCPU,
+					   sym->start, NULL);
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->name) {
+		cls->name = strdup(sym->name);
+		cls->obj_size = sym->size;
+		cls->ws_bytes = sym->size;
+	}
+	/* one copy per CPU: count the copies seen */
+	err = dprof_class__touch_cpu(cls, acc->cpu);
+	if (err < 0)
+		return err;
+	cls->nr_objects += err;
+	return dprof_replay__count_access(r, cls, thread, offset, acc);
+}
+
+/*
+ * Software sampler: the timer interrupt stopped before the instruction at
+ * ip, so the interrupt registers are that instruction's inputs and its
+ * effective address is exact.
+ */
+static int dprof_replay__soft_access(struct dprof_replay *r, struct thread *thread,
+				     struct evsel *evsel, struct perf_sample *sample,
+				     struct dprof_access *acc)
+{
+	struct dprof_ea ea = { 0 }, pea = { 0 };
+	enum dprof_ea_reason why, pwhy;
+	const u8 *code, *prev;
+	int len, prev_len;
+	bool skid = false;
+	u64 sp;
+
+	len = dprof_resolver__code(&r->res, thread, sample->ip, &code,
+				   &prev, &prev_len);
+	if (len <= 0) {
+		dprof_replay__unresolved(r, DPROF_UNRES_NO_CODE);
+		return 0;
+	}
+
+	why = dprof_ea__decode(code, len, sample->ip, &sample->intr_regs, &ea);
+	/*
+	 * Skid: a load that stalled has retired, and the interrupt lands on
+	 * the next instruction.  When that one touches no memory, the cost
+	 * belongs to the access just before it, whose address is exact too
+	 * as long as it did not overwrite its own address registers.
+	 */
+	if (why == DPROF_EA_NO_MEMOP && prev_len) {
+		pwhy = dprof_ea__decode(prev, prev_len, sample->ip - prev_len,
+					&sample->intr_regs, &pea);
+		if ((pwhy == DPROF_EA_OK || pwhy == DPROF_EA_SEGMENT ||
+		     pwhy == DPROF_EA_STACK) &&
+		    !dprof_ea__clobbers(prev, prev_len, pea.addr_regs)) {
+			why = pwhy;
+			ea = pea;
+			acc->ip = sample->ip - prev_len;
+			skid = true;
+		}
+	}
+	if (why == DPROF_EA_OK || why == DPROF_EA_SEGMENT) {
+		r->prof.nr_decoded++;
+		r->prof.nr_skid += skid;
+	}
+	acc->is_write = ea.is_write;
+	if (why == DPROF_EA_SEGMENT) {
+		if (ea.seg == 'g' && machine__kernel_ip(r->res.machine, sample->ip)) {
+			acc->addr = ea.addr;
+			return dprof_replay__resolve_percpu(r, thread, acc, ea.addr);
+		}
+		/* %fs in user space: thread-local storage */
+		dprof_replay__unresolved(r, DPROF_UNRES_USER_DYNAMIC);
+		return 0;
+	}
+	if (why == DPROF_EA_STACK) {
+		dprof_replay__unresolved(r, DPROF_UNRES_STACK);
+		return 0;
+	}
+	if (why != DPROF_EA_OK) {
+		dprof_replay__unresolved(r, DPROF_UNRES_INSN);
+		if (why < ARRAY_SIZE(r->prof.ea_reasons))
+			r->prof.ea_reasons[why]++;
+		return 0;
+	}
+
+	acc->addr = ea.addr;
+	if (!perf_reg_value(&sp, &sample->intr_regs, PERF_REG_X86_SP) &&
+	    (acc->addr - sp < DPROF_STACK_SPAN || sp - acc->addr < DPROF_STACK_SPAN)) {
+		dprof_replay__unresolved(r, DPROF_UNRES_STACK);
+		return 0;
+	}
+	return dprof_replay__resolve_addr(r, thread, evsel, acc);
+}
+
+static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
+				struct perf_sample *sample, struct machine *machine)
+{
+	struct dprof_access acc = {
+		.ip	= sample->ip,
+		.time	= sample->time,
+		.cpu	= sample->cpu,
+	};
+	struct thread *thread;
+	int ret;
+
+	/*
+	 * perf record -d samples data_src for every event, so cpu-clock's
+	 * says PERF_MEM_NA: only a memory sampler's data_src is decoded.
+	 */
+	if ((evsel->core.attr.sample_type & PERF_SAMPLE_DATA_SRC) &&
+	    !(evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR) &&
+	    evsel->core.attr.type != PERF_TYPE_SOFTWARE &&
+	    !dprof_replay__decode_data_src(r, &acc, evsel, sample))
+		return 0;	/* counted in r->rec.mem.no_memop */
+	dprof_profile__count(&r->prof, &acc);
+
+	thread = machine__findnew_thread(machine, sample->pid, sample->tid);
+	if (!thread)
+		return -ENOMEM;
+
+	if (evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR &&
+	    sample->intr_regs.regs) {
+		ret = dprof_replay__soft_access(r, thread, evsel, sample, &acc);
+	} else if (sample->addr) {
+		acc.addr = sample->addr;
+		ret = dprof_replay__resolve_addr(r, thread, evsel, &acc);
+	} else {
+		dprof_replay__unresolved(r, DPROF_UNRES_NO_ADDR);
+		ret = 0;
+	}
+	thread__put(thread);
+	return ret;
+}
+
+/* ---------------------------------------------------------------------- */
+/* object histories: slab_watch hits (kernel-patches/)                     */
+
+/*
+ * A watch hit is a debug trap: the sampled ip follows the access.  Decode
+ * the instruction before it for the access's direction and ip.
+ *
+ * Return: 1 a write, 0 a read, -1 unknown.
+ */
+static int dprof_replay__hit_direction(struct dprof_replay *r,
+				       struct perf_sample *sample,
+				       struct machine *machine, u64 *ip)
+{
+	struct regs_dump no_regs = { .mask = 0 };
+	const u8 *code, *prev;
+	struct dprof_ea ea;
+	struct thread *thread;
+	enum dprof_ea_reason why;
+	int len, prev_len = 0;
+
+	*ip = sample->ip;
+	thread = machine__findnew_thread(machine, sample->pid, sample->tid);
+	if (!thread)
+		return -1;
+	len = dprof_resolver__code(&r->res, thread, sample->ip, &code,
+				   &prev, &prev_len);
+	thread__put(thread);
+	if (len <= 0 || !prev_len)
+		return -1;
+	why = dprof_ea__decode(prev, prev_len, sample->ip - prev_len, &no_regs,
+			       &ea);
+	/* the registers of the access are gone: its operand is enough */
+	if (why != DPROF_EA_OK && why != DPROF_EA_NO_REGS &&
+	    why != DPROF_EA_SEGMENT)
+		return -1;
+	*ip = sample->ip - prev_len;
+	return ea.is_write;
+}
+
+static int dprof_replay__watch_hit(struct dprof_replay *r, struct evsel *evsel,
+				   struct perf_sample *sample,
+				   struct machine *machine)
+{
+	struct dprof_watch *w = evsel->priv;
+	struct dprof_hit hit = {
+		.addr	= sample->addr,
+		.ip	= sample->ip,
+		.access_ip = sample->ip,
+		.write	= -1,
+		.cpu	= sample->cpu,
+		.time	= sample->time,
+	};
+	struct dprof_sink *sink;
+	u64 base, born = 0;
+	struct dprof_obj *obj;
+	int err;
+
+	if (!w)		/* out of memory when the recording was opened */
+		return 0;
+	/* without an alloc event, a sweeping watch's object is unknown */
+	base = w->sweep ? sample->addr : sample->addr - w->offset;
+	obj = dprof_addrset__find(&r->as, sample->addr);
+	if (obj) {
+		base = obj->base;
+		born = obj->alloc_time;
+		if (!w->cls)
+			w->cls = obj->priv;
+	}
+	dprof_watch__hit(w, base, born);
+
+	hit.obj = obj;
+	hit.site = dprof_obj__site(obj);
+	hit.len = w->len;
+	hit.rw = w->rw;
+	/* reads trap too: every access to the bytes, its direction matters */
+	if (w->rw)
+		hit.write = dprof_replay__hit_direction(r, sample, machine,
+							&hit.access_ip);
+	list_for_each_entry(sink, &r->sinks, node) {
+		if (sink->hit) {
+			err = sink->hit(sink, &hit);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static void dprof_replay__watch_add(struct dprof_replay *r, struct evsel *evsel)
+{
+	struct dprof_watch *w = dprof_watch__new(evsel->core.attr.config);
+
+	evsel->handler = dprof_replay__watch_hit;
+	if (!w)
+		return;
+	w->next = r->rec.watches;
+	r->rec.watches = w;
+	evsel->priv = w;
+}
+
+/* ---------------------------------------------------------------------- */
+/* the session                                                             */
+
+static int dprof_replay__sample(const struct perf_tool *tool,
+				union perf_event *event __maybe_unused,
+				struct perf_sample *sample,
+				struct evsel *evsel, struct machine *machine)
+{
+	struct dprof_replay *r = container_of(tool, struct dprof_replay, tool);
+
+	if (evsel->handler) {
+		dprof_tp_handler f = evsel->handler;
+
+		return f(r, evsel, sample, machine);
+	}
+	if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT)
+		return 0;
+	if (!r->access_evsel)
+		r->access_evsel = evsel;
+	return dprof_replay__access(r, evsel, sample, machine);
+}
+
+static void dprof_replay__scan_evlist(struct dprof_replay *r, struct evlist *evlist)
+{
+	struct evsel *evsel;
+
+	evlist__for_each_entry(evlist, evsel) {
+		u64 type = evsel->core.attr.sample_type;
+		const char *name = evsel__name(evsel);
+
+		if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT) {
+			if (!strcmp(name, dprof_kmem_handlers[0].name) ||
+			    !strcmp(name, dprof_kmem_handlers[1].name))
+				r->rec.has_alloc = true;
+			continue;
+		}
+		if (evsel__is_dummy_event(evsel))
+			continue;
+		/* hits of a watched object, not access samples */
+		if (strstarts(name, DPROF_WATCH_PMU "/")) {
+			dprof_replay__watch_add(r, evsel);
+			continue;
+		}
+		if (type & PERF_SAMPLE_REGS_INTR)
+			r->rec.has_soft = true;
+		else if (type & PERF_SAMPLE_ADDR)
+			r->rec.has_mem_pmu = true;
+		if (!(type & PERF_SAMPLE_REGS_INTR) && (type & PERF_SAMPLE_DATA_SRC))
+			r->rec.has_data_src = true;
+	}
+}
+
+/*
+ * perf's own message for a cut-off file is "incompatible file format";
+ * say what is wrong when the header promises more data than the file has.
+ */
+static bool dprof_replay__explain_bad_file(const char *path)
+{
+	struct perf_file_header h;
+	struct stat st;
+	int fd = open(path, O_RDONLY);
+	u64 end;
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) || read(fd, &h, sizeof(h)) != (ssize_t)sizeof(h) ||
+	    memcmp(&h.magic, "PERFILE2", 8)) {
+		close(fd);
+		return false;
+	}
+	close(fd);
+	end = h.data.offset + h.data.size;
+	if (h.data.size && end > (u64)st.st_size) {
+		pr_err("dprof: %s is truncated: its data section ends at byte %" PRIu64
+		       " but the file has %" PRIu64 " bytes (recording interrupted or disk full?); "
+		       "re-record it\n", path, end, (u64)st.st_size);
+		return true;
+	}
+	if (!h.data.size) {
+		pr_err("dprof: %s holds no data: perf record did not finish; re-record it\n", path);
+		return true;
+	}
+	return false;
+}
+
+int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
+{
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->data.path = path;
+	r->data.mode = PERF_DATA_MODE_READ;
+	r->data.force = force;
+	INIT_LIST_HEAD(&r->sinks);
+	perf_tool__init(&r->tool, /*ordered_events=*/true);
+	r->tool.sample		= dprof_replay__sample;
+	r->tool.mmap		= perf_event__process_mmap;
+	r->tool.mmap2		= perf_event__process_mmap2;
+	r->tool.comm		= perf_event__process_comm;
+	r->tool.exit		= perf_event__process_exit;
+	r->tool.fork		= perf_event__process_fork;
+	r->tool.namespaces	= perf_event__process_namespaces;
+	r->tool.ordering_requires_timestamps = true;
+
+	r->session = perf_session__new(&r->data, &r->tool);
+	if (IS_ERR(r->session)) {
+		err = PTR_ERR(r->session);
+		r->session = NULL;
+		dprof_replay__explain_bad_file(path);
+		return err;
+	}
+	err = perf_session__set_tracepoints_handlers(r->session, dprof_kmem_handlers);
+	if (err) {
+		pr_err("dprof: cannot set tracepoint handlers\n");
+		goto out_delete;
+	}
+	dprof_replay__scan_evlist(r, r->session->evlist);
+
+	symbol_conf.try_vmlinux_path = true;
+	/* data-type profiling of operands, for addresses nothing else covers */
+	annotation_options__init();
+	/* nothing shows the disassembly: no source lines (LLVM reads DWARF for them) */
+	annotate_opts.annotate_src = false;
+	err = symbol__annotation_init();
+	if (err)
+		goto out_annotate;
+	err = symbol__init(&r->session->header.env);
+	if (err < 0)
+		goto out_annotate;
+
+	dprof_addrset__init(&r->as, NULL);
+	err = dprof_profile__init(&r->prof);
+	if (err)
+		goto out_annotate;
+	err = dprof_resolver__init(&r->res, &r->session->machines.host);
+	if (err)
+		goto out_profile;
+	r->ready = true;
+	return 0;
+
+out_profile:
+	dprof_profile__exit(&r->prof);
+out_annotate:
+	annotation_options__exit();
+out_delete:
+	dprof_replay__close(r);
+	return err;
+}
+
+void dprof_replay__add_sink(struct dprof_replay *r, struct dprof_sink *sink)
+{
+	list_add_tail(&sink->node, &r->sinks);
+}
+
+int dprof_replay__run(struct dprof_replay *r, const char *path)
+{
+	int err = perf_session__process_events(r->session);
+
+	if (err) {
+		if (!dprof_replay__explain_bad_file(path))
+			pr_err("dprof: failed to process %s (%d): the file is damaged\n",
+			       path, err);
+		return err;
+	}
+	r->rec.nr_lost = r->session->evlist->stats.total_lost +
+			 r->session->evlist->stats.total_lost_samples;
+	return 0;
+}
+
+/* After dprof_replay__open() failed, only the session is left. */
+void dprof_replay__close(struct dprof_replay *r)
+{
+	struct dprof_sink *sink, *tmp;
+
+	list_for_each_entry_safe(sink, tmp, &r->sinks, node)
+		list_del_init(&sink->node);
+	if (r->ready) {
+		dprof_resolver__exit(&r->res);
+		dprof_addrset__exit(&r->as);
+		dprof_profile__exit(&r->prof);
+		annotation_options__exit();
+		r->ready = false;
+	}
+	while (r->rec.watches) {
+		struct dprof_watch *w = r->rec.watches;
+
+		r->rec.watches = w->next;
+		free(w);
+	}
+	if (r->session)
+		perf_session__delete(r->session);
+	r->session = NULL;
+}

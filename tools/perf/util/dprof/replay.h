@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_DPROF_REPLAY_H
+#define __PERF_DPROF_REPLAY_H
+
+#include <stdbool.h>
+#include <linux/list.h>
+#include <linux/types.h>
+#include "util/data.h"
+#include "util/tool.h"
+#include "addrset.h"
+#include "datasrc.h"
+#include "profile.h"
+#include "resolve.h"
+
+struct dprof_sink;
+struct dprof_watch;
+struct evsel;
+struct perf_session;
+
+/**
+ * struct dprof_recording - what a recording held, for the report's headers
+ * @has_alloc: kmem alloc tracepoints: the address set
+ * @has_soft: access samples of the software sampler (cpu-clock + registers)
+ * @has_mem_pmu: access samples of a memory PMU (data address)
+ * @has_data_src: ... with a data source: measured misses
+ * @alloc_has_name: the alloc events name the cache (kernel-patches/)
+ * @nr_allocs: allocations replayed
+ * @nr_frees: frees replayed
+ * @nr_lost: events lost while recording
+ * @mem: the memory PMU's data sources, decoded
+ * @watches: the slab_watch events (object histories), or NULL
+ */
+struct dprof_recording {
+	bool			has_alloc;
+	bool			has_soft;
+	bool			has_mem_pmu;
+	bool			has_data_src;
+	bool			alloc_has_name;
+	u64			nr_allocs;
+	u64			nr_frees;
+	u64			nr_lost;
+	struct dprof_mem_stats	mem;
+	struct dprof_watch	*watches;
+};
+
+/*
+ * The replay of a perf dprof recording: the address set (slab alloc/free
+ * events) in time order, every access sample resolved against it to a
+ * class and offset and counted in the profile, and every event handed to
+ * the sinks (the views that need the stream, see sink.h).
+ */
+struct dprof_replay {
+	struct perf_tool	tool;
+	struct perf_data	data;
+	struct perf_session	*session;
+	struct dprof_addrset	as;
+	struct dprof_profile	prof;
+	struct dprof_resolver	res;
+	struct list_head	sinks;
+	struct evsel		*access_evsel;	/* the access sampler */
+	struct dprof_recording	rec;
+	bool			ready;		/* private: open succeeded */
+};
+
+/* Open @path and find what it holds; 0, or a negative errno said to the user. */
+int dprof_replay__open(struct dprof_replay *r, const char *path, bool force);
+void dprof_replay__add_sink(struct dprof_replay *r, struct dprof_sink *sink);
+/* Replay every event; 0, or a negative errno said to the user. */
+int dprof_replay__run(struct dprof_replay *r, const char *path);
+void dprof_replay__close(struct dprof_replay *r);
+
+#endif /* __PERF_DPROF_REPLAY_H */

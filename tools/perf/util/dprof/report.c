@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof report: the recording replayed into the models of the views
+ * asked for, and the rows of the data profile.  Printers (ui/) render
+ * these models; nothing here prints a view.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/kernel.h>
+#include <linux/zalloc.h>
+
+#include "util/annotate.h"
+#include "util/debug.h"
+#include "util/env.h"
+#include "util/session.h"
+#include "classify.h"
+#include "histories.h"
+#include "profile.h"
+#include "report.h"
+#include "workingset.h"
+
+static const char * const dprof_view_names[DPROF_VIEW__MAX] = {
+	[DPROF_VIEW_PROFILE]	= "profile",
+	[DPROF_VIEW_CLASSIFY]	= "classify",
+	[DPROF_VIEW_WORKINGSET]	= "workingset",
+	[DPROF_VIEW_PATHS]	= "paths",
+	[DPROF_VIEW_FLOW]	= "flow",
+};
+
+int dprof_view_kind__parse(const char *str, enum dprof_view_kind *kind)
+{
+	int k;
+
+	for (k = 0; k < DPROF_VIEW__MAX; k++) {
+		if (!strcmp(str, dprof_view_names[k])) {
+			*kind = k;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *dprof_view_kind__str(enum dprof_view_kind kind)
+{
+	return kind < DPROF_VIEW__MAX ? dprof_view_names[kind] : "?";
+}
+
+int dprof_report__open(struct dprof_report *rep, const struct dprof_report_opts *opts)
+{
+	const struct dprof_recording *rec;
+	bool histories_only;
+	int err;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->opts = *opts;
+	err = dprof_replay__open(&rep->replay, opts->input_name, opts->force);
+	if (err)
+		return err;
+
+	rec = &rep->replay.rec;
+	histories_only = rec->watches && opts->view != DPROF_VIEW_CLASSIFY &&
+			 opts->view != DPROF_VIEW_WORKINGSET;
+	if (!rec->has_soft && !rec->has_mem_pmu && !histories_only) {
+		pr_err("dprof: %s holds no access samples%s; record it with 'perf dprof record'\n",
+		       opts->input_name, rec->watches ?
+		       " (only object histories: --view=paths|flow)" : "");
+		err = -EINVAL;
+		goto out_close;
+	}
+	rep->ti = dprof_typeinfo__new(&rep->replay.res,
+				      rep->replay.session->header.env.os_release);
+	if (!rep->ti) {
+		err = -ENOMEM;
+		goto out_close;
+	}
+	/* the operand typing reads the files the rows' types come from */
+	rep->replay.res.debuginfo = dprof_typeinfo__debuginfo;
+	rep->replay.res.debuginfo_arg = rep->ti;
+	return 0;
+
+out_close:
+	dprof_replay__close(&rep->replay);
+	return err;
+}
+
+/*
+ * The cache of a view: --cache, else the recording's header, else this
+ * machine.  @level 0 is the last level, 1 the L1d.
+ */
+static int dprof_report__cache_geom(struct dprof_report *rep, int level,
+				    struct dprof_cache_geom *geom)
+{
+	struct perf_env *env = &rep->replay.session->header.env;
+
+	if (rep->opts.cache_spec) {
+		if (dprof_cache_geom__parse(geom, rep->opts.cache_spec)) {
+			pr_err("dprof: --cache=%s: want [lN:]SIZE[:WAYS[:LINE]], e.g. l3:32M:16:64\n",
+			       rep->opts.cache_spec);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (dprof_cache_geom__env(geom, env, level) &&
+	    dprof_cache_geom__sysfs(geom, NULL, level)) {
+		if (!rep->all_views)
+			pr_err("dprof: no cache geometry in the recording or sysfs: give --cache\n");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int dprof_report__add_classify(struct dprof_report *rep)
+{
+	struct dprof_cache_geom geom;
+	int err;
+
+	/*
+	 * A measured miss is an access that did not hit the L1 (data_src):
+	 * classify those against the L1d, predicted ones against the last
+	 * level.
+	 */
+	err = dprof_report__cache_geom(rep, rep->replay.rec.has_data_src ? 1 : 0,
+				       &geom);
+	if (err)
+		return err;
+	rep->cl = zalloc(sizeof(*rep->cl));
+	if (!rep->cl)
+		return -ENOMEM;
+	err = dprof_classify__init(rep->cl, &geom);
+	if (err) {
+		zfree(&rep->cl);
+		return err;
+	}
+	dprof_replay__add_sink(&rep->replay, &rep->cl->sink);
+	return 0;
+}
+
+static int dprof_report__add_workingset(struct dprof_report *rep)
+{
+	struct dprof_cache_geom geom;
+	int err;
+
+	err = dprof_report__cache_geom(rep, 0, &geom);
+	if (err)
+		return err;
+	rep->ws = zalloc(sizeof(*rep->ws));
+	if (!rep->ws)
+		return -ENOMEM;
+	err = dprof_workingset__init(rep->ws, &geom);
+	if (err) {
+		zfree(&rep->ws);
+		return err;
+	}
+	dprof_replay__add_sink(&rep->replay, &rep->ws->sink);
+	return 0;
+}
+
+static int dprof_report__add_histories(struct dprof_report *rep)
+{
+	rep->hist = zalloc(sizeof(*rep->hist));
+	if (!rep->hist)
+		return -ENOMEM;
+	dprof_histories__init(rep->hist);
+	dprof_replay__add_sink(&rep->replay, &rep->hist->sink);
+	return 0;
+}
+
+/* The sinks of the views asked for. */
+static int dprof_report__add_views(struct dprof_report *rep)
+{
+	enum dprof_view_kind v = rep->opts.view;
+	bool all = rep->all_views;
+	int err = 0;
+
+	if (all || v == DPROF_VIEW_PATHS || v == DPROF_VIEW_FLOW)
+		err = dprof_report__add_histories(rep);
+	if (!err && (all || v == DPROF_VIEW_CLASSIFY))
+		err = dprof_report__add_classify(rep);
+	if (!err && (all || v == DPROF_VIEW_WORKINGSET))
+		err = dprof_report__add_workingset(rep);
+	if (err == -ENOENT && all) {
+		rep->no_geom = true;	/* the TUI says so in those views */
+		err = 0;
+	}
+	return err;
+}
+
+int dprof_report__run(struct dprof_report *rep, bool all_views)
+{
+	int err;
+
+	rep->all_views = all_views;
+	err = dprof_report__add_views(rep);
+	if (err)
+		return err;
+	err = dprof_replay__run(&rep->replay, rep->opts.input_name);
+	if (err)
+		return err;
+	dprof_typeinfo__set_evsel(rep->ti, rep->replay.access_evsel);
+	if (rep->ws)
+		err = dprof_workingset__finish(rep->ws);
+	if (!err && rep->hist)
+		dprof_histories__finish(rep->hist);
+	return err;
+}
+
+void dprof_report__close(struct dprof_report *rep)
+{
+	dprof_replay__close(&rep->replay);	/* takes the sinks off */
+	if (rep->cl) {
+		dprof_classify__exit(rep->cl);
+		zfree(&rep->cl);
+	}
+	if (rep->ws) {
+		dprof_workingset__exit(rep->ws);
+		zfree(&rep->ws);
+	}
+	if (rep->hist) {
+		dprof_histories__exit(rep->hist);
+		zfree(&rep->hist);
+	}
+	/* the operand typing may hold a debuginfo of ours */
+	debuginfo_cache__delete();
+	dprof_typeinfo__delete(rep->ti);
+	rep->ti = NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* the rows of the data profile                                            */
+
+void dprof_rows__exit(struct dprof_rows *t)
+{
+	size_t i;
+
+	for (i = 0; t->info && i < t->nr; i++)
+		dprof_row_info__exit(&t->info[i]);
+	zfree(&t->info);
+	zfree(&t->shown);
+	if (t->row)
+		dprof_rows__free(t->row, t->nr);
+	t->row = NULL;
+	t->nr = 0;
+}
+
+int dprof_rows__init(struct dprof_rows *t, struct dprof_report *rep,
+		     bool sorted, bool filter)
+{
+	const struct dprof_profile *prof = &rep->replay.prof;
+	const char *type_name = filter ? rep->opts.type_name : NULL;
+	enum dprof_sort sort = DPROF_SORT_SAMPLES;
+	size_t i;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	if (sorted && rep->opts.sort_str) {
+		if (dprof_sort__parse(rep->opts.sort_str, &sort)) {
+			pr_err("dprof: unknown sort key '%s' (samples, misses, latency, objects)\n",
+			       rep->opts.sort_str);
+			return -EINVAL;
+		}
+		if ((sort == DPROF_SORT_MISSES && !prof->has_levels) ||
+		    (sort == DPROF_SORT_LATENCY && !prof->has_latency)) {
+			pr_err("dprof: cannot sort by %s: the sampler did not measure it\n",
+			       rep->opts.sort_str);
+			return -EINVAL;
+		}
+	}
+
+	t->row = dprof_profile__rows(&rep->replay.prof, &t->nr);	/* sets cls->row */
+	if (!t->row)
+		return -ENOMEM;
+	if (sorted)
+		dprof_rows__sort(t->row, t->nr, sort);
+	t->info = calloc(t->nr + 1, sizeof(*t->info));
+	t->shown = calloc(t->nr + 1, sizeof(*t->shown));
+	if (!t->info || !t->shown) {
+		dprof_rows__exit(t);
+		return -ENOMEM;
+	}
+	for (i = 0; i < t->nr; i++) {
+		err = dprof_row_info__init(&t->info[i], rep->ti, t->row[i]);
+		if (err) {
+			while (i--)
+				dprof_row_info__exit(&t->info[i]);
+			zfree(&t->info);
+			dprof_rows__exit(t);
+			return err;
+		}
+		t->shown[i] = (!type_name ||
+			       dprof_row_info__matches(&t->info[i], type_name)) &&
+			      dprof_pct(t->row[i]->stats.samples, prof->nr_samples) >=
+			      rep->opts.percent_limit;
+	}
+	return 0;
+}
+
+ssize_t dprof_rows__find(const struct dprof_rows *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < t->nr; i++) {
+		if (dprof_row_info__matches(&t->info[i], name))
+			return i;
+	}
+	return -1;
+}

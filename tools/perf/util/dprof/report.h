@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_DPROF_REPORT_H
+#define __PERF_DPROF_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "replay.h"
+#include "typeinfo.h"
+
+struct dprof_class;
+struct dprof_classify;
+struct dprof_histories;
+struct dprof_workingset;
+
+/* The views of perf dprof report. */
+enum dprof_view_kind {
+	DPROF_VIEW_PROFILE,	/* types ranked by samples (misses) */
+	DPROF_VIEW_CLASSIFY,	/* why they miss */
+	DPROF_VIEW_WORKINGSET,	/* what they hold of the cache */
+	DPROF_VIEW_PATHS,	/* object histories as path traces */
+	DPROF_VIEW_FLOW,	/* ... merged into a data flow graph */
+	DPROF_VIEW__MAX,
+};
+
+int dprof_view_kind__parse(const char *str, enum dprof_view_kind *kind);
+const char *dprof_view_kind__str(enum dprof_view_kind kind);
+
+/**
+ * struct dprof_report_opts - what perf dprof report was asked for
+ * @input_name: the perf.data file
+ * @view: the view to compute
+ * @type_name: --type: one type, by member and code (or the flow's type)
+ * @cache_spec: --cache: the cache to model, "[lN:]SIZE[:WAYS[:LINE]]"
+ * @sort_str: --sort: samples, misses, latency or objects
+ * @percent_limit: rows below this share of the samples are not shown
+ * @force: read a file that is not ours (perf data's own -f)
+ */
+struct dprof_report_opts {
+	const char		*input_name;
+	enum dprof_view_kind	view;
+	const char		*type_name;
+	const char		*cache_spec;
+	const char		*sort_str;
+	float			percent_limit;
+	bool			force;
+};
+
+/**
+ * struct dprof_report - a recording replayed into the models of the views
+ * @opts: what was asked for
+ * @replay: the recording, its profile and what it held
+ * @ti: the rows' types and members
+ * @cl: the miss classification, or NULL
+ * @ws: the working set, or NULL
+ * @hist: the object histories, or NULL
+ * @all_views: every view's model was computed (the TUI switches views)
+ * @no_geom: @all_views without a cache geometry: no @cl, no @ws
+ */
+struct dprof_report {
+	struct dprof_report_opts	opts;
+	struct dprof_replay		replay;
+	struct dprof_typeinfo		*ti;
+	struct dprof_classify		*cl;
+	struct dprof_workingset		*ws;
+	struct dprof_histories		*hist;
+	bool				all_views;
+	bool				no_geom;
+};
+
+/* 0, or a negative errno already said to the user. */
+int dprof_report__open(struct dprof_report *rep, const struct dprof_report_opts *opts);
+/* Compute the view asked for, or @all_views; replay the recording into them. */
+int dprof_report__run(struct dprof_report *rep, bool all_views);
+void dprof_report__close(struct dprof_report *rep);
+
+static inline double dprof_pct(double part, double total)
+{
+	return total ? 100.0 * part / total : 0.0;
+}
+
+/**
+ * struct dprof_rows - the rows of the data profile: classes merged by type
+ * @row: the rows
+ * @info: per row, its type and description
+ * @shown: per row, whether --type and --percent-limit let it be shown
+ * @nr: rows
+ */
+struct dprof_rows {
+	struct dprof_class	**row;
+	struct dprof_row_info	*info;
+	bool			*shown;
+	size_t			nr;
+};
+
+/*
+ * @sorted: in --sort order (else as merged); @filter: --type applies to
+ * ->shown (the TUI shows every type and opens --type's first).
+ */
+int dprof_rows__init(struct dprof_rows *t, struct dprof_report *rep,
+		     bool sorted, bool filter);
+void dprof_rows__exit(struct dprof_rows *t);
+/* The first row --type=@name names, or -1. */
+ssize_t dprof_rows__find(const struct dprof_rows *t, const char *name);
+
+#endif /* __PERF_DPROF_REPORT_H */

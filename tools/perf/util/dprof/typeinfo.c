@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof: the type of each row of the data profile, and its members.
+ *
+ * A slab row's type is the struct its cache holds (DWARF by cache name,
+ * checked against the object size), a variable's is its DWARF type, a
+ * kmalloc row's is the type most of its accesses' operands agree on.
+ * BTF stands in for a missing vmlinux when the recording was made on the
+ * running kernel.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <linux/err.h>
+#include <linux/zalloc.h>
+
+#include "util/debug.h"
+#include "util/dso.h"
+#include "util/hashmap.h"
+#include "util/machine.h"
+#include "util/map.h"
+#include "util/thread.h"
+#include "btftypes.h"
+#include "dwtypes.h"
+#include "profile.h"
+#include "resolve.h"
+#include "strmap.h"
+#include "typeinfo.h"
+
+struct dprof_typeinfo {
+	struct dprof_resolver	*res;
+	struct evsel		*evsel;		/* for the operand typing */
+	struct hashmap		*dwarf;		/* file name -> struct dprof_dwarf * */
+	struct dprof_btf	*btf;		/* this kernel's, when recorded here */
+	bool			btf_tried;
+	const char		*os_release;	/* of the recording */
+};
+
+struct dprof_typeinfo *dprof_typeinfo__new(struct dprof_resolver *res,
+					   const char *os_release)
+{
+	struct dprof_typeinfo *ti = zalloc(sizeof(*ti));
+
+	if (!ti)
+		return NULL;
+	ti->dwarf = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
+	if (IS_ERR(ti->dwarf)) {
+		free(ti);
+		return NULL;
+	}
+	ti->res = res;
+	ti->os_release = os_release;
+	return ti;
+}
+
+void dprof_typeinfo__delete(struct dprof_typeinfo *ti)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!ti)
+		return;
+	hashmap__for_each_entry(ti->dwarf, cur, bkt) {
+		dprof_dwarf__delete(cur->pvalue);
+		free((char *)cur->pkey);
+	}
+	hashmap__free(ti->dwarf);
+	dprof_btf__delete(ti->btf);
+	free(ti);
+}
+
+void dprof_typeinfo__set_evsel(struct dprof_typeinfo *ti, struct evsel *evsel)
+{
+	ti->evsel = evsel;
+}
+
+/*
+ * One handle per file, not per dso: a recording can have several dsos for
+ * the same vmlinux (the kernel map and those the samples' maps were made
+ * from), and opening and indexing a vmlinux's DWARF costs ~0.1 s each time.
+ */
+static struct dprof_dwarf *dprof_typeinfo__dwarf_open(struct dprof_typeinfo *ti,
+						      struct dso *dso)
+{
+	struct dprof_dwarf *dw = NULL;
+	const char *path;
+	char *key;
+
+	if (!dso)
+		return NULL;
+	path = dso__long_name(dso);
+	if (hashmap__find(ti->dwarf, path, &dw))
+		return dw;
+	key = strdup(path);
+	if (!key)
+		return NULL;
+	dw = dprof_dwarf__new(path);
+	if (!dw)
+		pr_debug("dprof: no DWARF in %s\n", path);
+	if (hashmap__add(ti->dwarf, key, dw)) {
+		dprof_dwarf__delete(dw);
+		free(key);
+		return NULL;
+	}
+	return dw;
+}
+
+/* The DWARF index of @dso's file; NULL when it has none. */
+static struct dprof_dwarf *dprof_typeinfo__dwarf(struct dprof_typeinfo *ti,
+						 struct dso *dso)
+{
+	struct dprof_dwarf *dw = dprof_typeinfo__dwarf_open(ti, dso);
+
+	return dw && !dprof_dwarf__index(dw) ? dw : NULL;
+}
+
+/*
+ * The operand typing reads the same files: lend it the open debuginfo
+ * rather than have it open a vmlinux's DWARF (~0.06 s, ~230 MB) again.
+ */
+struct debuginfo *dprof_typeinfo__debuginfo(void *arg, struct dso *dso)
+{
+	return dprof_dwarf__debuginfo(dprof_typeinfo__dwarf_open(arg, dso));
+}
+
+/*
+ * BTF describes the running kernel only: use it for a recording of this
+ * very kernel, never to put another kernel's layout on the samples.
+ */
+static struct dprof_btf *dprof_typeinfo__btf(struct dprof_typeinfo *ti)
+{
+	struct utsname uts;
+
+	if (ti->btf_tried)
+		return ti->btf;
+	ti->btf_tried = true;
+	if (!ti->os_release || uname(&uts) || strcmp(uts.release, ti->os_release)) {
+		pr_debug("dprof: recorded on kernel %s, not this one: no BTF\n",
+			 ti->os_release ?: "?");
+		return NULL;
+	}
+	ti->btf = dprof_btf__new(NULL);
+	return ti->btf;
+}
+
+static struct dso *dprof_typeinfo__kernel_dso(struct dprof_typeinfo *ti)
+{
+	struct map *kmap = machine__kernel_map(ti->res->machine);
+
+	return kmap ? map__dso(kmap) : NULL;
+}
+
+static bool dprof_typeinfo__struct(struct dprof_typeinfo *ti, struct dso *dso,
+				   const char *name, struct dprof_type *t)
+{
+	bool kernel = !dso || dso__kernel(dso) != DSO_SPACE__USER;
+
+	if (!strncmp(name, "struct ", 7))
+		name += 7;
+	else if (!strncmp(name, "union ", 6))
+		name += 6;
+	/* BTF only knows kernel types */
+	return !dprof_types__find_struct(dprof_typeinfo__dwarf(ti, dso),
+					 kernel ? dprof_typeinfo__btf(ti) : NULL,
+					 name, t);
+}
+
+/*
+ * What the code thinks it touches: when an operand's type starts at the
+ * object's base, it is a candidate for the object's type (kmalloc objects
+ * have no other).  Done per (ip, offset) site of a row about to be shown,
+ * weighted by samples: typing an operand costs a disassembly and a DWARF
+ * scope walk, too much to do for every sampled ip during the replay.
+ */
+static void dprof_typeinfo__vote(struct dprof_typeinfo *ti,
+				 struct dprof_class *row)
+{
+	struct thread *thread = machine__idle_thread(ti->res->machine);
+	struct hashmap_entry *cur;
+	struct dprof_typed typed;
+	size_t bkt;
+
+	if (!thread || !ti->evsel)
+		return;
+	hashmap__for_each_entry(row->sites, cur, bkt) {
+		struct dprof_site *site = cur->pvalue;
+
+		if (!dprof_resolver__typed(ti->res, thread, ti->evsel,
+					   site->ip, &typed) &&
+		    typed.offset == site->offset && typed.type_size > 1 &&
+		    typed.type_size <= row->alloc_size)
+			dprof_class__vote(row, typed.type_name, typed.dso,
+					  site->stats.samples);
+	}
+	thread__put(thread);
+}
+
+/* The type most accesses at offset-aligned operands agree on. */
+static bool dprof_typeinfo__voted(struct dprof_typeinfo *ti,
+				  struct dprof_class *row, struct dprof_type *t)
+{
+	const struct dprof_vote *v;
+
+	dprof_typeinfo__vote(ti, row);
+	v = dprof_class__best_vote(row);
+	return v && dprof_typeinfo__struct(ti, v->dso, v->name, t);
+}
+
+/* A variable's type: DWARF by address (a static name can be in many CUs), by name, then BTF. */
+static bool dprof_typeinfo__var(struct dprof_typeinfo *ti, struct dso *dso,
+				struct dprof_class *row, struct dprof_type *t)
+{
+	struct dprof_dwarf *dw = dprof_typeinfo__dwarf(ti, dso);
+
+#ifdef HAVE_DWARF_SUPPORT
+	if (dw && (!dprof_dwarf__var_type_at(dw, row->key, &t->die) ||
+		   !dprof_dwarf__var_type(dw, row->name, &t->die))) {
+		t->src = DPROF_TYPE_DWARF;
+		return true;
+	}
+#endif
+	/* BTF has per-cpu variables only */
+	if (!dw && row->kind == DPROF_KIND_PERCPU && dprof_typeinfo__btf(ti) &&
+	    !dprof_btf__var_type(ti->btf, row->name, &t->id)) {
+		t->btf = dprof_btf__btf(ti->btf);
+		t->src = DPROF_TYPE_BTF;
+		return true;
+	}
+	return false;
+}
+
+/* The type a row holds, from DWARF or BTF; false when nothing tells. */
+static bool dprof_typeinfo__row_type(struct dprof_typeinfo *ti,
+				     struct dprof_class *row,
+				     struct dprof_type *t)
+{
+	struct dso *kdso = dprof_typeinfo__kernel_dso(ti);
+
+	switch (row->kind) {
+	case DPROF_KIND_SLAB:
+		if (row->name &&
+		    !dprof_types__cache_type(dprof_typeinfo__dwarf(ti, kdso),
+					     dprof_typeinfo__btf(ti),
+					     row->name, row->obj_size, t))
+			return true;
+		return dprof_typeinfo__voted(ti, row, t);
+	case DPROF_KIND_PERCPU:
+		return dprof_typeinfo__var(ti, kdso, row, t);
+	case DPROF_KIND_STATIC:
+		return dprof_typeinfo__var(ti, row->dso, row, t);
+	case DPROF_KIND_TYPED:
+		return dprof_typeinfo__struct(ti, row->dso, row->name, t);
+	case DPROF_KIND_KMALLOC:
+		return dprof_typeinfo__voted(ti, row, t);
+	case DPROF_KIND__MAX:
+	default:
+		return false;
+	}
+}
+
+/* Where a row's objects come from: cache, size class and site, variable. */
+static void dprof_row_info__describe(const struct dprof_class *row,
+				     struct strbuf *sb)
+{
+	switch (row->kind) {
+	case DPROF_KIND_SLAB:
+		if (row->name)
+			strbuf_addstr(sb, row->name);
+		else
+			strbuf_addf(sb, "slab? %" PRIu64 "B @%s", row->alloc_size,
+				    row->site_name ?: "?");
+		break;
+	case DPROF_KIND_KMALLOC:
+		strbuf_addf(sb, "%s @%s", row->name ?: "kmalloc",
+			    row->site_name ?: "?");
+		break;
+	case DPROF_KIND_PERCPU:
+		strbuf_addf(sb, "percpu %s", row->name);
+		break;
+	case DPROF_KIND_TYPED:
+		strbuf_addstr(sb, "(no alloc event: DWARF)");
+		break;
+	case DPROF_KIND_STATIC:
+	case DPROF_KIND__MAX:
+	default:
+		strbuf_addf(sb, "static %s", row->name);
+		if (row->dso && dso__kernel(row->dso) == DSO_SPACE__USER)
+			strbuf_addf(sb, " (%s)", dso__short_name(row->dso));
+		break;
+	}
+}
+
+int dprof_row_info__init(struct dprof_row_info *ri, struct dprof_typeinfo *ti,
+			 struct dprof_class *row)
+{
+	memset(ri, 0, sizeof(*ri));
+	ri->row = row;
+	if (strbuf_init(&ri->type, 32) || strbuf_init(&ri->desc, 32)) {
+		dprof_row_info__exit(ri);
+		return -ENOMEM;
+	}
+	dprof_row_info__describe(row, &ri->desc);
+	ri->has_type = ti && dprof_typeinfo__row_type(ti, row, &ri->t) &&
+		       !dprof_type__name_str(&ri->t, &ri->type);
+	return 0;
+}
+
+void dprof_row_info__exit(struct dprof_row_info *ri)
+{
+	strbuf_release(&ri->type);
+	strbuf_release(&ri->desc);
+}
+
+const char *dprof_row_info__name(const struct dprof_row_info *ri)
+{
+	return ri->has_type ? ri->type.buf : (ri->row->name ?: "?");
+}
+
+bool dprof_row_info__matches(const struct dprof_row_info *ri, const char *name)
+{
+	const char *type = ri->type.buf ?: "";
+
+	if (!strcmp(type, name))
+		return true;
+	if (!strncmp(type, "struct ", 7) && !strcmp(type + 7, name))
+		return true;
+	return ri->row->name && !strcmp(ri->row->name, name);
+}
+
+void dprof_row_info__member(const struct dprof_row_info *ri, u64 offset,
+			    struct strbuf *sb)
+{
+	size_t len = sb->len;
+
+	if (ri->has_type && !dprof_type__member(&ri->t, offset, sb)) {
+		/* a scalar or an array element has no member name */
+		if (sb->len == len)
+			strbuf_addf(sb, "+%#" PRIx64, offset);
+		return;
+	}
+	strbuf_addf(sb, "+%#" PRIx64, offset);
+}
+
+void dprof_members__exit(struct dprof_members *m)
+{
+	size_t i;
+
+	for (i = 0; m->name && i < m->nr; i++)
+		free(m->name[i]);
+	zfree(&m->name);
+	zfree(&m->offset);
+	zfree(&m->of);
+	m->nr = 0;
+}
+
+int dprof_members__fold(struct dprof_members *m, const struct dprof_row_info *ri,
+			const u64 *offsets, size_t nr)
+{
+	struct hashmap *names;
+	size_t i;
+	int err = -ENOMEM;
+
+	memset(m, 0, sizeof(*m));
+	m->name = calloc(nr + 1, sizeof(*m->name));
+	m->offset = calloc(nr + 1, sizeof(*m->offset));
+	m->of = calloc(nr + 1, sizeof(*m->of));
+	names = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
+	if (!m->name || !m->offset || !m->of || IS_ERR(names))
+		goto out;
+	for (i = 0; i < nr; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		size_t k;
+
+		dprof_row_info__member(ri, offsets[i], &sb);
+		if (!sb.buf)
+			goto out;
+		if (hashmap__find(names, sb.buf, &k)) {
+			strbuf_release(&sb);
+			if (offsets[i] < m->offset[k])
+				m->offset[k] = offsets[i];
+		} else {
+			k = m->nr++;
+			m->name[k] = strbuf_detach(&sb, NULL);
+			m->offset[k] = offsets[i];
+			if (hashmap__add(names, m->name[k], k))
+				goto out;
+		}
+		m->of[i] = k;
+	}
+	err = 0;
+out:
+	if (!IS_ERR(names))
+		hashmap__free(names);
+	if (err)
+		dprof_members__exit(m);
+	return err;
+}

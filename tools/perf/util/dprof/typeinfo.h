@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_DPROF_TYPEINFO_H
+#define __PERF_DPROF_TYPEINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "util/strbuf.h"
+#include "types.h"
+
+struct debuginfo;
+struct dprof_class;
+struct dprof_resolver;
+struct dso;
+struct evsel;
+
+/*
+ * What a row of the data profile is: its type (DWARF of the files the
+ * samples came from, or the running kernel's BTF), a description of where
+ * its objects come from, and the names of its members by offset.
+ *
+ * A dprof_typeinfo holds the debug information the rows need, opened once
+ * per file; the operand typing of the resolver borrows it.
+ */
+struct dprof_typeinfo;
+
+struct dprof_typeinfo *dprof_typeinfo__new(struct dprof_resolver *res,
+					   const char *os_release);
+void dprof_typeinfo__delete(struct dprof_typeinfo *ti);
+/* The event whose samples the operand typing decodes (votes for kmalloc). */
+void dprof_typeinfo__set_evsel(struct dprof_typeinfo *ti, struct evsel *evsel);
+/* For dprof_resolver: the debuginfo of @dso's file, opened by @arg. */
+struct debuginfo *dprof_typeinfo__debuginfo(void *arg, struct dso *dso);
+
+/**
+ * struct dprof_row_info - what a row shows
+ * @row: the row (merged classes) it describes
+ * @type: "struct file", or empty when no debug information has it
+ * @desc: where its objects come from: cache, size class, variable
+ * @t: the type, when @has_type
+ * @has_type: @t and @type are valid
+ */
+struct dprof_row_info {
+	struct dprof_class	*row;
+	struct strbuf		type;
+	struct strbuf		desc;
+	struct dprof_type	t;
+	bool			has_type;
+};
+
+int dprof_row_info__init(struct dprof_row_info *ri, struct dprof_typeinfo *ti,
+			 struct dprof_class *row);
+void dprof_row_info__exit(struct dprof_row_info *ri);
+/* The type name, else the cache or symbol name, else "?". */
+const char *dprof_row_info__name(const struct dprof_row_info *ri);
+/* --type=NAME: the type with or without "struct ", or the cache/symbol. */
+bool dprof_row_info__matches(const struct dprof_row_info *ri, const char *name);
+/* Member path at @offset ("f_path.dentry"), or "+0x18" without a type. */
+void dprof_row_info__member(const struct dprof_row_info *ri, u64 offset,
+			    struct strbuf *sb);
+
+/**
+ * struct dprof_members - offsets folded by the member they fall in
+ * @name: per member, its name (dprof_row_info__member())
+ * @offset: per member, the lowest offset seen
+ * @nr: members
+ * @of: per offset given to dprof_members__fold(), its member
+ *
+ * One folding for every view: each sums its own statistics by @of.
+ */
+struct dprof_members {
+	char		**name;
+	u64		*offset;
+	size_t		nr;
+	size_t		*of;
+};
+
+int dprof_members__fold(struct dprof_members *m, const struct dprof_row_info *ri,
+			const u64 *offsets, size_t nr);
+void dprof_members__exit(struct dprof_members *m);
+
+#endif /* __PERF_DPROF_TYPEINFO_H */
