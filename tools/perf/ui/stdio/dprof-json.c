@@ -217,10 +217,10 @@ static void dprof_json__classify(const struct dprof_report *rep,
 	int k;
 
 	dprof_json__geom(&cl->geom, fp);
-	json_u64(fp, "misses_measured", cl->nr_measured, false);
-	json_u64(fp, "misses_predicted", cl->nr_predicted, false);
-	json_u64(fp, "misses_exact", cl->nr_exact, false);
-	json_u64(fp, "misses", cl->total.misses, false);
+	json_u64(fp, "measured_misses", cl->nr_measured, false);
+	json_u64(fp, "predicted_misses", cl->nr_predicted, false);
+	json_u64(fp, "exact_misses", cl->nr_exact, false);
+	json_u64(fp, "total_misses", cl->total.misses, false);
 	json_key(fp, "types", false);
 	fprintf(fp, "[\n");
 	for (i = 0; rows && i < v->nr; i++) {
