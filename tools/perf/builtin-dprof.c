@@ -67,7 +67,7 @@
 #include "util/dprof/sink.h"
 #include "util/dprof/histories.h"
 #include "ui/stdio/dprof-flow.h"
-#include "util/dprof/softsample.h"
+#include "util/dprof/ea.h"
 #include "util/dprof/classify.h"
 #include "util/dprof/workingset.h"
 #include "util/dprof/datasrc.h"
