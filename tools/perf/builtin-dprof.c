@@ -52,7 +52,6 @@
 #include "util/machine.h"
 #include "util/map.h"
 #include "util/mem-events.h"
-#include "util/perf_regs.h"
 #include "util/pmu.h"
 #include "util/session.h"
 #include "util/strbuf.h"
@@ -61,7 +60,6 @@
 #include "util/tool.h"
 #include "util/tracepoint.h"
 #include "util/dprof/addrset.h"
-#include "../arch/x86/include/uapi/asm/perf_regs.h"
 #include "util/dprof/profile.h"
 #include "util/dprof/resolve.h"
 #include "util/dprof/sink.h"
@@ -565,7 +563,7 @@ static int dprof__soft_access(struct perf_dprof *dprof, struct thread *thread,
 	}
 
 	acc->addr = ea.addr;
-	if (!perf_reg_value(&sp, &sample->intr_regs, PERF_REG_X86_SP) &&
+	if (!dprof_ea__stack_pointer(&sample->intr_regs, &sp) &&
 	    (acc->addr - sp < DPROF_STACK_SPAN || sp - acc->addr < DPROF_STACK_SPAN)) {
 		dprof__unresolved(dprof, DPROF_UNRES_STACK);
 		return 0;
@@ -2562,9 +2560,6 @@ static char *dprof__event_period(const char *event, struct dprof_record *rec)
 	return ret < 0 ? NULL : out;
 }
 
-#define DPROF_INTR_REGS \
-	"ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15"
-
 #define DPROF_WATCH_PMU		"slab_watch"
 #define DPROF_WATCH_PATIENCE	64
 
@@ -3104,7 +3099,7 @@ static int cmd_dprof_record(int argc, const char **argv)
 				rec_argv[j] = owned[nr_owned++];
 			}
 		}
-	} else {
+	} else if (dprof_ea__intr_regs()) {
 		if (strcmp(rec.sampler, "soft"))
 			pr_warning("dprof: no IBS/PEBS/SPE: sampling cpu-clock + registers, no misses or latency\n");
 		rec_argv[i++] = "-e";
@@ -3112,9 +3107,21 @@ static int cmd_dprof_record(int argc, const char **argv)
 		if (!owned[nr_owned])
 			goto out;
 		rec_argv[i++] = owned[nr_owned++];
-		rec_argv[i++] = "--intr-regs=" DPROF_INTR_REGS;
+		if (asprintf(&owned[nr_owned], "--intr-regs=%s", dprof_ea__intr_regs()) < 0) {
+			owned[nr_owned] = NULL;
+			goto out;
+		}
+		rec_argv[i++] = owned[nr_owned++];
 		/* data mmaps, so that user static data resolves */
 		rec_argv[i++] = "-d";
+	} else if (!strcmp(rec.sampler, "soft") || (rec.no_kmem && !rec.watch)) {
+		pr_err("dprof: no software-sampler decoder for this architecture%s\n",
+		       strcmp(rec.sampler, "soft") ?
+		       " and no memory-sampling PMU: nothing to record" : "");
+		ret = -ENODEV;
+		goto out;
+	} else {
+		pr_warning("dprof: no memory-sampling PMU and no software-sampler decoder for this architecture: no access samples\n");
 	}
 
 	if (rec.watch && dprof__watch_args(&rec, rec_argv, &i, owned, &nr_owned))
