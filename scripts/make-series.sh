@@ -44,9 +44,10 @@ group_of() {
 	case $1 in
 	tools/perf/util/Build|\
 	tools/perf/util/dprof/addrset.*|tools/perf/util/dprof/profile.*|\
-	tools/perf/util/dprof/resolve.*|tools/perf/util/dprof/sink.h)
+	tools/perf/util/dprof/resolve.*|tools/perf/util/dprof/sink.h|\
+	tools/perf/util/dprof/ea.*)
 		echo 10-profile ;;
-	tools/perf/util/dprof/softsample.*)
+	tools/perf/arch/x86/util/Build|tools/perf/arch/x86/util/dprof-ea.*)
 		echo 20-softsample ;;
 	tools/perf/util/dprof/cachenames.*|tools/perf/util/dprof/dwtypes.*|\
 	tools/perf/util/dprof/btftypes.*|tools/perf/util/dprof/types.*)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dprof software sampler: effective addresses from instruction bytes and
- * interrupt registers.  Every encoding below was copied from objdump -d of
+ * interrupt registers, as the x86-64 decoder behind the util/dprof/ea.h
+ * hooks computes them (elsewhere there is no decoder: the test skips).
+ * Every encoding below was copied from objdump -d of
  * real code: gcc 14 -O2 snippets (some with -mavx2, -mavx512f, -mx32,
  * -fno-pie or -mstringop-strategy=rep_byte) and /usr/bin/ls.
  */
@@ -10,11 +12,12 @@
 #include <linux/kernel.h>
 #include <linux/perf_event.h>
 
+#include <errno.h>
 #include "../../../arch/x86/include/uapi/asm/perf_regs.h"
 #include "tests/tests.h"
 #include "util/debug.h"
 #include "util/sample.h"
-#include "util/dprof/softsample.h"
+#include "util/dprof/ea.h"
 #include "dprof-tests.h"
 
 /* The registers of every row, as cpu-clock --intr-regs records them. */
@@ -204,21 +207,24 @@ static int ea_case__check(const struct ea_case *c, const struct regs_dump *regs)
 		 c->text, dprof_ea_reason__str(r), ea.addr, ea.seg ?: '-', ea.size,
 		 ea.is_write ? " write" : "", ea.stack ? " stack" : "", ea.insn_len);
 
-	TEST_ASSERT_VAL("wrong reason", r == c->reason);
+	TEST_ASSERT_EQUAL("wrong reason", r, c->reason);
 	if (r == DPROF_EA_DECODE_FAIL && !c->insn_len)
 		return TEST_OK;		/* e.g. truncated: nothing else is defined */
-	TEST_ASSERT_VAL("wrong instruction length", ea.insn_len == insn_len);
+	TEST_ASSERT_EQUAL("wrong instruction length", ea.insn_len, insn_len);
 	if (r != DPROF_EA_OK && r != DPROF_EA_SEGMENT)
 		return TEST_OK;
 	TEST_ASSERT_VAL("wrong address", ea.addr == c->addr);
-	TEST_ASSERT_VAL("wrong segment", ea.seg == c->seg);
-	TEST_ASSERT_VAL("wrong size", ea.size == c->size);
-	TEST_ASSERT_VAL("wrong direction", ea.is_write == c->is_write);
-	TEST_ASSERT_VAL("wrong stack flag", ea.stack == c->stack);
+	TEST_ASSERT_EQUAL("wrong segment", ea.seg, c->seg);
+	TEST_ASSERT_EQUAL("wrong size", ea.size, c->size);
+	TEST_ASSERT_EQUAL("wrong direction", ea.is_write, c->is_write);
+	TEST_ASSERT_EQUAL("wrong stack flag", ea.stack, c->stack);
 	return TEST_OK;
 }
 
 #define REG(r)	(1ULL << PERF_REG_X86_##r)
+#define GPRS	(REG(AX) | REG(BX) | REG(CX) | REG(DX) | REG(SI) | REG(DI) | \
+		 REG(BP) | REG(SP) | REG(R8) | REG(R9) | REG(R10) | REG(R11) | \
+		 REG(R12) | REG(R13) | REG(R14) | REG(R15))
 
 /* For the skid rule: does an instruction overwrite its address registers? */
 static int test__dprof_ea_clobbers(const struct regs_dump *regs)
@@ -291,8 +297,24 @@ static int test__dprof_ea_clobbers(const struct regs_dump *regs)
 	TEST_ASSERT_VAL("lock bts",
 			dprof_ea__written_regs(bts, sizeof(bts)) == 0);
 	TEST_ASSERT_VAL("truncated: all registers",
-			dprof_ea__written_regs(truncated, sizeof(truncated)) ==
-			DPROF_EA_GPRS_MASK);
+			dprof_ea__written_regs(truncated, sizeof(truncated)) == GPRS);
+	return TEST_OK;
+}
+
+/* The other hooks: instruction length, stack pointer, --intr-regs. */
+static int test__dprof_ea_hooks(const u8 *insn, size_t len, struct regs_dump *regs)
+{
+	const char *intr_regs = dprof_ea__intr_regs();
+	u64 sp = 0;
+
+	TEST_ASSERT_EQUAL("instruction length", dprof_ea__insn_len(insn, len), (int)len);
+	TEST_ASSERT_EQUAL("truncated instruction", dprof_ea__insn_len(insn, len - 1), -EINVAL);
+	TEST_ASSERT_EQUAL("stack pointer", dprof_ea__stack_pointer(regs, &sp), 0);
+	TEST_ASSERT_VAL("stack pointer value", sp == RSP);
+	regs->mask &= ~REG(SP);
+	TEST_ASSERT_EQUAL("no stack pointer", dprof_ea__stack_pointer(regs, &sp), -ENOENT);
+	TEST_ASSERT_VAL("--intr-regs asks for sp and r15",
+			strstr(intr_regs, "sp,") && strstr(intr_regs, ",r15"));
 	return TEST_OK;
 }
 
@@ -307,10 +329,15 @@ int test__dprof_ea(struct test_suite *test __maybe_unused,
 	unsigned int i;
 	int r;
 
-#ifndef HAVE_AUXTRACE_SUPPORT
-	pr_debug("perf built without the x86 instruction decoder (NO_AUXTRACE=1)\n");
-	return TEST_SKIP;
-#endif
+	for (i = 0; i <= DPROF_EA__MAX; i++)
+		TEST_ASSERT_VAL("reason text", dprof_ea_reason__str(i) &&
+				*dprof_ea_reason__str(i));
+
+	if (!dprof_ea__intr_regs()) {
+		/* the __weak fallbacks of util/dprof/ea.c */
+		pr_debug("no software-sampler decoder in this perf\n");
+		return TEST_SKIP;
+	}
 	ea_regs__init(&regs, vals);
 
 	for (i = 0; i < ARRAY_SIZE(ea_cases); i++) {
@@ -320,15 +347,13 @@ int test__dprof_ea(struct test_suite *test __maybe_unused,
 
 	/* registers missing from the sample */
 	r = dprof_ea__decode(mov_rdi, sizeof(mov_rdi), 0, NULL, &ea);
-	TEST_ASSERT_VAL("no registers", r == DPROF_EA_NO_REGS);
-	regs.mask &= ~(1ULL << PERF_REG_X86_DI);
+	TEST_ASSERT_EQUAL("no registers", r, DPROF_EA_NO_REGS);
+	regs.mask &= ~REG(DI);
 	r = dprof_ea__decode(mov_rdi, sizeof(mov_rdi), 0, &regs, &ea);
-	TEST_ASSERT_VAL("no %rdi", r == DPROF_EA_NO_REGS);
+	TEST_ASSERT_EQUAL("no %rdi", r, DPROF_EA_NO_REGS);
 	ea_regs__init(&regs, vals);
 
-	for (i = 0; i <= DPROF_EA__MAX; i++)
-		TEST_ASSERT_VAL("reason text", dprof_ea_reason__str(i) &&
-				*dprof_ea_reason__str(i));
-
-	return test__dprof_ea_clobbers(&regs);
+	if (test__dprof_ea_clobbers(&regs))
+		return TEST_FAIL;
+	return test__dprof_ea_hooks(mov_rdi, sizeof(mov_rdi), &regs);
 }

@@ -14,7 +14,7 @@
 #include "util/dprof/cachesim.h"
 #include "util/dprof/classify.h"
 #include "util/dprof/profile.h"
-#include "util/dprof/softsample.h"
+#include "util/dprof/ea.h"
 #include "util/dprof/workingset.h"
 #include "dprof.h"
 #include "dprof-json.h"

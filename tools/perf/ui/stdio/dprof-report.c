@@ -20,7 +20,7 @@
 #include "util/dprof/classify.h"
 #include "util/dprof/histories.h"
 #include "util/dprof/profile.h"
-#include "util/dprof/softsample.h"
+#include "util/dprof/ea.h"
 #include "util/dprof/watch.h"
 #include "util/dprof/workingset.h"
 #include "dprof.h"

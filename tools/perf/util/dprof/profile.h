@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "datasrc.h"
+#include "ea.h"
 
 struct hashmap;
 struct dso;
@@ -125,7 +126,8 @@ struct dprof_profile {
 	u64		nr_samples;	/* every access sample, resolved or not */
 	u64		unres[DPROF_UNRES__MAX];
 	u64		resolved[DPROF_KIND__MAX];
-	u64		ea_reasons[16];	/* DPROF_UNRES_INSN split by decoder reason */
+	/* DPROF_UNRES_INSN split by decoder reason */
+	u64		ea_reasons[DPROF_EA__MAX];
 	u64		nr_decoded;	/* software sampler: address decoded */
 	u64		nr_skid;	/* ... from the instruction before ip */
 	bool		has_levels;	/* some sample carried a cache level */

@@ -23,6 +23,7 @@
 #include "util/mem-events.h"
 #include "util/pmu.h"
 #include "util/tracepoint.h"
+#include "ea.h"
 #include "record.h"
 #include "watch.h"
 
@@ -33,9 +34,6 @@ static const char * const dprof_kmem_tracepoints[] = {
 	"kmem:kmem_cache_free",
 	"kmem:kfree",
 };
-
-#define DPROF_INTR_REGS \
-	"ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15"
 
 /* Our arguments before the user's: "record --sample-cpu -T -m 8M" ... */
 #define DPROF_RECORD_ARGS	32
@@ -245,6 +243,7 @@ int dprof_record_args__init(struct dprof_record_args *a,
 {
 	struct perf_pmu *pmu = NULL;
 	bool use_mem = false;
+	char *regs = NULL;
 	int nr_args, j, ret;
 
 	memset(a, 0, sizeof(*a));
@@ -284,15 +283,24 @@ int dprof_record_args__init(struct dprof_record_args *a,
 		ret = dprof_record_args__mem(a, opts, pmu);
 		if (ret)
 			return ret;
-	} else {
+	} else if (dprof_ea__intr_regs()) {
 		if (strcmp(opts->sampler, "soft"))
 			pr_warning("dprof: no IBS/PEBS/SPE: sampling cpu-clock + registers, no misses or latency\n");
 		a->argv[a->argc++] = "-e";
 		if (dprof_record_args__own(a, dprof_record__event_period("cpu-clock", opts)))
 			return -ENOMEM;
-		a->argv[a->argc++] = "--intr-regs=" DPROF_INTR_REGS;
+		if (asprintf(&regs, "--intr-regs=%s", dprof_ea__intr_regs()) < 0 ||
+		    dprof_record_args__own(a, regs))
+			return -ENOMEM;
 		/* data mmaps, so that user static data resolves */
 		a->argv[a->argc++] = "-d";
+	} else if (!strcmp(opts->sampler, "soft") || (opts->no_kmem && !opts->watch)) {
+		pr_err("dprof: no software-sampler decoder for this architecture%s\n",
+		       strcmp(opts->sampler, "soft") ?
+		       " and no memory-sampling PMU: nothing to record" : "");
+		return -ENODEV;
+	} else {
+		pr_warning("dprof: no memory-sampling PMU and no software-sampler decoder for this architecture: no access samples\n");
 	}
 
 	if (opts->watch) {

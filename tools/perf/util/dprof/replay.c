@@ -32,15 +32,13 @@
 #include "util/header.h"
 #include "util/machine.h"
 #include "util/map.h"
-#include "util/perf_regs.h"
 #include "util/session.h"
 #include "util/symbol.h"
 #include "util/thread.h"
 #include "util/tool.h"
-#include "../../arch/x86/include/uapi/asm/perf_regs.h"
 #include "replay.h"
 #include "sink.h"
-#include "softsample.h"
+#include "ea.h"
 #include "watch.h"
 
 /* x86-64 THREAD_SIZE with KASAN off; stack slots are not a data type */
@@ -495,7 +493,7 @@ static int dprof_replay__soft_access(struct dprof_replay *r, struct thread *thre
 	}
 
 	acc->addr = ea.addr;
-	if (!perf_reg_value(&sp, &sample->intr_regs, PERF_REG_X86_SP) &&
+	if (!dprof_ea__stack_pointer(&sample->intr_regs, &sp) &&
 	    (acc->addr - sp < DPROF_STACK_SPAN || sp - acc->addr < DPROF_STACK_SPAN)) {
 		dprof_replay__unresolved(r, DPROF_UNRES_STACK);
 		return 0;

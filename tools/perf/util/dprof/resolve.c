@@ -26,7 +26,7 @@
 #include "util/maps.h"
 #include "util/symbol.h"
 #include "util/thread.h"
-#include "../../../arch/x86/include/asm/insn.h"
+#include "ea.h"
 #include "resolve.h"
 
 #define DPROF_CODE_MAX	16	/* longest x86 instruction + 1 */
@@ -127,10 +127,10 @@ static struct dprof_func *dprof_func__new(struct dprof_resolver *r,
 				       NULL) != (int)size)
 		goto fail;
 	while (off < size) {
-		struct insn insn;
+		int len = dprof_ea__insn_len(f->code + off, size - off);
 
-		if (insn_decode(&insn, f->code + off, size - off, INSN_MODE_64) < 0)
-			break;	/* data, padding or a bad guess: stop here */
+		if (len <= 0)
+			break;	/* data, padding, a bad guess or no decoder */
 		if (f->nr == alloc) {
 			u32 *tmp;
 
@@ -141,7 +141,7 @@ static struct dprof_func *dprof_func__new(struct dprof_resolver *r,
 			f->starts = tmp;
 		}
 		f->starts[f->nr++] = off;
-		off += insn.length;
+		off += len;
 	}
 	return f;
 fail:

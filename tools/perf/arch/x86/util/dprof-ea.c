@@ -20,19 +20,25 @@
  * perf's copy of the x86 instruction decoder (tools/arch/x86/lib/insn.c) is
  * not a library of its own: util/intel-pt-decoder/intel-pt-insn-decoder.c
  * #includes inat.c and insn.c, which define insn_decode() and friends with
- * external linkage, and arch/x86/util/archinsn.c already calls insn_decode()
- * through that object.  So we do the same and only use the header here.
- * Compiling insn.c into our own object instead would define the same global
- * symbols twice and break the link whenever CONFIG_AUXTRACE is on.  The
- * price: the decoder exists only with CONFIG_AUXTRACE (HAVE_AUXTRACE_SUPPORT,
- * on by default, off with NO_AUXTRACE=1); without it every decode fails.
+ * external linkage, and archinsn.c here already calls insn_decode() through
+ * that object.  So we do the same and only use the header.  Compiling
+ * insn.c into our own object instead would define the same global symbols
+ * twice.  The price: this file is built only with CONFIG_AUXTRACE (on by
+ * default, off with NO_AUXTRACE=1), as archinsn.o is; without it the
+ * fallbacks in util/dprof/ea.c say there is no decoder.
  */
-#include "../../../arch/x86/include/asm/insn.h"
-#include "../../../arch/x86/include/uapi/asm/perf_regs.h"
+#include "../../../../arch/x86/include/asm/insn.h"
+#include <asm/perf_regs.h>
 
-#include "util/debug.h"
-#include "util/sample.h"
-#include "softsample.h"
+#include "../../../util/debug.h"
+#include "../../../util/sample.h"
+#include "../../../util/dprof/ea.h"
+
+/*
+ * 1 << PERF_REG_X86_* for the 16 general purpose registers: ax..sp are
+ * ids 0-7, r8..r15 are ids 16-23.
+ */
+#define ALL_GPRS	(0xffULL | (0xffULL << 16))
 
 /* ModRM/SIB register number (with REX/VEX extension) -> PERF_REG_X86_* */
 static const u8 x86_gpr_to_perf[16] = {
@@ -47,7 +53,6 @@ static const u8 x86_gpr_to_perf[16] = {
 #define RDX		GPR_BIT(2)
 #define RSP		GPR_BIT(4)
 #define RBP		GPR_BIT(5)
-#define ALL_GPRS	DPROF_EA_GPRS_MASK
 
 /* The decoded instruction, normalised across legacy, REX, VEX and EVEX. */
 struct ea_insn {
@@ -66,31 +71,6 @@ struct ea_insn {
 	u8		seg;		/* 'f', 'g' or 0 */
 };
 
-static const char * const dprof_ea_reasons[DPROF_EA__MAX] = {
-	[DPROF_EA_OK]		= "exact address",
-	[DPROF_EA_NO_MEMOP]	= "no memory operand",
-	[DPROF_EA_STRING]	= "string instruction",
-	[DPROF_EA_GATHER]	= "gather/scatter",
-	[DPROF_EA_STACK]	= "implicit stack access",
-	[DPROF_EA_SEGMENT]	= "segment-relative",
-	[DPROF_EA_RIP_REL_CODE]	= "RIP-relative code",
-	[DPROF_EA_DECODE_FAIL]	= "undecodable instruction",
-	[DPROF_EA_NO_REGS]	= "registers not sampled",
-};
-
-/**
- * dprof_ea_reason__str - short human readable text for a decode outcome
- * @r: the reason returned by dprof_ea__decode()
- *
- * Return: a static string such as "no memory operand", never NULL.
- */
-const char *dprof_ea_reason__str(enum dprof_ea_reason r)
-{
-	if ((unsigned int)r >= DPROF_EA__MAX)
-		return "unknown";
-	return dprof_ea_reasons[r];
-}
-
 /*
  * Like perf_reg_value(), but without writing the cache in *regs, so that
  * the sample can stay const: regs[] holds the registers of mask in id order.
@@ -105,21 +85,6 @@ static int ea__reg(const struct regs_dump *regs, int id, u64 *val)
 	return 0;
 }
 
-#ifdef HAVE_AUXTRACE_SUPPORT
-static int ea__insn_decode(struct insn *insn, const u8 *code, size_t len)
-{
-	return insn_decode(insn, code, len, INSN_MODE_64);
-}
-#else
-static int ea__insn_decode(struct insn *insn __maybe_unused,
-			   const u8 *code __maybe_unused,
-			   size_t len __maybe_unused)
-{
-	pr_debug("dprof: perf built without the x86 instruction decoder (NO_AUXTRACE)\n");
-	return -EOPNOTSUPP;
-}
-#endif
-
 static int ea_insn__decode(struct ea_insn *d, const u8 *code, size_t len)
 {
 	struct insn *insn = &d->insn;
@@ -131,7 +96,7 @@ static int ea_insn__decode(struct ea_insn *d, const u8 *code, size_t len)
 		return -EINVAL;
 	if (len > MAX_INSN_SIZE)
 		len = MAX_INSN_SIZE;
-	if (ea__insn_decode(insn, code, len) < 0 || insn->length > len)
+	if (insn_decode(insn, code, len, INSN_MODE_64) < 0 || insn->length > len)
 		return -EINVAL;
 
 	if (insn->rex_prefix.nbytes == 2) {
@@ -916,7 +881,8 @@ static u64 ea_insn__written_map1(const struct ea_insn *d)
  * here, writes every register.  Flags are not counted; %rsp is written by
  * push, pop, call and ret.
  *
- * Return: a mask of 1 << PERF_REG_X86_* bits, within DPROF_EA_GPRS_MASK.
+ * Return: a mask of 1 << PERF_REG_X86_* bits, of the 16 general purpose
+ * registers.
  */
 u64 dprof_ea__written_regs(const u8 *code, size_t len)
 {
@@ -932,18 +898,43 @@ u64 dprof_ea__written_regs(const u8 *code, size_t len)
 }
 
 /**
- * dprof_ea__clobbers - may an instruction overwrite one of some registers
+ * dprof_ea__insn_len - the length of the x86-64 instruction at @code
  * @code: the instruction bytes
- * @len: number of bytes at @code
- * @reg_mask: 1 << PERF_REG_X86_* bits, e.g. dprof_ea::addr_regs
+ * @len: number of bytes at @code; the instruction must fit in them
  *
- * For the skid rule: decode the instruction before the sampled one with
- * the sample's registers; its address is exact too when it does not
- * clobber its own ->addr_regs.  When unsure, the answer is yes.
- *
- * Return: true if the instruction may write a register of @reg_mask.
+ * Return: the length in bytes, or -EINVAL when the bytes do not decode.
  */
-bool dprof_ea__clobbers(const u8 *code, size_t len, u64 reg_mask)
+int dprof_ea__insn_len(const u8 *code, size_t len)
 {
-	return (dprof_ea__written_regs(code, len) & reg_mask) != 0;
+	struct insn insn;
+
+	if (insn_decode(&insn, code, len, INSN_MODE_64) < 0 || insn.length > len)
+		return -EINVAL;
+	return insn.length;
+}
+
+/**
+ * dprof_ea__intr_regs - the registers dprof_ea__decode() reads
+ *
+ * The 16 general purpose registers, plus ip and flags for 'perf script
+ * -F iregs'.  Segment bases are not in perf's x86 register set, so %fs
+ * and %gs operands come back as offsets (DPROF_EA_SEGMENT).
+ *
+ * Return: the 'perf record --intr-regs=' list.
+ */
+const char *dprof_ea__intr_regs(void)
+{
+	return "ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15";
+}
+
+/**
+ * dprof_ea__stack_pointer - %rsp in a sample's registers
+ * @regs: the sample's intr_regs
+ * @sp: set to %rsp
+ *
+ * Return: 0, or a negative errno when %rsp was not sampled.
+ */
+int dprof_ea__stack_pointer(const struct regs_dump *regs, u64 *sp)
+{
+	return ea__reg(regs, PERF_REG_X86_SP, sp) ? -ENOENT : 0;
 }

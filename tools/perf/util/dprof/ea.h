@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef __PERF_DPROF_SOFTSAMPLE_H
-#define __PERF_DPROF_SOFTSAMPLE_H
+#ifndef __PERF_DPROF_EA_H
+#define __PERF_DPROF_EA_H
 
 #include <linux/types.h>
 #include <stdbool.h>
@@ -10,7 +10,14 @@
  * The software sampler: a cpu-clock sample with --intr-regs lands on an
  * instruction boundary, so the instruction at the sampled ip has not run
  * yet and the sampled registers are its inputs.  Decoding it gives the
- * exact data address it is about to access (x86-64 only).
+ * exact data address it is about to access.
+ *
+ * Decoding is architecture specific: the functions below marked as arch
+ * hooks have __weak fallbacks in util/dprof/ea.c that decode nothing, and
+ * an architecture with a decoder overrides them all from its
+ * arch/<arch>/util/dprof-ea.c (x86-64 today).  Register masks are in the
+ * sample's terms: bit n is the register of id n of the arch's
+ * PERF_REG_<ARCH>_* enum, as in perf_event_attr::sample_regs_intr.
  */
 
 struct regs_dump;
@@ -25,14 +32,9 @@ enum dprof_ea_reason {
 	DPROF_EA_RIP_REL_CODE,		/* not returned: RIP-relative data is DPROF_EA_OK */
 	DPROF_EA_DECODE_FAIL,		/* bytes do not decode, or a form we do not handle */
 	DPROF_EA_NO_REGS,		/* a needed register is missing from the sample */
+	DPROF_EA_NO_DECODER,		/* perf has no decoder for this architecture */
 	DPROF_EA__MAX,
 };
-
-/*
- * 1 << PERF_REG_X86_* for the 16 general purpose registers: ax..sp are
- * ids 0-7, r8..r15 are ids 16-23.
- */
-#define DPROF_EA_GPRS_MASK	(0xffULL | (0xffULL << 16))
 
 struct dprof_ea {
 	u64	addr;		/* effective address (offset part when seg != 0) */
@@ -41,16 +43,20 @@ struct dprof_ea {
 	bool	is_write;	/* best effort: the memory operand is written */
 	u8	insn_len;	/* set whenever the bytes decode */
 	bool	stack;		/* also pushes/pops: call *m, push m, pop m */
-	u64	addr_regs;	/* 1 << PERF_REG_X86_* of the base and index registers */
+	u64	addr_regs;	/* register mask of the base and index registers */
 };
 
 const char *dprof_ea_reason__str(enum dprof_ea_reason r);
 
+/* Arch hooks: the fallbacks say "no decoder" (see util/dprof/ea.c). */
 enum dprof_ea_reason dprof_ea__decode(const u8 *code, size_t len, u64 ip,
 				      const struct regs_dump *regs,
 				      struct dprof_ea *ea);
-
 u64 dprof_ea__written_regs(const u8 *code, size_t len);
+int dprof_ea__insn_len(const u8 *code, size_t len);
+const char *dprof_ea__intr_regs(void);
+int dprof_ea__stack_pointer(const struct regs_dump *regs, u64 *sp);
+
 bool dprof_ea__clobbers(const u8 *code, size_t len, u64 reg_mask);
 
-#endif /* __PERF_DPROF_SOFTSAMPLE_H */
+#endif /* __PERF_DPROF_EA_H */
