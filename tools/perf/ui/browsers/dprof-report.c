@@ -69,6 +69,7 @@ static int dprof_tui__view(void *ctx, size_t row, enum dprof_browser_view view,
 			   FILE *fp)
 {
 	struct dprof_tui *tui = ctx;
+	const struct dprof_recording *rec = &tui->rep->replay.rec;
 	size_t i = row != DPROF_BROWSER_ALL ? tui->idx[row] : 0;
 
 	switch (view) {
@@ -83,7 +84,7 @@ static int dprof_tui__view(void *ctx, size_t row, enum dprof_browser_view view,
 	case DPROF_BROWSER_PATHS:
 		if (row == DPROF_BROWSER_ALL)
 			return 0;
-		if (!tui->rep->replay.rec.watches)
+		if (!rec->watches)
 			fprintf(fp, "# no object histories: record with --watch=CACHE:OFFSET/LEN\n");
 		return dprof_report__fprintf_flow(tui->rep, tui->t.row[i],
 						  dprof_tui__name(tui, row),

@@ -141,8 +141,7 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 	dprof_watches__fprintf(rec->watches, fp);
 
 	if (rec->nr_lost)
-		fprintf(fp, "# LOST %" PRIu64 " events while recording: the address set is incomplete,"
-			" some objects may be misattributed (record with a larger -m)\n",
+		fprintf(fp, "# LOST %" PRIu64 " events while recording: the address set is incomplete, some objects may be misattributed (record with a larger -m)\n",
 			rec->nr_lost);
 	for (k = 0; k < DPROF_KIND__MAX; k++)
 		resolved += prof->resolved[k];

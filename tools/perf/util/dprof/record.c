@@ -249,7 +249,8 @@ int dprof_record_args__init(struct dprof_record_args *a,
 	memset(a, 0, sizeof(*a));
 	a->monitor.ctl_fd = -1;
 	a->monitor.ack_fd = -1;
-	a->monitor.wake[0] = a->monitor.wake[1] = -1;
+	a->monitor.wake[0] = -1;
+	a->monitor.wake[1] = -1;
 
 	if (strcmp(opts->sampler, "soft")) {
 		pmu = perf_mem_events_find_pmu();
@@ -295,13 +296,14 @@ int dprof_record_args__init(struct dprof_record_args *a,
 		/* data mmaps, so that user static data resolves */
 		a->argv[a->argc++] = "-d";
 	} else if (!strcmp(opts->sampler, "soft") || (opts->no_kmem && !opts->watch)) {
+		/* the software sampler was asked for, or nothing else is recorded */
 		pr_err("dprof: no software-sampler decoder for this architecture%s\n",
 		       strcmp(opts->sampler, "soft") ?
 		       " and no memory-sampling PMU: nothing to record" : "");
 		return -ENODEV;
-	} else {
-		pr_warning("dprof: no memory-sampling PMU and no software-sampler decoder for this architecture: no access samples\n");
 	}
+	if (!use_mem && !dprof_ea__intr_regs())
+		pr_warning("dprof: no memory-sampling PMU and no software-sampler decoder for this architecture: no access samples\n");
 
 	if (opts->watch) {
 		ret = dprof_record_args__watch(a, opts);

@@ -38,7 +38,6 @@ struct dprof_monitor_cache {
 	u64		target;		/* 0: none */
 };
 
-
 static int dprof_monitor__read(const char *cache, u64 *val)
 {
 	char path[PATH_MAX];
