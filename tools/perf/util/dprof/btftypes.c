@@ -30,6 +30,7 @@
 #include "util/strbuf.h"
 #include "btftypes.h"
 #include "cachenames.h"
+#include "hashfn.h"
 #include "types.h"
 
 struct dprof_btf {
@@ -40,16 +41,6 @@ struct dprof_btf {
 
 /* more nesting than this is a loop in broken BTF */
 #define BT_MAX_DEPTH	64
-
-static size_t bt_str_hash(long key, void *ctx __maybe_unused)
-{
-	return str_hash((const char *)key);
-}
-
-static bool bt_str_equal(long key1, long key2, void *ctx __maybe_unused)
-{
-	return !strcmp((const char *)key1, (const char *)key2);
-}
 
 /* a struct/union definition, or a typedef that ends in one */
 static bool bt_is_struct_def(const struct btf *btf, const struct btf_type *t)
@@ -109,7 +100,7 @@ struct dprof_btf *dprof_btf__new(const char *path)
 		db->btf = NULL;
 		goto out_delete;
 	}
-	db->types = hashmap__new(bt_str_hash, bt_str_equal, NULL);
+	db->types = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
 	if (IS_ERR(db->types)) {
 		db->types = NULL;
 		pr_debug("dprof: no memory for the BTF index of %s\n", path);

@@ -46,6 +46,7 @@
 #include "util/strbuf.h"
 #include "cachenames.h"
 #include "dwtypes.h"
+#include "hashfn.h"
 #include "types.h"
 
 /* one definition (per distinct size) of a type name */
@@ -88,26 +89,6 @@ struct dprof_dwarf {
 
 /* more nesting than this is a loop in broken DWARF */
 #define DW_MAX_DEPTH	64
-
-static size_t dw_str_hash(long key, void *ctx __maybe_unused)
-{
-	return str_hash((const char *)key);
-}
-
-static bool dw_str_equal(long key1, long key2, void *ctx __maybe_unused)
-{
-	return !strcmp((const char *)key1, (const char *)key2);
-}
-
-static size_t dw_addr_hash(long key, void *ctx __maybe_unused)
-{
-	return (size_t)key * 0x9E3779B97F4A7C15ULL >> 16;
-}
-
-static bool dw_addr_equal(long key1, long key2, void *ctx __maybe_unused)
-{
-	return key1 == key2;
-}
 
 static bool dw_is_qualifier(int tag)
 {
@@ -377,9 +358,9 @@ int dprof_dwarf__index(struct dprof_dwarf *dw)
 		return dw->index_err;
 	dw->index_err = -ENOENT;
 
-	dw->types = hashmap__new(dw_str_hash, dw_str_equal, NULL);
-	dw->vars = hashmap__new(dw_str_hash, dw_str_equal, NULL);
-	dw->var_addrs = hashmap__new(dw_addr_hash, dw_addr_equal, NULL);
+	dw->types = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
+	dw->vars = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
+	dw->var_addrs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 	if (IS_ERR(dw->types) || IS_ERR(dw->vars) || IS_ERR(dw->var_addrs)) {
 		pr_debug("dprof: no memory for the DWARF index of %s\n", path);
 		return -ENOENT;
