@@ -33,6 +33,20 @@ static const struct dprof_type_ops *type_ops(const struct dprof_type *t)
 	return NULL;
 }
 
+/* @t->id is a type of @db's: make @t that BTF type */
+static int btf_found(struct dprof_btf *db, struct dprof_type *t)
+{
+	t->btf = dprof_btf__btf(db);
+	t->src = DPROF_TYPE_BTF;
+	return 0;
+}
+
+static int not_found(struct dprof_type *t)
+{
+	t->src = DPROF_TYPE_NONE;
+	return -ENOENT;
+}
+
 /**
  * dprof_types__cache_type - the struct a slab cache holds, from DWARF or BTF
  * @dw: the vmlinux DWARF index, or NULL
@@ -50,16 +64,11 @@ int dprof_types__cache_type(struct dprof_dwarf *dw, struct dprof_btf *db,
 			    const char *cache, u64 object_size,
 			    struct dprof_type *t)
 {
-	t->src = DPROF_TYPE_NONE;
 	if (dw && !dprof_dwarf__cache_type(dw, cache, object_size, t))
 		return 0;
-	if (db && !dprof_btf__cache_type(db, cache, object_size, &t->id)) {
-		t->btf = dprof_btf__btf(db);
-		t->src = DPROF_TYPE_BTF;
-		return 0;
-	}
-	t->src = DPROF_TYPE_NONE;
-	return -ENOENT;
+	if (db && !dprof_btf__cache_type(db, cache, object_size, &t->id))
+		return btf_found(db, t);
+	return not_found(t);
 }
 
 /**
@@ -74,16 +83,11 @@ int dprof_types__cache_type(struct dprof_dwarf *dw, struct dprof_btf *db,
 int dprof_types__find_struct(struct dprof_dwarf *dw, struct dprof_btf *db,
 			     const char *name, struct dprof_type *t)
 {
-	t->src = DPROF_TYPE_NONE;
 	if (dw && !dprof_dwarf__find_struct(dw, name, t))
 		return 0;
-	if (db && !dprof_btf__find_struct(db, name, &t->id, NULL)) {
-		t->btf = dprof_btf__btf(db);
-		t->src = DPROF_TYPE_BTF;
-		return 0;
-	}
-	t->src = DPROF_TYPE_NONE;
-	return -ENOENT;
+	if (db && !dprof_btf__find_struct(db, name, &t->id, NULL))
+		return btf_found(db, t);
+	return not_found(t);
 }
 
 /**
@@ -103,16 +107,11 @@ int dprof_types__find_struct(struct dprof_dwarf *dw, struct dprof_btf *db,
 int dprof_types__var_type(struct dprof_dwarf *dw, struct dprof_btf *db,
 			  const char *name, u64 addr, struct dprof_type *t)
 {
-	t->src = DPROF_TYPE_NONE;
 	if (dw && !dprof_dwarf__find_var(dw, name, addr, t))
 		return 0;
-	if (db && name && !dprof_btf__var_type(db, name, &t->id)) {
-		t->btf = dprof_btf__btf(db);
-		t->src = DPROF_TYPE_BTF;
-		return 0;
-	}
-	t->src = DPROF_TYPE_NONE;
-	return -ENOENT;
+	if (db && name && !dprof_btf__var_type(db, name, &t->id))
+		return btf_found(db, t);
+	return not_found(t);
 }
 
 /**
