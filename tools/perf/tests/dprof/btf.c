@@ -36,26 +36,6 @@ static struct list_head dprof_btf_t_list __maybe_unused;
 static struct hlist_node dprof_btf_t_hnode __maybe_unused;
 static struct rb_root_cached dprof_btf_t_rbc __maybe_unused;
 
-static const char *member(const struct dprof_type *t, u64 off, struct strbuf *sb,
-			  u64 *moff, u64 *msize)
-{
-	strbuf_setlen(sb, 0);
-	if (dprof_type__member_range(t, off, sb, moff, msize) < 0)
-		return "-ERR";
-	pr_debug("  +%#" PRIx64 " -> %s (%#" PRIx64 "/%" PRIu64 ")\n",
-		 off, sb->buf, *moff, *msize);
-	return sb->buf;
-}
-
-static const char *type_name(const struct dprof_type *t, struct strbuf *sb)
-{
-	strbuf_setlen(sb, 0);
-	if (dprof_type__name_str(t, sb) < 0)
-		return "-ERR";
-	pr_debug("  type name: %s\n", sb->buf);
-	return sb->buf;
-}
-
 /*
  * Byte offset of member @name of the struct @id, from BTF itself; members
  * of anonymous structs/unions count (6.18 wraps f_path in one).
@@ -98,115 +78,160 @@ static int find(struct dprof_btf *db, const char *name, struct dprof_type *t)
 	return dprof_types__find_struct(NULL, db, name, t);
 }
 
+/* the member path at @off of @t must be @path, starting at @moff, @msize long */
+static int check_member(const struct dprof_type *t, u64 off, struct strbuf *sb,
+			const char *path, u64 moff, u64 msize)
+{
+	u64 start = ~0ULL, size = ~0ULL;
+
+	DPROF_TEST_STREQ("member path", dprof_test__member(t, off, sb, &start, &size), path);
+	DPROF_TEST_EQ_U64(path, start, moff);
+	DPROF_TEST_EQ_U64(path, size, msize);
+	return TEST_OK;
+}
+
 static int test_lists(struct dprof_btf *db, struct strbuf *sb)
 {
 	struct dprof_type t;
-	u64 moff, msize, size;
 
-	TEST_ASSERT_VAL("find list_head", find(db, "list_head", &t) == 0);
-	TEST_ASSERT_VAL("list_head from BTF", t.src == DPROF_TYPE_BTF);
-	TEST_ASSERT_VAL("list_head name", !strcmp(type_name(&t, sb), "struct list_head"));
-	TEST_ASSERT_VAL("list_head size", dprof_type__sizeof(&t, &size) == 0 && size == 16);
-	TEST_ASSERT_VAL("list_head +0 next",
-			!strcmp(member(&t, 0, sb, &moff, &msize), "next"));
-	TEST_ASSERT_VAL("next range", moff == 0 && msize == 8);
-	TEST_ASSERT_VAL("list_head +3 next",
-			!strcmp(member(&t, 3, sb, &moff, &msize), "next"));
-	TEST_ASSERT_VAL("list_head +8 prev",
-			!strcmp(member(&t, 8, sb, &moff, &msize), "prev"));
-	TEST_ASSERT_VAL("prev range", moff == 8 && msize == 8);
+	TEST_ASSERT_EQUAL("find list_head", find(db, "list_head", &t), 0);
+	TEST_ASSERT_EQUAL("list_head from BTF", t.src, DPROF_TYPE_BTF);
+	DPROF_TEST_STREQ("list_head name", dprof_test__type_name(&t, sb), "struct list_head");
+	DPROF_TEST_EQ_U64("list_head size", dprof_test__sizeof(&t), 16);
+	if (check_member(&t, 0, sb, "next", 0, 8) ||
+	    check_member(&t, 3, sb, "next", 0, 8) ||
+	    check_member(&t, 8, sb, "prev", 8, 8))
+		return TEST_FAIL;
 	strbuf_setlen(sb, 0);
-	TEST_ASSERT_VAL("list_head +16 out of range",
-			dprof_type__member(&t, 16, sb) == -ENOENT && sb->len == 0);
+	TEST_ASSERT_EQUAL("list_head +16 out of range", dprof_type__member(&t, 16, sb), -ENOENT);
+	TEST_ASSERT_EQUAL("out of range: no label", (int)sb->len, 0);
 
-	TEST_ASSERT_VAL("find callback_head", find(db, "callback_head", &t) == 0);
-	TEST_ASSERT_VAL("callback_head +0 next", !strcmp(member(&t, 0, sb, &moff, &msize), "next"));
-	TEST_ASSERT_VAL("callback_head +8 func", !strcmp(member(&t, 8, sb, &moff, &msize), "func"));
+	TEST_ASSERT_EQUAL("find callback_head", find(db, "callback_head", &t), 0);
+	if (check_member(&t, 0, sb, "next", 0, 8) ||
+	    check_member(&t, 8, sb, "func", 8, 8))
+		return TEST_FAIL;
 
-	TEST_ASSERT_VAL("find hlist_node", find(db, "hlist_node", &t) == 0);
-	TEST_ASSERT_VAL("hlist_node +8 pprev", !strcmp(member(&t, 8, sb, &moff, &msize), "pprev"));
+	TEST_ASSERT_EQUAL("find hlist_node", find(db, "hlist_node", &t), 0);
+	if (check_member(&t, 8, sb, "pprev", 8, 8))
+		return TEST_FAIL;
 
-	TEST_ASSERT_VAL("find rb_root_cached", find(db, "rb_root_cached", &t) == 0);
-	TEST_ASSERT_VAL("rb_root_cached +0 nested",
-			!strcmp(member(&t, 0, sb, &moff, &msize), "rb_root.rb_node"));
-	TEST_ASSERT_VAL("rb_root_cached +8 rb_leftmost",
-			!strcmp(member(&t, 8, sb, &moff, &msize), "rb_leftmost"));
+	TEST_ASSERT_EQUAL("find rb_root_cached", find(db, "rb_root_cached", &t), 0);
+	if (check_member(&t, 0, sb, "rb_root.rb_node", 0, 8) ||
+	    check_member(&t, 8, sb, "rb_leftmost", 8, 8))
+		return TEST_FAIL;
 	return TEST_OK;
 }
 
 static int test_file(struct dprof_btf *db, struct strbuf *sb)
 {
+	static const struct {
+		const char	*cache;
+		u64		object_size;
+	} no_type[] = {
+		{ "kmalloc-64",		64 },
+		{ "kmalloc-cg-256",	0 },
+		{ "names_cache",	4096 },
+	};
 	struct dprof_type t, p;
-	u64 moff, msize, size;
 	s64 f_path, comm;
+	u64 size;
+	size_t i;
 
 	/* struct file's layout changes between versions: ask BTF where f_path is */
-	TEST_ASSERT_VAL("cache filp", dprof_types__cache_type(NULL, db, "filp", 0, &t) == 0);
-	TEST_ASSERT_VAL("filp from BTF", t.src == DPROF_TYPE_BTF);
-	TEST_ASSERT_VAL("filp holds struct file", !strcmp(type_name(&t, sb), "struct file"));
+	TEST_ASSERT_EQUAL("cache filp", dprof_types__cache_type(NULL, db, "filp", 0, &t), 0);
+	TEST_ASSERT_EQUAL("filp from BTF", t.src, DPROF_TYPE_BTF);
+	DPROF_TEST_STREQ("filp holds struct file", dprof_test__type_name(&t, sb), "struct file");
 	f_path = btf_member_off(&t, "f_path");
 	TEST_ASSERT_VAL("struct file has f_path", f_path >= 0);
-	TEST_ASSERT_VAL("find path", find(db, "path", &p) == 0);
-	TEST_ASSERT_VAL("path.dentry at 8", btf_member_off(&p, "dentry") == 8);
-	TEST_ASSERT_VAL("f_path.mnt",
-			!strcmp(member(&t, f_path, sb, &moff, &msize), "f_path.mnt"));
-	TEST_ASSERT_VAL("f_path.dentry",
-			!strcmp(member(&t, f_path + 8, sb, &moff, &msize), "f_path.dentry"));
-	TEST_ASSERT_VAL("f_path.dentry range", moff == (u64)f_path + 8 && msize == 8);
+	TEST_ASSERT_EQUAL("find path", find(db, "path", &p), 0);
+	DPROF_TEST_EQ_U64("path.dentry at 8", btf_member_off(&p, "dentry"), 8);
+	if (check_member(&t, f_path, sb, "f_path.mnt", f_path, 8) ||
+	    check_member(&t, f_path + 8, sb, "f_path.dentry", f_path + 8, 8))
+		return TEST_FAIL;
 
 	/* the object size rule: size <= object size <= ALIGN(size, 64) */
-	TEST_ASSERT_VAL("struct file size", dprof_type__sizeof(&t, &size) == 0 && size);
-	TEST_ASSERT_VAL("filp exact size",
-			dprof_types__cache_type(NULL, db, "filp", size, &t) == 0);
-	TEST_ASSERT_VAL("filp rounded size",
-			dprof_types__cache_type(NULL, db, "filp", ALIGN(size, 64), &t) == 0);
-	TEST_ASSERT_VAL("filp too small",
-			dprof_types__cache_type(NULL, db, "filp", size - 1, &t) == -ENOENT);
-	TEST_ASSERT_VAL("filp too big",
-			dprof_types__cache_type(NULL, db, "filp", ALIGN(size, 64) + 1, &t) ==
-			-ENOENT && t.src == DPROF_TYPE_NONE);
+	size = dprof_test__sizeof(&t);
+	TEST_ASSERT_VAL("struct file size", size);
+	TEST_ASSERT_EQUAL("filp exact size",
+			  dprof_types__cache_type(NULL, db, "filp", size, &t), 0);
+	TEST_ASSERT_EQUAL("filp rounded size",
+			  dprof_types__cache_type(NULL, db, "filp", ALIGN(size, 64), &t), 0);
+	TEST_ASSERT_EQUAL("filp too small",
+			  dprof_types__cache_type(NULL, db, "filp", size - 1, &t), -ENOENT);
+	TEST_ASSERT_EQUAL("filp too big",
+			  dprof_types__cache_type(NULL, db, "filp", ALIGN(size, 64) + 1, &t),
+			  -ENOENT);
+	TEST_ASSERT_EQUAL("not found: no type", t.src, DPROF_TYPE_NONE);
 
-	TEST_ASSERT_VAL("kmalloc-64 has no type",
-			dprof_types__cache_type(NULL, db, "kmalloc-64", 64, &t) == -ENOENT);
-	TEST_ASSERT_VAL("kmalloc-cg-256 has no type",
-			dprof_types__cache_type(NULL, db, "kmalloc-cg-256", 0, &t) == -ENOENT);
-	TEST_ASSERT_VAL("names_cache has no type",
-			dprof_types__cache_type(NULL, db, "names_cache", 4096, &t) == -ENOENT);
-	TEST_ASSERT_VAL("cache task_struct",
-			dprof_types__cache_type(NULL, db, "task_struct", 0, &t) == 0 &&
-			!strcmp(type_name(&t, sb), "struct task_struct"));
+	for (i = 0; i < ARRAY_SIZE(no_type); i++) {
+		TEST_ASSERT_EQUAL(no_type[i].cache,
+				  dprof_types__cache_type(NULL, db, no_type[i].cache,
+							  no_type[i].object_size, &t),
+				  -ENOENT);
+	}
+	TEST_ASSERT_EQUAL("cache task_struct",
+			  dprof_types__cache_type(NULL, db, "task_struct", 0, &t), 0);
+	DPROF_TEST_STREQ("task_struct name", dprof_test__type_name(&t, sb),
+			 "struct task_struct");
 	comm = btf_member_off(&t, "comm");
 	TEST_ASSERT_VAL("task_struct has comm", comm >= 0);
-	TEST_ASSERT_VAL("array index", !strcmp(member(&t, comm + 3, sb, &moff, &msize), "comm[3]"));
-	TEST_ASSERT_VAL("comm[3] range", moff == (u64)comm + 3 && msize == 1);
-	TEST_ASSERT_VAL("suffix stripped: dentry_cache? dentry",
-			dprof_types__cache_type(NULL, db, "dentry", 0, &t) == 0 &&
-			!strcmp(type_name(&t, sb), "struct dentry"));
+	if (check_member(&t, comm + 3, sb, "comm[3]", comm + 3, 1))
+		return TEST_FAIL;
+	TEST_ASSERT_EQUAL("suffix stripped: dentry_cache? dentry",
+			  dprof_types__cache_type(NULL, db, "dentry", 0, &t), 0);
+	DPROF_TEST_STREQ("dentry name", dprof_test__type_name(&t, sb), "struct dentry");
 
 	/* typedef kept by name, anonymous union adds no component */
-	TEST_ASSERT_VAL("cache page->ptl",
-			dprof_types__cache_type(NULL, db, "page->ptl", 0, &t) == 0);
-	TEST_ASSERT_VAL("typedef name", !strcmp(type_name(&t, sb), "spinlock_t"));
+	TEST_ASSERT_EQUAL("cache page->ptl",
+			  dprof_types__cache_type(NULL, db, "page->ptl", 0, &t), 0);
+	DPROF_TEST_STREQ("typedef name", dprof_test__type_name(&t, sb), "spinlock_t");
 	/* raw_spinlock, or PREEMPT_RT's rt_mutex_base; both nest anonymous unions */
-	member(&t, 0, sb, &moff, &msize);
+	dprof_test__member(&t, 0, sb, &size, &size);
 	TEST_ASSERT_VAL("spinlock_t +0 through the anonymous union",
 			strstarts(sb->buf, "rlock.raw_lock.") || strstarts(sb->buf, "lock."));
 	TEST_ASSERT_VAL("anonymous members add no component",
 			!strstr(sb->buf, "..") && sb->buf[sb->len - 1] != '.');
+
+	/* per-CPU variables are in BTF */
+	TEST_ASSERT_EQUAL("runqueues", dprof_types__var_type(NULL, db, "runqueues", 0, &t), 0);
+	DPROF_TEST_STREQ("runqueues type", dprof_test__type_name(&t, sb), "struct rq");
 	return TEST_OK;
 }
 
 #ifdef HAVE_DWARF_SUPPORT
+/* the member paths at every offset of @dt (DWARF) and @bt (BTF) agree */
+static int compare_members(const struct dprof_type *dt, const struct dprof_type *bt,
+			   struct strbuf *sb)
+{
+	char dname[64], dpath[64];
+	u64 size, off, dmoff, dmsize, bmoff, bmsize;
+
+	snprintf(dname, sizeof(dname), "%s", dprof_test__type_name(dt, sb));
+	DPROF_TEST_STREQ("name: DWARF vs BTF", dprof_test__type_name(bt, sb), dname);
+	size = dprof_test__sizeof(dt);
+	DPROF_TEST_EQ_U64(dname, dprof_test__sizeof(bt), size);
+	for (off = 0; off <= size; off++) {
+		snprintf(dpath, sizeof(dpath), "%s",
+			 dprof_test__member(dt, off, sb, &dmoff, &dmsize));
+		DPROF_TEST_STREQ(dname, dprof_test__member(bt, off, sb, &bmoff, &bmsize),
+				 dpath);
+		if (strcmp(dpath, "-ERR")) {
+			DPROF_TEST_EQ_U64(dpath, bmoff, dmoff);
+			DPROF_TEST_EQ_U64(dpath, bmsize, dmsize);
+		}
+	}
+	return TEST_OK;
+}
+
 /* perf's tools/include copies of kernel structs: DWARF and BTF agree */
 static int test_vs_dwarf(struct dprof_btf *db, struct strbuf *sb)
 {
 	static const char * const names[] = {
 		"list_head", "hlist_node", "rb_node", "rb_root_cached",
 	};
-	char path[PATH_MAX], dname[64], bname[64], dpath[64], bpath[64];
+	char path[PATH_MAX];
 	struct dprof_dwarf *dw;
 	struct dprof_type dt, bt;
-	u64 size, off, dmoff, dmsize, bmoff, bmsize;
 	size_t i;
 	int ret = TEST_OK;
 
@@ -218,32 +243,13 @@ static int test_vs_dwarf(struct dprof_btf *db, struct strbuf *sb)
 	}
 	for (i = 0; i < ARRAY_SIZE(names) && ret == TEST_OK; i++) {
 		if (dprof_types__find_struct(dw, NULL, names[i], &dt) ||
-		    dprof_types__find_struct(NULL, db, names[i], &bt)) {
+		    dprof_types__find_struct(NULL, db, names[i], &bt) ||
+		    dt.src != DPROF_TYPE_DWARF || bt.src != DPROF_TYPE_BTF) {
 			pr_debug("struct %s: missing from DWARF or BTF\n", names[i]);
 			ret = TEST_FAIL;
 			break;
 		}
-		if (dt.src != DPROF_TYPE_DWARF || bt.src != DPROF_TYPE_BTF) {
-			ret = TEST_FAIL;
-			break;
-		}
-		snprintf(dname, sizeof(dname), "%s", type_name(&dt, sb));
-		snprintf(bname, sizeof(bname), "%s", type_name(&bt, sb));
-		if (strcmp(dname, bname) || dprof_type__sizeof(&dt, &size)) {
-			pr_debug("name: DWARF %s, BTF %s\n", dname, bname);
-			ret = TEST_FAIL;
-			break;
-		}
-		for (off = 0; off <= size && ret == TEST_OK; off++) {
-			snprintf(dpath, sizeof(dpath), "%s", member(&dt, off, sb, &dmoff, &dmsize));
-			snprintf(bpath, sizeof(bpath), "%s", member(&bt, off, sb, &bmoff, &bmsize));
-			if (strcmp(dpath, bpath) ||
-			    (strcmp(dpath, "-ERR") && (dmoff != bmoff || dmsize != bmsize))) {
-				pr_debug("%s +%" PRIu64 ": DWARF %s, BTF %s\n",
-					 dname, off, dpath, bpath);
-				ret = TEST_FAIL;
-			}
-		}
+		ret = compare_members(&dt, &bt, sb);
 	}
 	dprof_dwarf__delete(dw);
 	return ret;

@@ -2,7 +2,14 @@
 #ifndef __PERF_TESTS_DPROF_H
 #define __PERF_TESTS_DPROF_H
 
+#include <inttypes.h>
+#include <string.h>
+#include <linux/types.h>
+#include "debug.h"
+
+struct strbuf;
 struct test_suite;
+struct dprof_type;
 
 int test__dprof_addrset(struct test_suite *test, int subtest);
 int test__dprof_ea(struct test_suite *test, int subtest);
@@ -16,5 +23,34 @@ int test__dprof_exact(struct test_suite *test, int subtest);
 int test__dprof_datasrc(struct test_suite *test, int subtest);
 int test__dprof_flow(struct test_suite *test, int subtest);
 int test__dprof_firsttouch(struct test_suite *test, int subtest);
+
+/* types.c, for btf.c too */
+const char *dprof_test__member(const struct dprof_type *t, u64 off,
+			       struct strbuf *sb, u64 *moff, u64 *msize);
+const char *dprof_test__type_name(const struct dprof_type *t, struct strbuf *sb);
+u64 dprof_test__sizeof(const struct dprof_type *t);
+
+/* TEST_ASSERT_EQUAL() for u64 and strings: print both values */
+#define DPROF_TEST_EQ_U64(text, val, expected)				\
+do {									\
+	u64 __val = (val), __exp = (expected);				\
+									\
+	if (__val != __exp) {						\
+		pr_debug("FAILED %s:%d %s (%#" PRIx64 " != %#" PRIx64 ")\n", \
+			 __FILE__, __LINE__, text, __val, __exp);	\
+		return TEST_FAIL;					\
+	}								\
+} while (0)
+
+#define DPROF_TEST_STREQ(text, val, expected)				\
+do {									\
+	const char *__val = (val), *__exp = (expected);			\
+									\
+	if (strcmp(__val, __exp)) {					\
+		pr_debug("FAILED %s:%d %s (\"%s\" != \"%s\")\n",	\
+			 __FILE__, __LINE__, text, __val, __exp);	\
+		return TEST_FAIL;					\
+	}								\
+} while (0)
 
 #endif /* __PERF_TESTS_DPROF_H */

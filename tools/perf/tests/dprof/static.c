@@ -86,16 +86,14 @@ int test__dprof_static(struct test_suite *test __maybe_unused,
 		goto out;
 	}
 	pr_debug("resolved to %s+%#" PRIx64 "\n", st.sym->name, st.offset);
-	TEST_ASSERT_VAL("data symbol", !strcmp(st.sym->name, "dprof_test_data_var"));
-	TEST_ASSERT_VAL("data offset", st.offset ==
-			offsetof(struct dprof_test_static, tail));
+	DPROF_TEST_STREQ("data symbol", st.sym->name, "dprof_test_data_var");
+	DPROF_TEST_EQ_U64("data offset", st.offset, offsetof(struct dprof_test_static, tail));
 
 	addr = (u64)(unsigned long)&dprof_test_bss_var.pad[3];
 	TEST_ASSERT_VAL("bss resolved", !dprof_resolver__static(&res, thread, addr, &st));
 	pr_debug("resolved to %s+%#" PRIx64 "\n", st.sym->name, st.offset);
-	TEST_ASSERT_VAL("bss symbol", !strcmp(st.sym->name, "dprof_test_bss_var"));
-	TEST_ASSERT_VAL("bss offset", st.offset ==
-			offsetof(struct dprof_test_static, pad[3]));
+	DPROF_TEST_STREQ("bss symbol", st.sym->name, "dprof_test_bss_var");
+	DPROF_TEST_EQ_U64("bss offset", st.offset, offsetof(struct dprof_test_static, pad[3]));
 
 	/* a function is not static data */
 	addr = (u64)(unsigned long)test__dprof_static;
@@ -105,7 +103,7 @@ int test__dprof_static(struct test_suite *test __maybe_unused,
 	len = dprof_resolver__code(&res, thread, addr, &code, &prev, &prev_len);
 	TEST_ASSERT_VAL("code read", len >= 8);
 	TEST_ASSERT_VAL("code bytes", !memcmp(code, (void *)(unsigned long)addr, len));
-	TEST_ASSERT_VAL("no insn before the function start", prev_len == 0);
+	TEST_ASSERT_EQUAL("no insn before the function start", prev_len, 0);
 	err = TEST_OK;
 out:
 	dprof_resolver__exit(&res);

@@ -19,8 +19,46 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 #include "util/dprof/dwtypes.h"
+#include "util/dprof/types.h"
 #include "tests/tests.h"
 #include "dprof-tests.h"
+
+/**
+ * dprof_test__member - the member path at @off of @t, or "-ERR"
+ * @t: the type
+ * @off: byte offset in an object of that type
+ * @sb: where the path is built (emptied first)
+ * @moff: where to store the member's start
+ * @msize: where to store its size
+ */
+const char *dprof_test__member(const struct dprof_type *t, u64 off,
+			       struct strbuf *sb, u64 *moff, u64 *msize)
+{
+	strbuf_setlen(sb, 0);
+	if (dprof_type__member_range(t, off, sb, moff, msize) < 0)
+		return "-ERR";
+	pr_debug("  +%#" PRIx64 " -> %s (%#" PRIx64 "/%" PRIu64 ")\n",
+		 off, sb->buf, *moff, *msize);
+	return sb->buf;
+}
+
+/* the C name of @t, or "-ERR"; @sb is emptied first */
+const char *dprof_test__type_name(const struct dprof_type *t, struct strbuf *sb)
+{
+	strbuf_setlen(sb, 0);
+	if (dprof_type__name_str(t, sb) < 0)
+		return "-ERR";
+	pr_debug("  type name: %s\n", sb->buf);
+	return sb->buf;
+}
+
+/* the size of @t, or 0 */
+u64 dprof_test__sizeof(const struct dprof_type *t)
+{
+	u64 size;
+
+	return dprof_type__sizeof(t, &size) ? 0 : size;
+}
 
 #ifdef HAVE_DWARF_SUPPORT
 
@@ -79,122 +117,110 @@ static u64 link_addr(void *p)
 	return (u64)(unsigned long)p - bias;
 }
 
-/* the member path at @off, or "-ERR" */
-static const char *member_at(Dwarf_Die *type, u64 off, struct strbuf *sb,
-			     u64 *moff, u64 *msize)
+/* a variable's type by name only: no variable is at link address 0 */
+static int var_type(struct dprof_dwarf *dw, const char *name, struct dprof_type *t)
 {
-	strbuf_setlen(sb, 0);
-	if (dprof_type__member_at(type, off, sb, moff, msize) < 0)
-		return "-ERR";
-	pr_debug("  +%#" PRIx64 " -> %s (%#" PRIx64 "/%" PRIu64 ")\n",
-		 off, sb->buf, *moff, *msize);
-	return sb->buf;
+	return dprof_dwarf__find_var(dw, name, 0, t);
 }
 
-static const char *type_name(Dwarf_Die *type, struct strbuf *sb)
+/* the offset, path and extent of one member */
+struct member_case {
+	u64		off;
+	const char	*path;
+	u64		moff, msize;
+};
+
+static int check_members(const struct dprof_type *t, const struct member_case *cases,
+			 size_t nr, struct strbuf *sb)
 {
-	strbuf_setlen(sb, 0);
-	if (dprof_type__name(type, sb) < 0)
-		return "-ERR";
-	pr_debug("  type name: %s\n", sb->buf);
-	return sb->buf;
+	u64 moff, msize;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		moff = ~0ULL;
+		msize = ~0ULL;
+		DPROF_TEST_STREQ("member path",
+				 dprof_test__member(t, cases[i].off, sb, &moff, &msize),
+				 cases[i].path);
+		DPROF_TEST_EQ_U64(cases[i].path, moff, cases[i].moff);
+		DPROF_TEST_EQ_U64(cases[i].path, msize, cases[i].msize);
+	}
+	return TEST_OK;
 }
 
 static int test_datasym(struct dprof_dwarf *dw, struct strbuf *sb)
 {
-	Dwarf_Die die, vtype;
-	u64 size = 0, moff = 0, msize = 0;
+	static const struct member_case cases[] = {
+		{ 0,    "data1",	0,    1 },
+		{ 0x38, "data2",	0x38, 1 },
+		{ 10,   "reserved[9]",	10,   1 },
+	};
+	struct dprof_type t, vt;
 	const char *name;
 
-	TEST_ASSERT_VAL("find_struct _buf",
-			dprof_dwarf__find_struct(dw, "_buf", &die, &size) == 0);
+	TEST_ASSERT_EQUAL("find_struct _buf", dprof_dwarf__find_struct(dw, "_buf", &t), 0);
+	TEST_ASSERT_EQUAL("_buf from DWARF", t.src, DPROF_TYPE_DWARF);
 	/*
 	 * The aligned(64) attribute is on the typedef, not on the struct:
 	 * struct _buf is 57 bytes; DWARF does not record the typedef's
 	 * alignment padding.
 	 */
-	TEST_ASSERT_VAL("size of _buf", size == 57);
-	TEST_ASSERT_VAL("name of _buf", !strcmp(type_name(&die, sb), "struct _buf"));
-	TEST_ASSERT_VAL("find_struct buf (typedef)",
-			dprof_dwarf__find_struct(dw, "buf", &die, &size) == 0 &&
-			size == 57);
-	TEST_ASSERT_VAL("no declaration-only match",
-			dprof_dwarf__find_struct(dw, "no_such_struct_xyz", &die,
-						 NULL) == -ENOENT);
+	DPROF_TEST_EQ_U64("size of _buf", dprof_test__sizeof(&t), 57);
+	DPROF_TEST_STREQ("name of _buf", dprof_test__type_name(&t, sb), "struct _buf");
+	TEST_ASSERT_EQUAL("find_struct buf (typedef)",
+			  dprof_dwarf__find_struct(dw, "buf", &t), 0);
+	DPROF_TEST_EQ_U64("size of buf", dprof_test__sizeof(&t), 57);
+	TEST_ASSERT_EQUAL("no declaration-only match",
+			  dprof_dwarf__find_struct(dw, "no_such_struct_xyz", &t), -ENOENT);
 
-	TEST_ASSERT_VAL("var_type buf1", dprof_dwarf__var_type(dw, "buf1", &vtype) == 0);
-	name = type_name(&vtype, sb);
+	TEST_ASSERT_EQUAL("var_type buf1", var_type(dw, "buf1", &vt), 0);
+	name = dprof_test__type_name(&vt, sb);
 	TEST_ASSERT_VAL("type name of buf1",
 			!strcmp(name, "buf") || !strcmp(name, "struct _buf"));
-	TEST_ASSERT_VAL("same type id via var and name",
-			dprof_dwarf__type_id(dw, &vtype) != 0);
-
-	TEST_ASSERT_VAL("+0 data1", !strcmp(member_at(&vtype, 0, sb, &moff, &msize), "data1"));
-	TEST_ASSERT_VAL("data1 range", moff == 0 && msize == 1);
-	TEST_ASSERT_VAL("+0x38 data2",
-			!strcmp(member_at(&vtype, 0x38, sb, &moff, &msize), "data2"));
-	TEST_ASSERT_VAL("data2 range", moff == 0x38 && msize == 1);
-	TEST_ASSERT_VAL("+10 reserved[9]",
-			!strcmp(member_at(&vtype, 10, sb, &moff, &msize), "reserved[9]"));
-	TEST_ASSERT_VAL("reserved[9] range", moff == 10 && msize == 1);
+	if (check_members(&vt, cases, ARRAY_SIZE(cases), sb))
+		return TEST_FAIL;
 	strbuf_setlen(sb, 0);
-	TEST_ASSERT_VAL("+64 out of range",
-			dprof_type__member_at(&vtype, 64, sb, NULL, NULL) == -ENOENT);
-	TEST_ASSERT_VAL("+64 leaves the label to the caller", sb->len == 0);
-	strbuf_setlen(sb, 0);
-	TEST_ASSERT_VAL("+57 out of range",
-			dprof_type__member_at(&vtype, 57, sb, NULL, NULL) == -ENOENT);
+	TEST_ASSERT_EQUAL("+64 out of range", dprof_type__member(&vt, 64, sb), -ENOENT);
+	TEST_ASSERT_EQUAL("+64 leaves the label to the caller", (int)sb->len, 0);
+	TEST_ASSERT_EQUAL("+57 out of range", dprof_type__member(&vt, 57, sb), -ENOENT);
 	return TEST_OK;
 }
 
 static int test_dprof_hot(struct dprof_dwarf *dw, struct strbuf *sb)
 {
-	Dwarf_Die die, vtype, vtype2;
-	u64 size = 0, moff = 0, msize = 0;
+	static const struct member_case cases[] = {
+		{ 0,    "refcount",	0,    8 },
+		{ 3,    "refcount",	0,    8 },	/* inside a scalar */
+		{ 0x20, "hits",		0x20, 4 },
+		{ 0x1f, "pad1[23]",	0x1f, 1 },
+		{ 0x38, "next",		0x38, 8 },
+		{ 0x48, "cold[1]",	0x48, 8 },
+		{ 0x7f, "cold[7]",	0x78, 8 },
+	};
+	struct dprof_type t, vt;
+	u64 moff = 0, msize = 0;
 
-	if (dprof_dwarf__find_struct(dw, "dprof_hot", &die, &size)) {
+	if (dprof_dwarf__find_struct(dw, "dprof_hot", &t)) {
 		pr_debug("dprof_struct workload not built in, skipping its checks\n");
 		return TEST_OK;
 	}
-	TEST_ASSERT_VAL("size of dprof_hot", size == 128);
-	TEST_ASSERT_VAL("var_type dprof_hot",
-			dprof_dwarf__var_type(dw, "dprof_hot", &vtype) == 0);
-	TEST_ASSERT_VAL("type name of dprof_hot",
-			!strcmp(type_name(&vtype, sb), "struct dprof_hot"));
-	TEST_ASSERT_VAL("one id per type",
-			dprof_dwarf__type_id(dw, &vtype) == dprof_dwarf__type_id(dw, &die));
-
-	TEST_ASSERT_VAL("+0 refcount", !strcmp(member_at(&die, 0, sb, &moff, &msize), "refcount"));
-	TEST_ASSERT_VAL("refcount range", moff == 0 && msize == 8);
-	/* inside a scalar: the scalar, and where it starts */
-	TEST_ASSERT_VAL("+3 refcount", !strcmp(member_at(&die, 3, sb, &moff, &msize), "refcount"));
-	TEST_ASSERT_VAL("+3 range", moff == 0 && msize == 8);
-	TEST_ASSERT_VAL("+0x20 hits", !strcmp(member_at(&die, 0x20, sb, &moff, &msize), "hits"));
-	TEST_ASSERT_VAL("hits range", moff == 0x20 && msize == 4);
-	TEST_ASSERT_VAL("+0x1f pad1[23]",
-			!strcmp(member_at(&die, 0x1f, sb, &moff, &msize), "pad1[23]"));
-	TEST_ASSERT_VAL("+0x38 next", !strcmp(member_at(&die, 0x38, sb, &moff, &msize), "next"));
-	TEST_ASSERT_VAL("+0x48 cold[1]",
-			!strcmp(member_at(&die, 0x48, sb, &moff, &msize), "cold[1]"));
-	TEST_ASSERT_VAL("cold[1] range", moff == 0x48 && msize == 8);
-	TEST_ASSERT_VAL("+0x7f cold[7]",
-			!strcmp(member_at(&die, 0x7f, sb, &moff, &msize), "cold[7]"));
-	TEST_ASSERT_VAL("+0x80 out of range",
-			strcmp(member_at(&die, 0x80, sb, &moff, &msize), "-ERR") == 0);
-
+	DPROF_TEST_EQ_U64("size of dprof_hot", dprof_test__sizeof(&t), 128);
+	TEST_ASSERT_EQUAL("var_type dprof_hot", var_type(dw, "dprof_hot", &vt), 0);
+	DPROF_TEST_STREQ("type name of dprof_hot", dprof_test__type_name(&vt, sb),
+			 "struct dprof_hot");
+	if (check_members(&t, cases, ARRAY_SIZE(cases), sb))
+		return TEST_FAIL;
+	DPROF_TEST_STREQ("+0x80 out of range",
+			 dprof_test__member(&t, 0x80, sb, &moff, &msize), "-ERR");
 	/* by address: the ELF symbol's value is the DW_OP_addr */
-	TEST_ASSERT_VAL("no variable at 0",
-			dprof_dwarf__var_type_at(dw, 0, &vtype2) == -ENOENT);
+	TEST_ASSERT_EQUAL("no variable at 0", dprof_dwarf__find_var(dw, NULL, 0, &vt),
+			  -ENOENT);
 	return TEST_OK;
 }
 
 static int test_layouts(struct dprof_dwarf *dw, struct strbuf *sb)
 {
-	static const struct {
-		u64		off;
-		const char	*path;
-		u64		moff, msize;
-	} cases[] = {
+	static const struct member_case cases[] = {
 		{ 0x00, "tag",			0x00, 1 },
 		{ 0x03, "<hole>",		0x01, 7 },
 		{ 0x08, "head",			0x08, 8 },	/* anonymous union+struct */
@@ -214,97 +240,103 @@ static int test_layouts(struct dprof_dwarf *dw, struct strbuf *sb)
 		{ 0x54, "data[0]",		0x54, 4 },	/* flexible array */
 		{ 0x6b, "data[5]",		0x68, 4 },
 	};
-	Dwarf_Die die, vtype;
-	u64 size = 0, moff, msize;
-	size_t i;
+	static const struct member_case array_cases[] = {
+		{ 0x14, "[2].val",		0x14, 2 },
+	};
+	struct dprof_type t, vt, at;
+	u64 moff, msize;
 
-	TEST_ASSERT_VAL("find_struct dprof_t_obj",
-			dprof_dwarf__find_struct(dw, "dprof_t_obj", &die, &size) == 0);
-	TEST_ASSERT_VAL("size of dprof_t_obj", size == 0x58);
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		moff = ~0ULL;
-		msize = ~0ULL;
-		TEST_ASSERT_VAL(cases[i].path,
-				!strcmp(member_at(&die, cases[i].off, sb, &moff, &msize),
-					cases[i].path));
-		TEST_ASSERT_VAL("member start", moff == cases[i].moff);
-		TEST_ASSERT_VAL("member size", msize == cases[i].msize);
-	}
+	TEST_ASSERT_EQUAL("find_struct dprof_t_obj",
+			  dprof_dwarf__find_struct(dw, "dprof_t_obj", &t), 0);
+	DPROF_TEST_EQ_U64("size of dprof_t_obj", dprof_test__sizeof(&t), 0x58);
+	TEST_ASSERT_VAL("flexible array tail", dprof_type__has_flex_tail(&t));
+	if (check_members(&t, cases, ARRAY_SIZE(cases), sb))
+		return TEST_FAIL;
 
-	TEST_ASSERT_VAL("typedef to const struct",
-			dprof_dwarf__find_struct(dw, "dprof_t_counter_t", &die, &size) == 0 &&
-			size == 16);
-	TEST_ASSERT_VAL("typedef name", !strcmp(type_name(&die, sb), "dprof_t_counter_t"));
-	TEST_ASSERT_VAL("typedef and struct share an id",
-			dprof_dwarf__find_struct(dw, "dprof_t_counter", &vtype, NULL) == 0 &&
-			dprof_dwarf__type_id(dw, &die) == dprof_dwarf__type_id(dw, &vtype));
-	TEST_ASSERT_VAL("member of typedef", !strcmp(member_at(&die, 8, sb, &moff, &msize),
-						     "flag"));
+	TEST_ASSERT_EQUAL("typedef to const struct",
+			  dprof_dwarf__find_struct(dw, "dprof_t_counter_t", &t), 0);
+	DPROF_TEST_EQ_U64("size of dprof_t_counter_t", dprof_test__sizeof(&t), 16);
+	DPROF_TEST_STREQ("typedef name", dprof_test__type_name(&t, sb), "dprof_t_counter_t");
+	TEST_ASSERT_VAL("no flexible array tail", !dprof_type__has_flex_tail(&t));
+	DPROF_TEST_STREQ("member of typedef", dprof_test__member(&t, 8, sb, &moff, &msize),
+			 "flag");
 
 	/* a flexible array tail lets a larger slab object match */
-	TEST_ASSERT_VAL("flex tail cache",
-			dprof_dwarf__cache_type(dw, "dprof_t_obj_cache", 0x200, &die) == 0);
-	TEST_ASSERT_VAL("no flex tail, too large",
-			dprof_dwarf__cache_type(dw, "dprof_t_slot", 0x200, &die) == -ENOENT);
-	TEST_ASSERT_VAL("+_struct never invents",
-			dprof_dwarf__cache_type(dw, "dprof_t", 0, &die) == -ENOENT);
+	TEST_ASSERT_EQUAL("flex tail cache",
+			  dprof_dwarf__cache_type(dw, "dprof_t_obj_cache", 0x200, &t), 0);
+	DPROF_TEST_STREQ("flex tail cache type", dprof_test__type_name(&t, sb),
+			 "struct dprof_t_obj");
+	TEST_ASSERT_EQUAL("no flex tail, too large",
+			  dprof_dwarf__cache_type(dw, "dprof_t_slot", 0x200, &t), -ENOENT);
+	TEST_ASSERT_EQUAL("+_struct never invents",
+			  dprof_dwarf__cache_type(dw, "dprof_t", 0, &t), -ENOENT);
 
-	TEST_ASSERT_VAL("var_type dprof_t_var",
-			dprof_dwarf__var_type(dw, "dprof_t_var", &vtype) == 0);
-	TEST_ASSERT_VAL("var type name", !strcmp(type_name(&vtype, sb), "struct dprof_t_obj"));
-	TEST_ASSERT_VAL("var and struct share an id",
-			dprof_dwarf__find_struct(dw, "dprof_t_obj", &die, NULL) == 0 &&
-			dprof_dwarf__type_id(dw, &die) == dprof_dwarf__type_id(dw, &vtype));
-
-	TEST_ASSERT_VAL("var_type_at dprof_t_var",
-			dprof_dwarf__var_type_at(dw, link_addr(&dprof_t_var), &die) == 0 &&
-			dprof_dwarf__type_id(dw, &die) == dprof_dwarf__type_id(dw, &vtype));
+	/* by name, by address, and both: the address wins */
+	TEST_ASSERT_EQUAL("var_type dprof_t_var", var_type(dw, "dprof_t_var", &vt), 0);
+	DPROF_TEST_STREQ("var type name", dprof_test__type_name(&vt, sb), "struct dprof_t_obj");
+	if (check_members(&vt, cases, ARRAY_SIZE(cases), sb))
+		return TEST_FAIL;
+	TEST_ASSERT_EQUAL("var at dprof_t_var",
+			  dprof_dwarf__find_var(dw, NULL, link_addr(&dprof_t_var), &vt), 0);
+	DPROF_TEST_STREQ("var at type name", dprof_test__type_name(&vt, sb),
+			 "struct dprof_t_obj");
+	TEST_ASSERT_EQUAL("address before name",
+			  dprof_dwarf__find_var(dw, "dprof_t_slots",
+						link_addr(&dprof_t_var), &vt), 0);
+	DPROF_TEST_STREQ("the address's type", dprof_test__type_name(&vt, sb),
+			 "struct dprof_t_obj");
+	TEST_ASSERT_EQUAL("nothing at 0, no name",
+			  dprof_dwarf__find_var(dw, NULL, 0, &vt), -ENOENT);
 
 	/* array types: name with bounds, path starts at the index */
-	TEST_ASSERT_VAL("var_type dprof_t_slots",
-			dprof_dwarf__var_type(dw, "dprof_t_slots", &vtype) == 0);
-	TEST_ASSERT_VAL("array type name",
-			!strcmp(type_name(&vtype, sb), "struct dprof_t_slot[4]"));
-	TEST_ASSERT_VAL("array size", dprof_type__size(&vtype, &size) == 0 && size == 32);
-	TEST_ASSERT_VAL("array member",
-			!strcmp(member_at(&vtype, 0x14, sb, &moff, &msize), "[2].val"));
-	TEST_ASSERT_VAL("array member range", moff == 0x14 && msize == 2);
-	TEST_ASSERT_VAL("array end",
-			!strcmp(member_at(&vtype, 0x20, sb, &moff, &msize), "-ERR"));
-	TEST_ASSERT_VAL("var_type_at dprof_t_slots",
-			dprof_dwarf__var_type_at(dw, link_addr(dprof_t_slots), &die) == 0 &&
-			!strcmp(type_name(&die, sb), "struct dprof_t_slot[4]"));
+	TEST_ASSERT_EQUAL("var_type dprof_t_slots", var_type(dw, "dprof_t_slots", &at), 0);
+	DPROF_TEST_STREQ("array type name", dprof_test__type_name(&at, sb),
+			 "struct dprof_t_slot[4]");
+	DPROF_TEST_EQ_U64("array size", dprof_test__sizeof(&at), 32);
+	if (check_members(&at, array_cases, ARRAY_SIZE(array_cases), sb))
+		return TEST_FAIL;
+	DPROF_TEST_STREQ("array end", dprof_test__member(&at, 0x20, sb, &moff, &msize), "-ERR");
+	TEST_ASSERT_EQUAL("var at dprof_t_slots",
+			  dprof_dwarf__find_var(dw, NULL, link_addr(dprof_t_slots), &at), 0);
+	DPROF_TEST_STREQ("var at array type name", dprof_test__type_name(&at, sb),
+			 "struct dprof_t_slot[4]");
 	return TEST_OK;
 }
 
 /* struct knowledge from a libc/perf struct that every build has */
 static int test_cache_type(struct dprof_dwarf *dw)
 {
-	Dwarf_Die die;
+	static const struct {
+		const char	*cache;
+		u64		object_size;
+		int		ret;
+	} cases[] = {
+		{ "kmalloc-256",	256,	-ENOENT },	/* no single type */
+		{ "kmalloc-cg-64",	64,	-ENOENT },
+		{ "names_cache",	4096,	-ENOENT },
+		/* "_buf" by name: size 57 fits 57..64 and not 56 or 65 */
+		{ "_buf",		57,	0 },
+		{ "_buf",		64,	0 },
+		{ "_buf",		0,	0 },
+		{ "_buf",		56,	-ENOENT },
+		{ "_buf",		65,	-ENOENT },
+		/* suffix stripping: "_buf_cache" -> "_buf" */
+		{ "_buf_cache",		64,	0 },
+	};
+	struct dprof_type t;
+	size_t i;
 
-	TEST_ASSERT_VAL("kmalloc has no type",
-			dprof_dwarf__cache_type(dw, "kmalloc-256", 256, &die) == -ENOENT);
-	TEST_ASSERT_VAL("kmalloc-cg has no type",
-			dprof_dwarf__cache_type(dw, "kmalloc-cg-64", 64, &die) == -ENOENT);
-	TEST_ASSERT_VAL("names_cache has no type",
-			dprof_dwarf__cache_type(dw, "names_cache", 4096, &die) == -ENOENT);
-	/* "_buf" by name: size 57 fits 57..64 and not 56 or 65 */
-	TEST_ASSERT_VAL("cache _buf size 57",
-			dprof_dwarf__cache_type(dw, "_buf", 57, &die) == 0);
-	TEST_ASSERT_VAL("cache _buf size 64",
-			dprof_dwarf__cache_type(dw, "_buf", 64, &die) == 0);
-	TEST_ASSERT_VAL("cache _buf unknown size",
-			dprof_dwarf__cache_type(dw, "_buf", 0, &die) == 0);
-	TEST_ASSERT_VAL("cache _buf too small",
-			dprof_dwarf__cache_type(dw, "_buf", 56, &die) == -ENOENT);
-	TEST_ASSERT_VAL("cache _buf too big",
-			dprof_dwarf__cache_type(dw, "_buf", 65, &die) == -ENOENT);
-	/* suffix stripping: "_buf_cache" -> "_buf" */
-	TEST_ASSERT_VAL("cache _buf_cache",
-			dprof_dwarf__cache_type(dw, "_buf_cache", 64, &die) == 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		pr_debug("  cache %s, object size %" PRIu64 "\n",
+			 cases[i].cache, cases[i].object_size);
+		TEST_ASSERT_EQUAL(cases[i].cache,
+				  dprof_dwarf__cache_type(dw, cases[i].cache,
+							  cases[i].object_size, &t),
+				  cases[i].ret);
+	}
 	TEST_ASSERT_VAL("cache dprof_hot_cachep",
-			dprof_dwarf__find_struct(dw, "dprof_hot", &die, NULL) ||
-			dprof_dwarf__cache_type(dw, "dprof_hot_cachep", 128, &die) == 0);
+			dprof_dwarf__find_struct(dw, "dprof_hot", &t) ||
+			dprof_dwarf__cache_type(dw, "dprof_hot_cachep", 128, &t) == 0);
 	return TEST_OK;
 }
 

@@ -9,8 +9,8 @@
  * to them that carry it.  Keys are the names' bytes in the BTF string
  * section, valid as long as the btf object is.
  *
- * Member paths follow dprof_type__member_at() in dwtypes.c to the letter,
- * so a report reads the same whichever source named the members.
+ * Member paths are named by the walk in types.c over the accessors at the
+ * end of this file, the same walk as for DWARF.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,6 +30,8 @@
 #include "util/strbuf.h"
 #include "btftypes.h"
 #include "cachenames.h"
+#include "hashfn.h"
+#include "types.h"
 
 struct dprof_btf {
 	struct btf	*btf;
@@ -39,16 +41,6 @@ struct dprof_btf {
 
 /* more nesting than this is a loop in broken BTF */
 #define BT_MAX_DEPTH	64
-
-static size_t bt_str_hash(long key, void *ctx __maybe_unused)
-{
-	return str_hash((const char *)key);
-}
-
-static bool bt_str_equal(long key1, long key2, void *ctx __maybe_unused)
-{
-	return !strcmp((const char *)key1, (const char *)key2);
-}
 
 /* a struct/union definition, or a typedef that ends in one */
 static bool bt_is_struct_def(const struct btf *btf, const struct btf_type *t)
@@ -108,7 +100,7 @@ struct dprof_btf *dprof_btf__new(const char *path)
 		db->btf = NULL;
 		goto out_delete;
 	}
-	db->types = hashmap__new(bt_str_hash, bt_str_equal, NULL);
+	db->types = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
 	if (IS_ERR(db->types)) {
 		db->types = NULL;
 		pr_debug("dprof: no memory for the BTF index of %s\n", path);
@@ -145,30 +137,27 @@ void dprof_btf__delete(struct dprof_btf *db)
  * dprof_btf__btf - the libbpf btf object of a handle
  * @db: the handle
  *
- * Return: the btf object, for dprof_btf_type__*() and struct dprof_type.
+ * Return: the btf object, for struct dprof_type.
  */
 const struct btf *dprof_btf__btf(const struct dprof_btf *db)
 {
 	return db ? db->btf : NULL;
 }
 
-/* the last member of a struct is an array without elements: obj->tail[] */
+/* the BTF type @id of @btf as a struct dprof_type */
+static void bt_type(const struct btf *btf, __u32 id, struct dprof_type *t)
+{
+	t->src = DPROF_TYPE_BTF;
+	t->btf = btf;
+	t->id = id;
+}
+
 static bool bt_has_flex_tail(const struct btf *btf, __u32 id)
 {
-	const struct btf_type *t;
-	int mid;
+	struct dprof_type t;
 
-	mid = btf__resolve_type(btf, id);
-	if (mid <= 0)
-		return false;
-	t = btf__type_by_id(btf, mid);
-	if (!btf_is_struct(t) || !btf_vlen(t))
-		return false;
-	mid = btf__resolve_type(btf, btf_members(t)[btf_vlen(t) - 1].type);
-	if (mid <= 0)
-		return false;
-	t = btf__type_by_id(btf, mid);
-	return btf_is_array(t) && btf_array(t)->nelems == 0;
+	bt_type(btf, id, &t);
+	return dprof_type__has_flex_tail(&t);
 }
 
 /*
@@ -207,7 +196,7 @@ static int bt_fit(struct dprof_btf *db, const char *name, u64 object_size,
  * @db: the BTF index
  * @name: the struct or union tag ("file"), or a typedef name ("spinlock_t")
  * @id: where to store its type id: the struct/union, or the typedef when
- *	found by a typedef name (dprof_btf_type__*() see through typedefs)
+ *	found by a typedef name (dprof_type__*() see through typedefs)
  * @size: where to store its byte size (may be NULL)
  *
  * When definitions of different sizes share the name, the largest wins.
@@ -362,219 +351,104 @@ static int bt_name(const struct btf *btf, __u32 id, struct strbuf *sb, int depth
 	}
 }
 
-/**
- * dprof_btf_type__name - C name of a BTF type
- * @btf: the btf object @id belongs to
- * @id: a type id
- * @sb: where to append the name, as dprof_type__name() writes it:
- *	"struct file", "long int", "spinlock_t", "struct foo[4]",
- *	"char[2][3]", "struct task_struct*"; qualifiers are dropped, typedef
- *	names kept
- *
- * Return: 0, or a negative errno.
+/*
+ * The accessors of struct dprof_type_ops over BTF type ids; the walks on top
+ * of them are in types.c.
  */
-int dprof_btf_type__name(const struct btf *btf, __u32 id, struct strbuf *sb)
+static int bt_type_name(const struct dprof_type *t, struct strbuf *sb)
 {
 	int ret;
 
-	if (!btf || !btf__type_by_id(btf, id))
+	if (!t->btf || !btf__type_by_id(t->btf, t->id))
 		return -ENOENT;
-	ret = bt_name(btf, id, sb, 0);
+	ret = bt_name(t->btf, t->id, sb, 0);
 	return ret < 0 ? ret : 0;
 }
 
-/**
- * dprof_btf_type__size - byte size of a BTF type (typedefs, qualifiers,
- * arrays seen through)
- * @btf: the btf object @id belongs to
- * @id: a type id
- * @size: where to store the size
- *
- * Return: 0, or -ENOENT when the type has no size (void, declarations).
- */
-int dprof_btf_type__size(const struct btf *btf, __u32 id, u64 *size)
+static int bt_type_size(const struct dprof_type *t, u64 *size)
 {
 	__s64 sz;
 
-	if (!btf || !id)
+	if (!t->btf || !t->id)
 		return -ENOENT;
-	sz = btf__resolve_size(btf, id);
+	sz = btf__resolve_size(t->btf, t->id);
 	if (sz < 0)
 		return -ENOENT;
 	*size = sz;
 	return 0;
 }
 
-static void bt_add_name(struct strbuf *sb, const char *name)
+static int bt_type_resolve(const struct dprof_type *t, struct dprof_type *real)
 {
-	if (sb->len)
-		strbuf_addch(sb, '.');
-	strbuf_addstr(sb, name);
-}
+	const struct btf_type *bt;
+	int rid = btf__resolve_type(t->btf, t->id);
 
-static bool bt_is_array(const struct btf *btf, __u32 id)
-{
-	int rid = btf__resolve_type(btf, id);
-
-	return rid > 0 && btf_is_array(btf__type_by_id(btf, rid));
-}
-
-static int bt_member_at(const struct btf *btf, __u32 id, u64 off, u64 base,
-			struct strbuf *sb, u64 *moff, u64 *msize, int depth);
-
-static int bt_array_at(const struct btf *btf, const struct btf_type *t, u64 off,
-		       u64 base, struct strbuf *sb, u64 *moff, u64 *msize,
-		       int depth)
-{
-	__u32 elem = btf_array(t)->type;
-	__s64 esize = btf__resolve_size(btf, elem);
-	u64 idx;
-
-	if (esize <= 0)
-		return 0;	/* leaf */
-	/* multidimensional arrays are arrays of arrays: "[i]" per level */
-	idx = off / esize;
-	strbuf_addf(sb, "[%" PRIu64 "]", idx);
-	off -= idx * esize;
-	base += idx * esize;
-	*moff = base;
-	*msize = esize;
-	return bt_member_at(btf, elem, off, base, sb, moff, msize, depth + 1);
-}
-
-static int bt_struct_at(const struct btf *btf, const struct btf_type *t, u64 off,
-			u64 base, struct strbuf *sb, u64 *moff, u64 *msize,
-			int depth)
-{
-	const struct btf_member *m = btf_members(t), *found = NULL, *flex = NULL;
-	u64 start, end, fstart = 0, fend = 0, flex_start = 0;
-	u64 hole_start = 0, hole_end = t->size;
-	bool bitfield, fbitfield = false, have_flex = false;
-	__u32 i, vlen = btf_vlen(t);
-	const char *name;
-
-	for (i = 0; i < vlen; i++, m++) {
-		__u32 bitoff = btf_member_bit_offset(t, i);
-		__u32 bits = btf_member_bitfield_size(t, i);
-
-		bitfield = bits != 0;
-		start = bitoff / 8;
-		if (bitfield) {
-			end = (bitoff + bits + 7) / 8;
-		} else {
-			__s64 sz = btf__resolve_size(btf, m->type);
-
-			/* flexible array, empty struct */
-			end = start + (sz > 0 ? sz : 0);
-		}
-		if (end == start) {
-			/*
-			 * Zero-size: a flexible array if it is the last member,
-			 * else a marker (the kernel's __cacheline_group_begin)
-			 */
-			have_flex = bt_is_array(btf, m->type);
-			flex = m;
-			flex_start = start;
-			continue;
-		}
-		have_flex = false;
-		if (start <= off && off < end) {
-			/* unions: the first member covering @off wins */
-			if (!found) {
-				found = m;
-				fstart = start;
-				fend = end;
-				fbitfield = bitfield;
-			}
-		} else if (end <= off) {
-			hole_start = max(hole_start, end);
-		} else if (start > off) {
-			hole_end = min(hole_end, start);
-		}
-	}
-
-	if (!found && have_flex && off >= flex_start) {
-		/* objects larger than the type: obj->tail[i] */
-		found = flex;
-		fstart = flex_start;
-		fend = flex_start;
-	}
-	if (!found) {
-		/* padding: the hole itself is the member */
-		bt_add_name(sb, "<hole>");
-		*moff = base + hole_start;
-		*msize = hole_end > hole_start ? hole_end - hole_start : 0;
-		return 0;
-	}
-
-	name = btf__name_by_offset(btf, found->name_off);
-	if (name && *name)
-		bt_add_name(sb, name);
-	*moff = base + fstart;
-	*msize = fend - fstart;
-	if (fbitfield)
-		return 0;
-	return bt_member_at(btf, found->type, off - fstart, base + fstart, sb,
-			    moff, msize, depth + 1);
-}
-
-static int bt_member_at(const struct btf *btf, __u32 id, u64 off, u64 base,
-			struct strbuf *sb, u64 *moff, u64 *msize, int depth)
-{
-	const struct btf_type *t;
-	int rid;
-
-	if (depth > BT_MAX_DEPTH)
-		return 0;
-	rid = btf__resolve_type(btf, id);
 	if (rid <= 0)
-		return 0;
-	t = btf__type_by_id(btf, rid);
-	if (btf_is_composite(t))
-		return bt_struct_at(btf, t, off, base, sb, moff, msize, depth);
-	if (btf_is_array(t))
-		return bt_array_at(btf, t, off, base, sb, moff, msize, depth);
-	/* scalar, pointer, enum: the leaf */
+		return -ENOENT;	/* void, or broken */
+	bt_type(t->btf, rid, real);
+	bt = btf__type_by_id(t->btf, rid);
+	if (btf_is_struct(bt))
+		return DPROF_TYPE_KIND_STRUCT;
+	if (btf_is_union(bt))
+		return DPROF_TYPE_KIND_UNION;
+	if (btf_is_array(bt))
+		return DPROF_TYPE_KIND_ARRAY;
+	return DPROF_TYPE_KIND_OTHER;
+}
+
+static int bt_type_members(const struct dprof_type *t, dprof_member_cb cb,
+			   void *arg)
+{
+	const struct btf_type *bt = btf__type_by_id(t->btf, t->id);
+	const struct btf_member *bm = btf_members(bt);
+	struct dprof_member m;
+	__u32 i, bitoff, bits;
+	__s64 sz;
+	int ret;
+
+	for (i = 0; i < btf_vlen(bt); i++, bm++) {
+		bitoff = btf_member_bit_offset(bt, i);
+		bits = btf_member_bitfield_size(bt, i);
+		m.name = btf__name_by_offset(t->btf, bm->name_off);
+		m.bitfield = bits != 0;
+		m.start = bitoff / 8;
+		if (m.bitfield) {
+			m.end = (bitoff + bits + 7) / 8;
+		} else {
+			sz = btf__resolve_size(t->btf, bm->type);
+			/* flexible array, empty struct */
+			m.end = m.start + (sz > 0 ? sz : 0);
+		}
+		bt_type(t->btf, bm->type, &m.type);
+		ret = cb(&m, arg);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
-/**
- * dprof_btf_type__member_at - member path at a byte offset in a BTF type
- * @btf: the btf object @id belongs to
- * @id: a type id (typedefs and qualifiers are seen through)
- * @offset: byte offset from the start of an object of that type
- * @sb: where to append the path
- * @moff: where to store the start of the innermost member found (may be NULL)
- * @msize: where to store its size (may be NULL)
- *
- * The conventions are dprof_type__member_at()'s: "f_path.dentry",
- * "slots[2].key", "[3].x" when @id is an array; anonymous structs/unions
- * add no component; in a union the first member covering @offset wins; a
- * bitfield's path ends at it and covers the bytes it touches; padding is
- * "<hole>" with @moff/@msize describing the gap; a trailing flexible array
- * takes any offset past the struct.  Otherwise an offset at or beyond the
- * type's size gives -ENOENT and leaves @sb alone.
- *
- * Return: 0, or -ENOENT when @offset is out of range or the type has no
- * size.
- */
-int dprof_btf_type__member_at(const struct btf *btf, __u32 id, u64 offset,
-			      struct strbuf *sb, u64 *moff, u64 *msize)
+/* multidimensional arrays are arrays of arrays: one dimension per level */
+static int bt_type_array(const struct dprof_type *t, struct dprof_type *elem,
+			 u64 *dims, int max_dims)
 {
-	u64 size, dummy_off, dummy_size;
+	const struct btf_type *bt = btf__type_by_id(t->btf, t->id);
+	int nr = 0, rid;
 
-	if (!moff)
-		moff = &dummy_off;
-	if (!msize)
-		msize = &dummy_size;
-
-	if (dprof_btf_type__size(btf, id, &size) || btf__resolve_type(btf, id) <= 0) {
-		pr_debug("dprof: BTF type %u without a size\n", id);
-		return -ENOENT;
+	while (nr < max_dims) {
+		dims[nr++] = btf_array(bt)->nelems;
+		bt_type(t->btf, btf_array(bt)->type, elem);
+		rid = btf__resolve_type(t->btf, elem->id);
+		if (rid <= 0 || !btf_is_array(btf__type_by_id(t->btf, rid)))
+			break;
+		bt = btf__type_by_id(t->btf, rid);
 	}
-	if (offset >= size && !bt_has_flex_tail(btf, id))
-		return -ENOENT;
-	*moff = 0;
-	*msize = size;
-	return bt_member_at(btf, id, offset, 0, sb, moff, msize, 0);
+	return nr;
 }
+
+const struct dprof_type_ops dprof_btf_type_ops = {
+	.resolve	= bt_type_resolve,
+	.size		= bt_type_size,
+	.name		= bt_type_name,
+	.members	= bt_type_members,
+	.array		= bt_type_array,
+};

@@ -4,8 +4,8 @@
  *
  * The kernel's own type information (/sys/kernel/btf/vmlinux), present on
  * nearly every kernel that has no vmlinux with DWARF around: struct by
- * name, slab cache name -> struct, type name and byte offset -> member
- * path, with the same conventions as dwtypes.h.
+ * name, slab cache name -> struct, per-CPU variable -> type; types.h names
+ * the types and member paths, the same way as for DWARF.
  */
 #ifndef __PERF_DPROF_BTFTYPES_H
 #define __PERF_DPROF_BTFTYPES_H
@@ -15,8 +15,8 @@
 #include <linux/types.h>
 
 struct btf;
-struct strbuf;
 struct dprof_btf;
+struct dprof_type_ops;
 
 #define DPROF_BTF_VMLINUX	"/sys/kernel/btf/vmlinux"
 
@@ -32,10 +32,8 @@ int dprof_btf__cache_type(struct dprof_btf *db, const char *cache,
 			  u64 object_size, __u32 *id);
 int dprof_btf__var_type(struct dprof_btf *db, const char *var, __u32 *id);
 
-int dprof_btf_type__name(const struct btf *btf, __u32 id, struct strbuf *sb);
-int dprof_btf_type__size(const struct btf *btf, __u32 id, u64 *size);
-int dprof_btf_type__member_at(const struct btf *btf, __u32 id, u64 offset,
-			      struct strbuf *sb, u64 *moff, u64 *msize);
+/* for types.c: the accessors behind DPROF_TYPE_BTF */
+extern const struct dprof_type_ops dprof_btf_type_ops;
 
 #else /* !HAVE_LIBBPF_SUPPORT */
 
@@ -72,30 +70,6 @@ static inline int dprof_btf__cache_type(struct dprof_btf *db __maybe_unused,
 static inline int dprof_btf__var_type(struct dprof_btf *db __maybe_unused,
 				      const char *var __maybe_unused,
 				      __u32 *id __maybe_unused)
-{
-	return -ENOENT;
-}
-
-static inline int dprof_btf_type__name(const struct btf *btf __maybe_unused,
-				       __u32 id __maybe_unused,
-				       struct strbuf *sb __maybe_unused)
-{
-	return -ENOENT;
-}
-
-static inline int dprof_btf_type__size(const struct btf *btf __maybe_unused,
-				       __u32 id __maybe_unused,
-				       u64 *size __maybe_unused)
-{
-	return -ENOENT;
-}
-
-static inline int dprof_btf_type__member_at(const struct btf *btf __maybe_unused,
-					    __u32 id __maybe_unused,
-					    u64 offset __maybe_unused,
-					    struct strbuf *sb __maybe_unused,
-					    u64 *moff __maybe_unused,
-					    u64 *msize __maybe_unused)
 {
 	return -ENOENT;
 }

@@ -46,6 +46,8 @@
 #include "util/strbuf.h"
 #include "cachenames.h"
 #include "dwtypes.h"
+#include "hashfn.h"
+#include "types.h"
 
 /* one definition (per distinct size) of a type name */
 struct dw_type_ent {
@@ -87,27 +89,6 @@ struct dprof_dwarf {
 
 /* more nesting than this is a loop in broken DWARF */
 #define DW_MAX_DEPTH	64
-#define DW_MAX_DIMS	8
-
-static size_t dw_str_hash(long key, void *ctx __maybe_unused)
-{
-	return str_hash((const char *)key);
-}
-
-static bool dw_str_equal(long key1, long key2, void *ctx __maybe_unused)
-{
-	return !strcmp((const char *)key1, (const char *)key2);
-}
-
-static size_t dw_addr_hash(long key, void *ctx __maybe_unused)
-{
-	return (size_t)key * 0x9E3779B97F4A7C15ULL >> 16;
-}
-
-static bool dw_addr_equal(long key1, long key2, void *ctx __maybe_unused)
-{
-	return key1 == key2;
-}
 
 static bool dw_is_qualifier(int tag)
 {
@@ -377,9 +358,9 @@ int dprof_dwarf__index(struct dprof_dwarf *dw)
 		return dw->index_err;
 	dw->index_err = -ENOENT;
 
-	dw->types = hashmap__new(dw_str_hash, dw_str_equal, NULL);
-	dw->vars = hashmap__new(dw_str_hash, dw_str_equal, NULL);
-	dw->var_addrs = hashmap__new(dw_addr_hash, dw_addr_equal, NULL);
+	dw->types = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
+	dw->vars = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
+	dw->var_addrs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 	if (IS_ERR(dw->types) || IS_ERR(dw->vars) || IS_ERR(dw->var_addrs)) {
 		pr_debug("dprof: no memory for the DWARF index of %s\n", path);
 		return -ENOENT;
@@ -472,13 +453,20 @@ static struct dw_type_ent *dw_best(struct dw_type_ent *ent)
 	return best;
 }
 
+/* @t as the DWARF type @die */
+static int dw_type(Dwarf_Die *die, struct dprof_type *t)
+{
+	t->die = *die;
+	t->src = DPROF_TYPE_DWARF;
+	return 0;
+}
+
 /**
  * dprof_dwarf__find_struct - find a struct/union definition by name
  * @dw: the DWARF index
  * @name: the struct or union tag ("file"), or a typedef name ("spinlock_t")
- * @die: where to store the DIE found: the struct/union, or the typedef when
- *	 found by a typedef name (dprof_type__*() see through typedefs)
- * @size: where to store its byte size (may be NULL)
+ * @t: where to store the type found: the struct/union, or the typedef when
+ *     found by a typedef name (dprof_type__*() see through typedefs)
  *
  * Declarations are not indexed.  When definitions of different sizes share
  * the name, the one defined in most CUs is chosen (ties: the larger).
@@ -486,17 +474,16 @@ static struct dw_type_ent *dw_best(struct dw_type_ent *ent)
  * Return: 0, or -ENOENT.
  */
 int dprof_dwarf__find_struct(struct dprof_dwarf *dw, const char *name,
-			     Dwarf_Die *die, u64 *size)
+			     struct dprof_type *t)
 {
 	struct dw_type_ent *ent = dw_best(dw_lookup(dw, name));
+	Dwarf_Die die;
 
-	if (!ent || !dwarf_offdie(dw->dbg, ent->off, die)) {
-		pr_debug2("dprof: no struct %s in DWARF\n", name);
+	if (!ent || !dwarf_offdie(dw->dbg, ent->off, &die)) {
+		pr_debug2("dprof: no struct %s in DWARF\n", name ?: "(null)");
 		return -ENOENT;
 	}
-	if (size)
-		*size = ent->size;
-	return 0;
+	return dw_type(&die, t);
 }
 
 static int dw_var_die_type(struct dprof_dwarf *dw, Dwarf_Off off,
@@ -513,19 +500,19 @@ static int dw_var_die_type(struct dprof_dwarf *dw, Dwarf_Off off,
 }
 
 /**
- * dprof_dwarf__var_type - type of a global or static variable
+ * dprof_dwarf__var_type - type of a global or static variable, by name
  * @dw: the DWARF index
  * @var: the variable's name, as in the ELF symbol table
- * @type_die: where to store its type, as declared (typedefs and qualifiers
- *	      kept: "buf", "const struct foo", "struct foo[4]")
+ * @type_die: where to store its type, as declared
  *
- * Static variables of the same name in several CUs: the first CU's wins;
- * use dprof_dwarf__var_type_at() when the address is known.
+ * Superseded by dprof_dwarf__find_var(), kept until builtin-dprof.c uses
+ * it.  Static variables of the same name in several CUs: the first CU's
+ * wins.
  *
  * Return: 0, or -ENOENT.
  */
-int dprof_dwarf__var_type(struct dprof_dwarf *dw, const char *var,
-			  Dwarf_Die *type_die)
+static int dprof_dwarf__var_type(struct dprof_dwarf *dw, const char *var,
+				 Dwarf_Die *type_die)
 {
 	long off;
 
@@ -541,16 +528,16 @@ int dprof_dwarf__var_type(struct dprof_dwarf *dw, const char *var,
 /**
  * dprof_dwarf__var_type_at - type of the variable that starts at an address
  * @dw: the DWARF index
- * @addr: the variable's link-time address (its ELF symbol's st_value; for
- *	  kernel per-CPU variables, the offset in the per-CPU section)
+ * @addr: the variable's link-time address
  * @type_die: where to store its type, as declared
  *
- * Only variables whose location is a single DW_OP_addr are indexed.
+ * Superseded by dprof_dwarf__find_var(), kept until builtin-dprof.c uses
+ * it.  Only variables whose location is a single DW_OP_addr are indexed.
  *
  * Return: 0, or -ENOENT.
  */
-int dprof_dwarf__var_type_at(struct dprof_dwarf *dw, u64 addr,
-			     Dwarf_Die *type_die)
+static int dprof_dwarf__var_type_at(struct dprof_dwarf *dw, u64 addr,
+				    Dwarf_Die *type_die)
 {
 	long off;
 
@@ -563,48 +550,46 @@ int dprof_dwarf__var_type_at(struct dprof_dwarf *dw, u64 addr,
 	return 0;
 }
 
-/* the last member of a struct is an array without a bound: obj->tail[] */
-static bool dw_has_flex_tail(Dwarf_Die *type)
+/**
+ * dprof_dwarf__find_var - type of a global, static or per-CPU variable
+ * @dw: the DWARF index
+ * @name: the variable's name, as in the ELF symbol table (may be NULL)
+ * @addr: its link-time address (its ELF symbol's st_value; for kernel
+ *	  per-CPU variables, the offset in the per-CPU section)
+ * @t: where to store its type, as declared (typedefs and qualifiers kept:
+ *     "buf", "const struct foo", "struct foo[4]")
+ *
+ * By address first: static variables of the same name can be defined in
+ * several CUs, and only variables whose location is a single DW_OP_addr
+ * are indexed by address.  Then by name, where the first CU's wins.
+ * Function-local statics ("foo.0") are not indexed.
+ *
+ * Return: 0, or -ENOENT.
+ */
+int dprof_dwarf__find_var(struct dprof_dwarf *dw, const char *name, u64 addr,
+			  struct dprof_type *t)
 {
-	Dwarf_Die child, last = {}, mem, *mtype;
-	Dwarf_Attribute attr;
-	bool found = false;
+	Dwarf_Die die;
 
-	if (dwarf_tag(type) != DW_TAG_structure_type || dwarf_child(type, &child))
-		return false;
-	do {
-		if (dwarf_tag(&child) == DW_TAG_member) {
-			last = child;
-			found = true;
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
-	if (!found || !die_get_type(&last, &mem))
-		return false;
-	mtype = dw_strip(&mem, &mem, true);
-	if (!mtype || dwarf_tag(mtype) != DW_TAG_array_type ||
-	    dwarf_child(mtype, &child))
-		return false;
-	/* first dimension without a count (or with count 0) */
-	if (dwarf_attr(&child, DW_AT_count, &attr)) {
-		Dwarf_Word n;
-
-		return !dwarf_formudata(&attr, &n) && n == 0;
-	}
-	return !dwarf_attr(&child, DW_AT_upper_bound, &attr);
+	if (dprof_dwarf__var_type_at(dw, addr, &die) &&
+	    (!name || dprof_dwarf__var_type(dw, name, &die)))
+		return -ENOENT;
+	return dw_type(&die, t);
 }
 
 static bool dw_size_fits(struct dprof_dwarf *dw, struct dw_type_ent *ent,
 			 u64 object_size)
 {
-	Dwarf_Die die, mem, *type;
+	struct dprof_type t;
+	Dwarf_Die die;
 
 	if (dprof_cache__size_fits(ent->size, object_size, false))
 		return true;
 	/* struct with a trailing flexible array: larger objects */
 	if (ent->size > object_size || !dwarf_offdie(dw->dbg, ent->off, &die))
 		return false;
-	type = dw_strip(&die, &mem, true);
-	return type && dw_has_flex_tail(type);
+	dw_type(&die, &t);
+	return dprof_type__has_flex_tail(&t);
 }
 
 /* the most common definition of @name that fits @object_size */
@@ -642,7 +627,7 @@ static int dw_cache_cand(const char *name, bool any_size, void *arg)
  * @dw: the DWARF index (of vmlinux or a module)
  * @cache: the slab cache name ("filp", "task_struct", "ext4_inode_cache")
  * @object_size: the cache's object size, 0 when unknown
- * @die: where to store the struct's DIE (or its typedef's)
+ * @t: where to store the struct's type (or its typedef's)
  *
  * Tries the struct names dprof_cache__candidates() gives, in its order:
  * an alias table for caches named unlike their struct, the cache name,
@@ -656,67 +641,29 @@ static int dw_cache_cand(const char *name, bool any_size, void *arg)
  * Return: 0, or -ENOENT.
  */
 int dprof_dwarf__cache_type(struct dprof_dwarf *dw, const char *cache,
-			    u64 object_size, Dwarf_Die *die)
+			    u64 object_size, struct dprof_type *t)
 {
 	struct dw_cache_arg ca = { .dw = dw, .object_size = object_size };
+	Dwarf_Die die;
 
 	if (!dw || !cache)
 		return -ENOENT;
 	dprof_cache__candidates(cache, dw_cache_cand, &ca);
-	if (!ca.ent || !dwarf_offdie(dw->dbg, ca.ent->off, die)) {
+	if (!ca.ent || !dwarf_offdie(dw->dbg, ca.ent->off, &die)) {
 		pr_debug("dprof: no struct for slab cache %s (object size %" PRIu64 ")\n",
 			 cache, object_size);
 		return -ENOENT;
 	}
-	return 0;
+	return dw_type(&die, t);
 }
 
-/**
- * dprof_dwarf__type_id - a stable identity for a type, to key aggregates
- * @dw: the DWARF index the DIE came from (may be NULL: DIE offset only)
- * @type_die: a type DIE from any CU
- *
- * Named structs/unions are defined again in every CU that uses them; all
- * copies with the same name and size get the offset of the one the index
- * keeps, so the same type found through a variable in one CU and through a
- * cache name in another has one id.  Typedefs and qualifiers are seen
- * through ("dprof_t_counter_t" and "struct dprof_t_counter" share an id);
- * an anonymous struct is named by its outermost typedef.  Other types get
- * the offset of their DIE with typedefs and qualifiers stripped.
- *
- * Return: the id (a .debug_info offset), or 0 for no type.
+/*
+ * The accessors of struct dprof_type_ops over DWARF DIEs; the walks on top
+ * of them are in types.c.
  */
-u64 dprof_dwarf__type_id(struct dprof_dwarf *dw, Dwarf_Die *type_die)
-{
-	const char *tdname = NULL, *name;
-	Dwarf_Die mem, *die = &mem;
-	struct dw_type_ent *ent;
-	int depth = 0;
-	u64 size;
-
-	*die = *type_die;
-	while (depth++ < DW_MAX_DEPTH && dw_strip(die, die, false) &&
-	       dwarf_tag(die) == DW_TAG_typedef) {
-		if (!tdname)
-			tdname = dwarf_diename(die);
-		if (!die_get_type(die, die))
-			return 0;
-	}
-	if (!dw_strip(die, die, false))
-		return 0;
-	if (dw && dw_is_aggregate(dwarf_tag(die))) {
-		name = dwarf_diename(die) ?: tdname;
-		size = dw_aggregate_def_size(die);
-		for (ent = dw_lookup(dw, name); ent && size; ent = ent->next) {
-			if (ent->size == size)
-				return ent->off;
-		}
-	}
-	return dwarf_dieoffset(die);
-}
 
 /* dimensions of an array type; 0 = no bound given */
-static int dw_array_dims(Dwarf_Die *array, u64 *dims)
+static int dw_array_dims(Dwarf_Die *array, u64 *dims, int max_dims)
 {
 	Dwarf_Die child;
 	Dwarf_Attribute attr;
@@ -729,7 +676,7 @@ static int dw_array_dims(Dwarf_Die *array, u64 *dims)
 	do {
 		if (dwarf_tag(&child) != DW_TAG_subrange_type)
 			continue;
-		if (nr == DW_MAX_DIMS)
+		if (nr == max_dims)
 			break;
 		dims[nr] = 0;
 		if (dwarf_attr(&child, DW_AT_count, &attr)) {
@@ -748,19 +695,10 @@ static int dw_array_dims(Dwarf_Die *array, u64 *dims)
 	return nr;
 }
 
-/**
- * dprof_type__name - C name of a type
- * @type_die: a type DIE
- * @sb: where to append the name: "struct file", "long int", "buf",
- *	"struct foo[4]", "char[2][3]", "struct task_struct*"; qualifiers are
- *	dropped, typedef names kept
- *
- * Return: 0, or a negative errno.
- */
-int dprof_type__name(Dwarf_Die *type_die, struct strbuf *sb)
+static int dw_name(Dwarf_Die *type_die, struct strbuf *sb)
 {
 	Dwarf_Die mem, elem, *die = dw_strip(type_die, &mem, false);
-	u64 dims[DW_MAX_DIMS];
+	u64 dims[DPROF_TYPE_MAX_DIMS];
 	int i, nr, ret;
 
 	if (!die)
@@ -773,8 +711,8 @@ int dprof_type__name(Dwarf_Die *type_die, struct strbuf *sb)
 	}
 	if (!die_get_type(die, &elem))
 		return -ENOENT;
-	ret = dprof_type__name(&elem, sb);
-	nr = dw_array_dims(die, dims);
+	ret = dw_name(&elem, sb);
+	nr = dw_array_dims(die, dims, ARRAY_SIZE(dims));
 	for (i = 0; ret >= 0 && i < nr; i++) {
 		if (dims[i])
 			ret = strbuf_addf(sb, "[%" PRIu64 "]", dims[i]);
@@ -784,15 +722,14 @@ int dprof_type__name(Dwarf_Die *type_die, struct strbuf *sb)
 	return ret < 0 ? ret : 0;
 }
 
-/**
- * dprof_type__size - byte size of a type (typedefs, qualifiers, arrays seen
- * through)
- * @type_die: a type DIE
- * @size: where to store the size
- *
- * Return: 0, or -ENOENT when the type has no size (void, declarations).
- */
-int dprof_type__size(Dwarf_Die *type_die, u64 *size)
+static int dw_type_name(const struct dprof_type *t, struct strbuf *sb)
+{
+	Dwarf_Die die = t->die;
+
+	return dw_name(&die, sb);
+}
+
+static int dw_size(Dwarf_Die *type_die, u64 *size)
 {
 	Dwarf_Word sz;
 
@@ -802,226 +739,104 @@ int dprof_type__size(Dwarf_Die *type_die, u64 *size)
 	return 0;
 }
 
-static void dw_add_name(struct strbuf *sb, const char *name)
+static int dw_type_size(const struct dprof_type *t, u64 *size)
 {
-	if (sb->len)
-		strbuf_addch(sb, '.');
-	strbuf_addstr(sb, name);
+	Dwarf_Die die = t->die;
+
+	return dw_size(&die, size);
 }
 
-/* byte range [*start, *end) of a member; bitfields cover the bytes they touch */
-static int dw_member_range(Dwarf_Die *member, u64 *start, u64 *end, bool *bitfield)
+static int dw_type_resolve(const struct dprof_type *t, struct dprof_type *real)
+{
+	Dwarf_Die die = t->die, *type = dw_strip(&die, &die, true);
+
+	if (!type)
+		return -ENOENT;	/* void */
+	dw_type(type, real);
+	switch (dwarf_tag(type)) {
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+		return DPROF_TYPE_KIND_STRUCT;
+	case DW_TAG_union_type:
+		return DPROF_TYPE_KIND_UNION;
+	case DW_TAG_array_type:
+		return DPROF_TYPE_KIND_ARRAY;
+	default:
+		return DPROF_TYPE_KIND_OTHER;
+	}
+}
+
+/* a member's bytes [start, end); bitfields cover the bytes they touch */
+static int dw_member(Dwarf_Die *member, struct dprof_member *m)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Word loc = 0, bits, bitoff;
-	Dwarf_Die mem;
 	u64 size;
 
-	*bitfield = false;
+	m->bitfield = false;
+	m->name = dwarf_diename(member);
+	if (!die_get_type(member, &m->type.die))
+		return -ENOENT;
+	m->type.src = DPROF_TYPE_DWARF;
 	if (dwarf_attr(member, DW_AT_bit_size, &attr) &&
 	    !dwarf_formudata(&attr, &bits)) {
-		*bitfield = true;
+		m->bitfield = true;
 		if (dwarf_attr(member, DW_AT_data_bit_offset, &attr) &&
 		    !dwarf_formudata(&attr, &bitoff)) {
-			*start = bitoff / 8;
-			*end = (bitoff + bits + 7) / 8;
+			m->start = bitoff / 8;
+			m->end = (bitoff + bits + 7) / 8;
 			return 0;
 		}
 		/* DWARF2 style DW_AT_bit_offset: use the storage unit */
-		*bitfield = false;
+		m->bitfield = false;
 	}
 	/* union members have no location */
 	if (die_get_data_member_location(member, &loc) == -ENOTSUP)
 		return -ENOTSUP;
-	if (!die_get_type(member, &mem))
-		return -ENOENT;
-	if (dprof_type__size(&mem, &size))
+	if (dw_size(&m->type.die, &size))
 		size = 0;	/* flexible array, empty struct */
-	*start = loc;
-	*end = loc + size;
+	m->start = loc;
+	m->end = loc + size;
 	return 0;
 }
 
-static int dw_member_at(Dwarf_Die *type_die, u64 off, u64 base,
-			struct strbuf *sb, u64 *moff, u64 *msize, int depth);
-
-static int dw_array_at(Dwarf_Die *array, u64 off, u64 base,
-		       struct strbuf *sb, u64 *moff, u64 *msize, int depth)
+static int dw_type_members(const struct dprof_type *t, dprof_member_cb cb,
+			   void *arg)
 {
-	u64 dims[DW_MAX_DIMS], stride[DW_MAX_DIMS], esize, idx;
-	Dwarf_Die elem;
-	int i, nr;
+	Dwarf_Die die = t->die, child;
+	struct dprof_member m;
+	int tag, ret;
 
-	if (!die_get_type(array, &elem) || dprof_type__size(&elem, &esize) || !esize)
-		return 0;	/* leaf */
-	nr = dw_array_dims(array, dims);
-	if (!nr)
+	if (dwarf_child(&die, &child))
 		return 0;
-	stride[nr - 1] = esize;
-	for (i = nr - 2; i >= 0; i--)
-		stride[i] = stride[i + 1] * (dims[i + 1] ?: 1);
-	for (i = 0; i < nr; i++) {
-		idx = off / stride[i];
-		strbuf_addf(sb, "[%" PRIu64 "]", idx);
-		off -= idx * stride[i];
-		base += idx * stride[i];
-	}
-	*moff = base;
-	*msize = esize;
-	return dw_member_at(&elem, off, base, sb, moff, msize, depth + 1);
-}
-
-static bool dw_is_array_member(Dwarf_Die *member)
-{
-	Dwarf_Die mem;
-
-	return die_get_type(member, &mem) && dw_strip(&mem, &mem, true) &&
-	       dwarf_tag(&mem) == DW_TAG_array_type;
-}
-
-static int dw_struct_at(Dwarf_Die *type, u64 off, u64 base, u64 type_size,
-			struct strbuf *sb, u64 *moff, u64 *msize, int depth)
-{
-	Dwarf_Die child, found = {}, flex = {}, mtype;
-	u64 start, end, fstart = 0, fend = 0, flex_start = 0;
-	u64 hole_start = 0, hole_end = type_size;
-	bool bitfield, fbitfield = false, have = false, have_flex = false;
-	const char *name;
-
-	if (dwarf_child(type, &child))
-		goto hole;
 	do {
-		int tag = dwarf_tag(&child);
-
+		tag = dwarf_tag(&child);
 		if (tag != DW_TAG_member && tag != DW_TAG_inheritance)
 			continue;
-		if (dw_member_range(&child, &start, &end, &bitfield))
+		if (dw_member(&child, &m))
 			continue;
-		if (end == start) {
-			/*
-			 * Zero-size: a flexible array if it is the last member,
-			 * else a marker (the kernel's __cacheline_group_begin)
-			 */
-			have_flex = dw_is_array_member(&child);
-			flex = child;
-			flex_start = start;
-			continue;
-		}
-		have_flex = false;
-		if (start <= off && off < end) {
-			/* unions: the first member covering @off wins */
-			if (!have) {
-				found = child;
-				fstart = start;
-				fend = end;
-				fbitfield = bitfield;
-				have = true;
-			}
-		} else if (end <= off) {
-			hole_start = max(hole_start, end);
-		} else if (start > off) {
-			hole_end = min(hole_end, start);
-		}
+		ret = cb(&m, arg);
+		if (ret)
+			return ret;
 	} while (dwarf_siblingof(&child, &child) == 0);
-
-	if (!have && have_flex && off >= flex_start) {
-		/* objects larger than the type: obj->tail[i] */
-		found = flex;
-		fstart = flex_start;
-		fend = flex_start;
-		have = true;
-	}
-	if (!have)
-		goto hole;
-
-	name = dwarf_diename(&found);
-	if (name)
-		dw_add_name(sb, name);
-	*moff = base + fstart;
-	*msize = fend - fstart;
-	if (fbitfield || !die_get_type(&found, &mtype))
-		return 0;
-	return dw_member_at(&mtype, off - fstart, base + fstart, sb, moff, msize,
-			    depth + 1);
-hole:
-	/* padding: the hole itself is the member */
-	dw_add_name(sb, "<hole>");
-	*moff = base + hole_start;
-	*msize = hole_end > hole_start ? hole_end - hole_start : 0;
 	return 0;
 }
 
-static int dw_member_at(Dwarf_Die *type_die, u64 off, u64 base,
-			struct strbuf *sb, u64 *moff, u64 *msize, int depth)
+static int dw_type_array(const struct dprof_type *t, struct dprof_type *elem,
+			 u64 *dims, int max_dims)
 {
-	Dwarf_Die mem, *type;
-	u64 size = 0;
+	Dwarf_Die die = t->die;
 
-	if (depth > DW_MAX_DEPTH)
+	if (!die_get_type(&die, &elem->die))
 		return 0;
-	type = dw_strip(type_die, &mem, true);
-	if (!type)
-		return 0;
-
-	switch (dwarf_tag(type)) {
-	case DW_TAG_structure_type:
-	case DW_TAG_union_type:
-	case DW_TAG_class_type:
-		if (dprof_type__size(type, &size))
-			return 0;
-		return dw_struct_at(type, off, base, size, sb, moff, msize, depth);
-	case DW_TAG_array_type:
-		return dw_array_at(type, off, base, sb, moff, msize, depth);
-	default:
-		/* scalar, pointer, enum: the leaf */
-		return 0;
-	}
+	elem->src = DPROF_TYPE_DWARF;
+	return dw_array_dims(&die, dims, max_dims);
 }
 
-/**
- * dprof_type__member_at - member path at a byte offset in a type
- * @type_die: a type DIE (typedefs and qualifiers are seen through)
- * @offset: byte offset from the start of an object of that type
- * @sb: where to append the path
- * @moff: where to store the start of the innermost member found (may be NULL)
- * @msize: where to store its size (may be NULL)
- *
- * The path is C-like: "f_path.dentry", "counter.refs", "reserved[9]",
- * "slots[2].key", and "[3].x" when @type_die is itself an array.  Members
- * of anonymous structs/unions add no component.  In a union the first
- * member covering @offset is taken.  A bitfield's path ends at the bitfield
- * and covers the bytes it touches.  Scalars and pointers are leaves: @offset
- * may point inside one (byte 3 of a long: @moff says where it starts).
- *
- * Padding is reported as a member of its own: "<hole>" (or "a.<hole>"
- * inside member a), with @moff/@msize describing the whole gap, so accesses
- * to padding show up rather than being blamed on a neighbour.
- *
- * A flexible array at the end of a struct takes any offset past the struct
- * ("data[12]").  Otherwise an offset at or beyond the type's size gives
- * -ENOENT and leaves @sb alone: the caller labels it ("+0x40").
- *
- * Return: 0, or -ENOENT when @offset is out of range or the type has no
- * size.
- */
-int dprof_type__member_at(Dwarf_Die *type_die, u64 offset, struct strbuf *sb,
-			  u64 *moff, u64 *msize)
-{
-	Dwarf_Die mem, *type = dw_strip(type_die, &mem, true);
-	u64 size, dummy_off, dummy_size;
-
-	if (!moff)
-		moff = &dummy_off;
-	if (!msize)
-		msize = &dummy_size;
-
-	if (!type || dprof_type__size(type, &size)) {
-		pr_debug("dprof: type without a size\n");
-		return -ENOENT;
-	}
-	if (offset >= size && !dw_has_flex_tail(type))
-		return -ENOENT;
-	*moff = 0;
-	*msize = size;
-	return dw_member_at(type, offset, 0, sb, moff, msize, 0);
-}
+const struct dprof_type_ops dprof_dwarf_type_ops = {
+	.resolve	= dw_type_resolve,
+	.size		= dw_type_size,
+	.name		= dw_type_name,
+	.members	= dw_type_members,
+	.array		= dw_type_array,
+};

@@ -5,8 +5,11 @@
  * One ELF's DWARF (vmlinux or a user binary) with a name index over the
  * top-level DIEs of every CU: struct/union definitions (and typedefs to
  * them) by name, global/static variables by name and by address.  On top
- * of it: slab cache name -> struct, variable -> type, and byte offset ->
- * member path ("f_path.dentry", "slots[2].key").
+ * of it: slab cache name -> struct, variable -> type, each as a struct
+ * dprof_type (types.h), which names types and member paths.
+ *
+ * Every function a caller needs has a stub without DWARF support (they find
+ * nothing), so callers need no #ifdef HAVE_DWARF_SUPPORT.
  */
 #ifndef __PERF_DPROF_DWTYPES_H
 #define __PERF_DPROF_DWTYPES_H
@@ -15,7 +18,8 @@
 #include <linux/compiler.h>
 #include <linux/types.h>
 
-struct strbuf;
+#include "types.h"
+
 struct debuginfo;
 struct dprof_dwarf;
 
@@ -28,19 +32,14 @@ int dprof_dwarf__index(struct dprof_dwarf *dw);
 struct debuginfo *dprof_dwarf__debuginfo(struct dprof_dwarf *dw);
 
 int dprof_dwarf__find_struct(struct dprof_dwarf *dw, const char *name,
-			     Dwarf_Die *die, u64 *size);
-int dprof_dwarf__var_type(struct dprof_dwarf *dw, const char *var,
-			  Dwarf_Die *type_die);
-int dprof_dwarf__var_type_at(struct dprof_dwarf *dw, u64 addr,
-			     Dwarf_Die *type_die);
+			     struct dprof_type *t);
+int dprof_dwarf__find_var(struct dprof_dwarf *dw, const char *name, u64 addr,
+			  struct dprof_type *t);
 int dprof_dwarf__cache_type(struct dprof_dwarf *dw, const char *cache,
-			    u64 object_size, Dwarf_Die *die);
-u64 dprof_dwarf__type_id(struct dprof_dwarf *dw, Dwarf_Die *type_die);
+			    u64 object_size, struct dprof_type *t);
 
-int dprof_type__name(Dwarf_Die *type_die, struct strbuf *sb);
-int dprof_type__size(Dwarf_Die *type_die, u64 *size);
-int dprof_type__member_at(Dwarf_Die *type_die, u64 offset, struct strbuf *sb,
-			  u64 *moff, u64 *msize);
+/* for types.c: the accessors behind DPROF_TYPE_DWARF */
+extern const struct dprof_type_ops dprof_dwarf_type_ops;
 
 #else /* !HAVE_DWARF_SUPPORT */
 
@@ -51,6 +50,40 @@ static inline struct dprof_dwarf *dprof_dwarf__new(const char *path __maybe_unus
 
 static inline void dprof_dwarf__delete(struct dprof_dwarf *dw __maybe_unused)
 {
+}
+
+static inline int dprof_dwarf__index(struct dprof_dwarf *dw __maybe_unused)
+{
+	return -ENOENT;
+}
+
+static inline struct debuginfo *
+dprof_dwarf__debuginfo(struct dprof_dwarf *dw __maybe_unused)
+{
+	return NULL;
+}
+
+static inline int dprof_dwarf__find_struct(struct dprof_dwarf *dw __maybe_unused,
+					   const char *name __maybe_unused,
+					   struct dprof_type *t __maybe_unused)
+{
+	return -ENOENT;
+}
+
+static inline int dprof_dwarf__find_var(struct dprof_dwarf *dw __maybe_unused,
+					const char *name __maybe_unused,
+					u64 addr __maybe_unused,
+					struct dprof_type *t __maybe_unused)
+{
+	return -ENOENT;
+}
+
+static inline int dprof_dwarf__cache_type(struct dprof_dwarf *dw __maybe_unused,
+					  const char *cache __maybe_unused,
+					  u64 object_size __maybe_unused,
+					  struct dprof_type *t __maybe_unused)
+{
+	return -ENOENT;
 }
 
 #endif /* HAVE_DWARF_SUPPORT */

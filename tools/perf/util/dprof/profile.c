@@ -8,12 +8,14 @@
 #include <string.h>
 #include <linux/bitmap.h>
 #include <linux/err.h>
+#include <linux/hash.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/zalloc.h>
 #include <internal/cpumap.h>
 
 #include "util/hashmap.h"
+#include "hashfn.h"
 #include "profile.h"
 
 static const char * const unres_str[DPROF_UNRES__MAX] = {
@@ -125,7 +127,7 @@ static size_t class__hash(long key, void *ctx __maybe_unused)
 {
 	const struct dprof_class *c = (const struct dprof_class *)key;
 
-	return (c->key * 31 + (unsigned long)c->dso) * 7 + c->kind;
+	return hash_64(c->key, 32) ^ hash_ptr(c->dso, 32) ^ c->kind;
 }
 
 static bool class__equal(long k1, long k2, void *ctx __maybe_unused)
@@ -140,7 +142,7 @@ static size_t site__hash(long key, void *ctx __maybe_unused)
 {
 	const struct dprof_site *s = (const struct dprof_site *)key;
 
-	return s->ip * 0x9e3779b97f4a7c15ULL + s->offset;
+	return hash_64(s->ip, 32) ^ s->offset;
 }
 
 static bool site__equal(long k1, long k2, void *ctx __maybe_unused)
@@ -323,16 +325,6 @@ const struct dprof_vote *dprof_class__best_vote(const struct dprof_class *cls)
 	return best;
 }
 
-static size_t base__hash(long key, void *ctx __maybe_unused)
-{
-	return (u64)key * 0x9e3779b97f4a7c15ULL >> 11;
-}
-
-static bool base__equal(long a, long b, void *ctx __maybe_unused)
-{
-	return a == b;
-}
-
 /**
  * dprof_class__touch_base - count an object known only by its address
  * @cls: a class without an address set (DWARF-typed accesses)
@@ -349,7 +341,7 @@ int dprof_class__touch_base(struct dprof_class *cls, u64 base, u64 size,
 	long state;
 
 	if (!cls->objs) {
-		cls->objs = hashmap__new(base__hash, base__equal, NULL);
+		cls->objs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 		if (IS_ERR(cls->objs)) {
 			cls->objs = NULL;
 			return -ENOMEM;

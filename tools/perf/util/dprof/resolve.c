@@ -27,6 +27,7 @@
 #include "util/symbol.h"
 #include "util/thread.h"
 #include "ea.h"
+#include "hashfn.h"
 #include "resolve.h"
 
 #define DPROF_CODE_MAX	16	/* longest x86 instruction + 1 */
@@ -42,23 +43,13 @@ struct dprof_code {
 struct dprof_func;
 static void dprof_func__delete(struct dprof_func *f);
 
-static size_t ip__hash(long key, void *ctx __maybe_unused)
-{
-	return (u64)key * 0x9e3779b97f4a7c15ULL >> 7;
-}
-
-static bool ip__equal(long a, long b, void *ctx __maybe_unused)
-{
-	return a == b;
-}
-
 int dprof_resolver__init(struct dprof_resolver *r, struct machine *machine)
 {
 	memset(r, 0, sizeof(*r));
 	r->machine = machine;
-	r->code = hashmap__new(ip__hash, ip__equal, NULL);
-	r->typed = hashmap__new(ip__hash, ip__equal, NULL);
-	r->funcs = hashmap__new(ip__hash, ip__equal, NULL);
+	r->code = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	r->typed = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	r->funcs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 	if (IS_ERR(r->code) || IS_ERR(r->typed) || IS_ERR(r->funcs)) {
 		if (!IS_ERR(r->code))
 			hashmap__free(r->code);

@@ -26,7 +26,7 @@
 #include "dwtypes.h"
 #include "profile.h"
 #include "resolve.h"
-#include "strmap.h"
+#include "hashfn.h"
 #include "typeinfo.h"
 
 struct dprof_typeinfo {
@@ -208,27 +208,19 @@ static bool dprof_typeinfo__voted(struct dprof_typeinfo *ti,
 	return v && dprof_typeinfo__struct(ti, v->dso, v->name, t);
 }
 
-/* A variable's type: DWARF by address (a static name can be in many CUs), by name, then BTF. */
+/*
+ * A variable's type: DWARF by address (a static name can be in many CUs),
+ * by name; else BTF, which has per-cpu variables only.
+ */
 static bool dprof_typeinfo__var(struct dprof_typeinfo *ti, struct dso *dso,
 				struct dprof_class *row, struct dprof_type *t)
 {
 	struct dprof_dwarf *dw = dprof_typeinfo__dwarf(ti, dso);
+	struct dprof_btf *db = NULL;
 
-#ifdef HAVE_DWARF_SUPPORT
-	if (dw && (!dprof_dwarf__var_type_at(dw, row->key, &t->die) ||
-		   !dprof_dwarf__var_type(dw, row->name, &t->die))) {
-		t->src = DPROF_TYPE_DWARF;
-		return true;
-	}
-#endif
-	/* BTF has per-cpu variables only */
-	if (!dw && row->kind == DPROF_KIND_PERCPU && dprof_typeinfo__btf(ti) &&
-	    !dprof_btf__var_type(ti->btf, row->name, &t->id)) {
-		t->btf = dprof_btf__btf(ti->btf);
-		t->src = DPROF_TYPE_BTF;
-		return true;
-	}
-	return false;
+	if (!dw && row->kind == DPROF_KIND_PERCPU)
+		db = dprof_typeinfo__btf(ti);
+	return !dprof_types__var_type(dw, db, row->name, row->key, t);
 }
 
 /* The type a row holds, from DWARF or BTF; false when nothing tells. */
