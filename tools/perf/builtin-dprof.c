@@ -701,6 +701,8 @@ static int dprof__watch_hit(struct perf_dprof *dprof, struct evsel *evsel,
 {
 	struct dprof_watch *w = evsel->priv;
 	u64 base, born = 0, ip = sample->ip;
+	struct dprof_sink *sink;
+	struct dprof_hit hit;
 	struct dprof_obj *obj;
 	int err, write = -1;
 
@@ -721,24 +723,19 @@ static int dprof__watch_hit(struct perf_dprof *dprof, struct evsel *evsel,
 	w->last_born = born;
 	if ((dprof->cl || dprof->ws) && w->rw)
 		write = dprof__hit_direction(dprof, sample, machine, &ip);
-	/* every read and write of the watched bytes: exact classification */
-	if (dprof->cl && w->rw) {
-		err = dprof_classify__hit(dprof->cl, sample->addr, w->len ?: 1,
-					  ip, sample->cpu, sample->time, write);
-		if (err)
-			return err;
+	hit = (struct dprof_hit){
+		.obj = obj, .site = dprof_obj__site(obj), .addr = sample->addr,
+		.len = w->len, .ip = sample->ip, .access_ip = ip, .write = write,
+		.rw = w->rw, .cpu = sample->cpu, .time = sample->time,
+	};
+	/* classify, workingset (rw only) and object histories (flow) */
+	list_for_each_entry(sink, &dprof->sinks, node) {
+		if (sink->hit) {
+			err = sink->hit(sink, &hit);
+			if (err)
+				return err;
+		}
 	}
-	/* ... and which code brings each object's lines in */
-	if (dprof->ws && w->rw) {
-		err = dprof_workingset__hit(dprof->ws, obj, sample->addr,
-					    w->len ?: 1, ip);
-		if (err)
-			return err;
-	}
-	if (dprof->hist)	/* --view=paths|flow: util/dprof/histories.c */
-		return dprof_histories__obj_hit(dprof->hist, obj, dprof_obj__site(obj),
-						sample->addr, sample->ip, sample->cpu,
-						sample->time, w->len);
 	return 0;
 }
 

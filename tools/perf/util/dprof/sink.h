@@ -2,12 +2,27 @@
 #ifndef __PERF_DPROF_SINK_H
 #define __PERF_DPROF_SINK_H
 
+#include <stdbool.h>
 #include <linux/list.h>
 #include <linux/types.h>
 
 struct dprof_access;
 struct dprof_class;
 struct dprof_obj;
+
+/* One hit of a slab_watch: an access to the watched bytes of an object. */
+struct dprof_hit {
+	const struct dprof_obj	*obj;	/* NULL: not in the address set */
+	u64	site;		/* obj's allocation call site, 0: unknown */
+	u64	addr;		/* the watched bytes */
+	u32	len;		/* how many (0 read as 1 where a length is needed) */
+	u64	ip;		/* the sampled ip: the instruction after the access */
+	u64	access_ip;	/* the access itself when decoded, else ip */
+	int	write;		/* 1 write, 0 read, -1 unknown */
+	bool	rw;		/* the watch traps reads too, not only writes */
+	u32	cpu;
+	u64	time;
+};
 
 /*
  * Consumers of the replayed, resolved event stream, in time order: the
@@ -29,6 +44,8 @@ struct dprof_sink {
 	 */
 	int	(*access)(struct dprof_sink *sink, const struct dprof_access *acc,
 			  struct dprof_class *cls, u64 offset);
+	/* a watch hit, in time order with the access samples */
+	int	(*hit)(struct dprof_sink *sink, const struct dprof_hit *hit);
 };
 
 #endif /* __PERF_DPROF_SINK_H */
