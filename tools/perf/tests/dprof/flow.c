@@ -338,64 +338,6 @@ out:
 }
 
 /*
- * Per-offset histories (paper §4.3): a watch at offset 0 sees fill and
- * deq, one at offset 0x18 sees fill, enq and deq.  Merged on the shared
- * functions, the path is alloc, fill, enq, deq, free.
- */
-static int test__merge_offsets(void)
-{
-	static const u64 want[] = { F_ALLOC, F_FILL, F_ENQ, F_DEQ, F_FREE };
-	struct dprof_histories h;
-	struct dprof_paths p;
-	struct dprof_path **paths = NULL;
-	struct flow_test_obj o;
-	int type, ret = TEST_FAIL, i, err = 0;
-	size_t nr = 0, k;
-
-	dprof_histories__init(&h);
-	dprof_paths__init(&p, &type);
-	p.func_of = flow_test__func_of;
-	for (i = 0; i < 10; i++) {
-		u64 t = 10000 * (i + 1), base = 0x20000;
-
-		flow_test__alloc(&o, &type, base, t, F_ALLOC);
-		if (i < 6) {
-			err |= flow_test__hit(&h, &o, base, F_FILL, 0, t + 100);
-			err |= flow_test__hit(&h, &o, base, F_DEQ, 1, t + 900);
-		} else {
-			err |= flow_test__hit(&h, &o, base + 0x18, F_FILL + 4, 0, t + 110);
-			err |= flow_test__hit(&h, &o, base + 0x18, F_ENQ, 0, t + 200);
-			err |= flow_test__hit(&h, &o, base + 0x18, F_DEQ, 1, t + 905);
-		}
-		err |= flow_test__free(&h, &o, t + 1000, 1, F_FREE);
-	}
-	if (err || dprof_paths__build(&p, &h) || p.nr_paths != 2)
-		goto out;
-	if (dprof_paths__merge_offsets(&p) != 1 || p.nr_paths != 1)
-		goto out;
-	paths = dprof_paths__sorted(&p, &nr);
-	if (!paths || nr != 1 || paths[0]->nr_steps != ARRAY_SIZE(want) ||
-	    paths[0]->count != 10)
-		goto out;
-	for (k = 0; k < ARRAY_SIZE(want); k++) {
-		const struct dprof_path_step *s = &paths[0]->steps[k];
-
-		pr_debug("merged step %zu: %#" PRIx64 " off %#" PRIx64 "-%#" PRIx64 "\n",
-			 k, s->key, s->off_lo, s->off_hi);
-		if (s->key != want[k] || s->cpu_change != (want[k] == F_DEQ))
-			goto out;
-	}
-	if (paths[0]->steps[1].off_lo != 0 || paths[0]->steps[1].off_hi != 0x20)
-		goto out;
-	ret = TEST_OK;
-out:
-	free(paths);
-	dprof_paths__exit(&p);
-	dprof_histories__exit(&h);
-	return ret;
-}
-
-/*
  * Table 1's hit probability per cache level, from access samples fed
  * through the data profile with known levels: the sites of (offset, ip)
  * that the histories touch get their samples' level shares, a site whose
@@ -542,8 +484,6 @@ int test__dprof_flow(struct test_suite *test __maybe_unused,
 	int ret = test__paths_and_flow();
 
 	TEST_ASSERT_EQUAL("histories, paths and flow", ret, TEST_OK);
-	ret = test__merge_offsets();
-	TEST_ASSERT_EQUAL("per-offset histories merged", ret, TEST_OK);
 	ret = test__levels();
 	TEST_ASSERT_EQUAL("hit probability per cache level", ret, TEST_OK);
 	return TEST_OK;
