@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/err.h>
+#include <linux/hash.h>
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
 
@@ -152,7 +153,7 @@ double dprof_model_type__resident(const struct dprof_model *m,
 
 static size_t tag__hash(long key, void *ctx __maybe_unused)
 {
-	return key * 0x9E3779B97F4A7C15ull >> 16;
+	return hash_64(key, 32);
 }
 
 static bool tag__equal(long a, long b, void *ctx __maybe_unused)

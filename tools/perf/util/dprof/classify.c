@@ -20,6 +20,7 @@
 #include <linux/bitmap.h>
 #include <linux/bitops.h>
 #include <linux/err.h>
+#include <linux/hash.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/zalloc.h>
@@ -104,7 +105,7 @@ const char *dprof_miss_class__str(enum dprof_miss_class mc)
 
 static size_t long__hash(long key, void *ctx __maybe_unused)
 {
-	return key * 0x9E3779B97F4A7C15ull >> 16;
+	return hash_64(key, 32);
 }
 
 static bool long__equal(long a, long b, void *ctx __maybe_unused)
@@ -116,7 +117,7 @@ static size_t site__hash(long key, void *ctx __maybe_unused)
 {
 	const struct dprof_classify_site *s = (const void *)key;
 
-	return s->ip * 0x9E3779B97F4A7C15ull + s->offset;
+	return hash_64(s->ip ^ hash_64(s->offset, 32), 32);
 }
 
 static bool site__equal(long a, long b, void *ctx __maybe_unused)

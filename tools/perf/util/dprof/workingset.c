@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/err.h>
+#include <linux/hash.h>
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
 
@@ -26,7 +27,7 @@ struct ws_pair {
 
 static size_t long__hash(long key, void *ctx __maybe_unused)
 {
-	return key * 0x9E3779B97F4A7C15ull >> 16;
+	return hash_64(key, 32);
 }
 
 static bool long__equal(long a, long b, void *ctx __maybe_unused)
