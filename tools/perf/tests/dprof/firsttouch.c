@@ -82,7 +82,8 @@ static int ft_run(struct dprof_workingset *ws, struct dprof_class *a,
 	TEST_ASSERT_EQUAL("a use", (int)ft_count(wc, IP_USE), 2);
 	TEST_ASSERT_EQUAL("a other", (int)ft_count(wc, IP_OTHER), 1);
 	/* hits are no access samples: the cache model saw nothing */
-	TEST_ASSERT_VAL("a not in the model", wc->nr_lines == 0 && !ws->nr_lines);
+	TEST_ASSERT_VAL("a not in the model", !ws->nr_lines);
+	TEST_ASSERT_EQUAL("a not in the model", (int)wc->nr_lines, 0);
 	wc = dprof_workingset__class(ws, b);
 	TEST_ASSERT_VAL("class b", wc);
 	TEST_ASSERT_EQUAL("b lines", (int)wc->nr_first, 1);
