@@ -83,8 +83,8 @@ struct flow_test_obj {
 	u64			site;
 };
 
-static void flow_test__alloc(struct flow_test_obj *o, void *type, u64 base,
-			     u64 time, u64 site)
+static void fl_alloc(struct flow_test_obj *o, void *type, u64 base, u64 time,
+		     u64 site)
 {
 	memset(o, 0, sizeof(*o));
 	o->obj.base = base;
@@ -98,9 +98,8 @@ static void flow_test__alloc(struct flow_test_obj *o, void *type, u64 base,
  * A watch hit on 8 bytes at @addr of @o (NULL: no live object) through
  * the histories' sink hook, as the report feeds it.
  */
-static int flow_test__hit(struct dprof_histories *h,
-			  const struct flow_test_obj *o, u64 addr, u64 ip,
-			  u32 cpu, u64 time)
+static int fl_hit(struct dprof_histories *h, const struct flow_test_obj *o,
+		  u64 addr, u64 ip, u32 cpu, u64 time)
 {
 	struct dprof_hit hit = {
 		.obj = o ? &o->obj : NULL, .site = o ? o->site : 0,
@@ -111,8 +110,8 @@ static int flow_test__hit(struct dprof_histories *h,
 	return h->sink.hit(&h->sink, &hit);
 }
 
-static int flow_test__free(struct dprof_histories *h, struct flow_test_obj *o,
-			   u64 time, u32 cpu, u64 site)
+static int fl_free(struct dprof_histories *h, struct flow_test_obj *o,
+		   u64 time, u32 cpu, u64 site)
 {
 	o->obj.free_site = site;
 	return h->sink.free(&h->sink, &o->obj, time, cpu);
@@ -131,7 +130,7 @@ static int flow_test__feed(struct dprof_histories *h, void *type, int *nr_tx)
 
 	*nr_tx = 0;
 	/* a hit before any allocation: no lifetime to place it in */
-	flow_test__hit(h, NULL, 0x10000, F_FILL + 0x10, 0, 1);
+	fl_hit(h, NULL, 0x10000, F_FILL + 0x10, 0, 1);
 	for (i = 0; i < NR_OBJS && !err; i += 2) {
 		u64 t = 1000000ULL * (i + 1);
 		int j;
@@ -139,9 +138,9 @@ static int flow_test__feed(struct dprof_histories *h, void *type, int *nr_tx)
 		for (j = 0; j < 2; j++) {
 			u64 base = 0x10000 + j * 0x1000;
 
-			flow_test__alloc(&o[j], type, base, t + j, F_ALLOC + 0x40);
-			err |= flow_test__hit(h, &o[j], base, F_FILL + 0x10, 0, t + 100 + j);
-			err |= flow_test__hit(h, &o[j], base + 8, F_FILL + 0x20, 0, t + 110 + j);
+			fl_alloc(&o[j], type, base, t + j, F_ALLOC + 0x40);
+			err |= fl_hit(h, &o[j], base, F_FILL + 0x10, 0, t + 100 + j);
+			err |= fl_hit(h, &o[j], base + 8, F_FILL + 0x20, 0, t + 110 + j);
 		}
 		for (j = 0; j < 2; j++) {
 			u64 base = 0x10000 + j * 0x1000;
@@ -149,22 +148,22 @@ static int flow_test__feed(struct dprof_histories *h, void *type, int *nr_tx)
 			seed = seed * 1103515245 + 12345;
 			if ((seed >> 16) % 100 < 70) {
 				(*nr_tx)++;
-				err |= flow_test__hit(h, &o[j], base + 0x18, F_ENQ + 8, 0, t + 200 + j);
-				err |= flow_test__hit(h, &o[j], base + 0x18, F_DEQ + 4, 1, t + 900 + j);
-				err |= flow_test__hit(h, &o[j], base + 0x20, F_XMIT + 4, 1, t + 1000 + j);
-				err |= flow_test__free(h, &o[j], t + 1200 + j, 1, F_FREE + 4);
+				err |= fl_hit(h, &o[j], base + 0x18, F_ENQ + 8, 0, t + 200 + j);
+				err |= fl_hit(h, &o[j], base + 0x18, F_DEQ + 4, 1, t + 900 + j);
+				err |= fl_hit(h, &o[j], base + 0x20, F_XMIT + 4, 1, t + 1000 + j);
+				err |= fl_free(h, &o[j], t + 1200 + j, 1, F_FREE + 4);
 			} else {
-				err |= flow_test__hit(h, &o[j], base + 0x30, F_RECV, 0, t + 300 + j);
-				err |= flow_test__free(h, &o[j], t + 400 + j, 0, F_FREE + 4);
+				err |= fl_hit(h, &o[j], base + 0x30, F_RECV, 0, t + 300 + j);
+				err |= fl_free(h, &o[j], t + 400 + j, 0, F_FREE + 4);
 			}
 			/* a hit after the free, on no live object: dropped */
 			if (i == 0 && j == 0)
-				err |= flow_test__hit(h, NULL, base, F_FILL, 0, t + 5000);
+				err |= fl_hit(h, NULL, base, F_FILL, 0, t + 5000);
 		}
 	}
 	/* a live object at the end: cut short, not a path */
-	flow_test__alloc(&live, type, 0x90000, 1ULL << 40, F_ALLOC);
-	err |= flow_test__hit(h, &live, 0x90000, F_FILL, 0, (1ULL << 40) + 5);
+	fl_alloc(&live, type, 0x90000, 1ULL << 40, F_ALLOC);
+	err |= fl_hit(h, &live, 0x90000, F_FILL, 0, (1ULL << 40) + 5);
 	dprof_histories__finish(h);
 	return err;
 }
@@ -413,12 +412,12 @@ static int test__levels(void)
 	for (i = 0; i < 10; i++) {
 		u64 t = 10000 * (i + 1), base = 0x30000;
 
-		flow_test__alloc(&o, &type, base, t, F_ALLOC);
-		err |= flow_test__hit(&h, &o, base, F_FILL + 0x10, 0, t + 100);
-		err |= flow_test__hit(&h, &o, base + 0x18, F_ENQ + 8, 0, t + 200);
-		err |= flow_test__hit(&h, &o, base + 0x18, F_DEQ + 4, 1, t + 900);
-		err |= flow_test__hit(&h, &o, base + 0x20, F_XMIT + 4, 1, t + 1000);
-		err |= flow_test__free(&h, &o, t + 1200, 1, F_FREE);
+		fl_alloc(&o, &type, base, t, F_ALLOC);
+		err |= fl_hit(&h, &o, base, F_FILL + 0x10, 0, t + 100);
+		err |= fl_hit(&h, &o, base + 0x18, F_ENQ + 8, 0, t + 200);
+		err |= fl_hit(&h, &o, base + 0x18, F_DEQ + 4, 1, t + 900);
+		err |= fl_hit(&h, &o, base + 0x20, F_XMIT + 4, 1, t + 1000);
+		err |= fl_free(&h, &o, t + 1200, 1, F_FREE);
 	}
 	dprof_histories__finish(&h);
 	if (err || dprof_paths__build(&p, &h))

@@ -827,8 +827,8 @@ dprof_classify__class(const struct dprof_classify *cl,
  * Return: 0, or the first non-zero return of @fn.
  */
 int dprof_classify__sites(const struct dprof_classify *cl,
-				  const struct dprof_class *cls,
-				  dprof_classify_site_fn_t fn, void *arg)
+			  const struct dprof_class *cls,
+			  dprof_classify_site_fn_t fn, void *arg)
 {
 	struct dprof_cl_class *cc;
 	struct hashmap_entry *cur;

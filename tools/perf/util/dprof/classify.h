@@ -2,7 +2,6 @@
 #ifndef __PERF_DPROF_CLASSIFY_H
 #define __PERF_DPROF_CLASSIFY_H
 
-#include <stdbool.h>
 #include <linux/types.h>
 
 #include "cachesim.h"
@@ -88,7 +87,7 @@ const struct dprof_classify_stats *
 dprof_classify__class(const struct dprof_classify *cl,
 		      const struct dprof_class *cls);
 int dprof_classify__sites(const struct dprof_classify *cl,
-				  const struct dprof_class *cls,
-				  dprof_classify_site_fn_t fn, void *arg);
+			  const struct dprof_class *cls,
+			  dprof_classify_site_fn_t fn, void *arg);
 
 #endif /* __PERF_DPROF_CLASSIFY_H */

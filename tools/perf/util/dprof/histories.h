@@ -7,7 +7,6 @@
 #include <linux/types.h>
 #include "sink.h"
 
-
 /*
  * Object access histories (DProf paper §4.3, table 3): every access a
  * watch saw to one object, from its allocation to its free.  Built from
