@@ -16,18 +16,22 @@ static int test_parse(void)
 	struct dprof_cache_geom g;
 
 	TEST_ASSERT_VAL("l3 spec", !dprof_cache_geom__parse(&g, "l3:32M:16:64"));
-	TEST_ASSERT_VAL("l3 level", g.level == 3);
-	TEST_ASSERT_VAL("l3 size", g.size == 32ull << 20);
-	TEST_ASSERT_VAL("l3 ways", g.ways == 16 && g.line == 64);
-	TEST_ASSERT_VAL("l3 sets", g.nr_sets == 32768);
+	TEST_ASSERT_EQUAL("l3 level", (int)g.level, 3);
+	TEST_ASSERT_EQUAL("l3 size", (int)g.size, 32 << 20);
+	TEST_ASSERT_EQUAL("l3 ways", (int)g.ways, 16);
+	TEST_ASSERT_EQUAL("l3 ways", (int)g.line, 64);
+	TEST_ASSERT_EQUAL("l3 sets", (int)g.nr_sets, 32768);
 	TEST_ASSERT_VAL("defaults", !dprof_cache_geom__parse(&g, "1M"));
-	TEST_ASSERT_VAL("defaults", g.level == 0 && g.ways == 8 && g.line == 64);
+	TEST_ASSERT_EQUAL("defaults", (int)g.level, 0);
+	TEST_ASSERT_EQUAL("defaults", (int)g.ways, 8);
+	TEST_ASSERT_EQUAL("defaults", (int)g.line, 64);
 	TEST_ASSERT_VAL("no line", !dprof_cache_geom__parse(&g, "L2:1024K:8"));
-	TEST_ASSERT_VAL("no line", g.level == 2 && g.nr_sets == 2048);
+	TEST_ASSERT_EQUAL("no line", (int)g.level, 2);
+	TEST_ASSERT_EQUAL("no line", (int)g.nr_sets, 2048);
 	TEST_ASSERT_VAL("12-way", !dprof_cache_geom__parse(&g, "l3:24M:12:64"));
-	TEST_ASSERT_VAL("12-way", g.nr_sets == 32768);
+	TEST_ASSERT_EQUAL("12-way", (int)g.nr_sets, 32768);
 	TEST_ASSERT_VAL("bytes", !dprof_cache_geom__parse(&g, "16384:4:64"));
-	TEST_ASSERT_VAL("bytes", g.nr_sets == 64);
+	TEST_ASSERT_EQUAL("bytes", (int)g.nr_sets, 64);
 	TEST_ASSERT_VAL("empty", dprof_cache_geom__parse(&g, ""));
 	TEST_ASSERT_VAL("junk", dprof_cache_geom__parse(&g, "l3:32Q"));
 	TEST_ASSERT_VAL("trailing", dprof_cache_geom__parse(&g, "32M:16:64:1"));
@@ -136,26 +140,28 @@ static int test_lru(void)
 
 	/* 4 sets of 2 ways, 64-byte lines: addresses 256 bytes apart collide */
 	TEST_ASSERT_VAL("geom", !dprof_cache_geom__set(&g, 1, 512, 2, 64));
-	TEST_ASSERT_VAL("sets", g.nr_sets == 4);
+	TEST_ASSERT_EQUAL("sets", (int)g.nr_sets, 4);
 	TEST_ASSERT_VAL("init", !dprof_cache__init(&c, &g));
 	stride = 256;
-	TEST_ASSERT_VAL("set of 0", dprof_cache__set(&c, 0) == 0);
-	TEST_ASSERT_VAL("set of 64", dprof_cache__set(&c, 64) == 1);
-	TEST_ASSERT_VAL("set of 0x1c0", dprof_cache__set(&c, 0x1c0) == 3);
-	TEST_ASSERT_VAL("wrap", dprof_cache__set(&c, stride + 70) == 1);
+	TEST_ASSERT_EQUAL("set of 0", (int)dprof_cache__set(&c, 0), 0);
+	TEST_ASSERT_EQUAL("set of 64", (int)dprof_cache__set(&c, 64), 1);
+	TEST_ASSERT_EQUAL("set of 0x1c0", (int)dprof_cache__set(&c, 0x1c0), 3);
+	TEST_ASSERT_EQUAL("wrap", (int)dprof_cache__set(&c, stride + 70), 1);
 
 	TEST_ASSERT_VAL("cold a", !dprof_cache__access(&c, 0, &owner_a, 1, &victim));
-	TEST_ASSERT_VAL("empty way", victim.stamp == 0);
+	TEST_ASSERT_EQUAL("empty way", (int)victim.stamp, 0);
 	TEST_ASSERT_VAL("cold b", !dprof_cache__access(&c, stride, &owner_b, 2, NULL));
 	TEST_ASSERT_VAL("same line", dprof_cache__access(&c, 63, NULL, 0, NULL));
 	/* a was used last: the third line evicts b */
 	TEST_ASSERT_VAL("evict", !dprof_cache__access(&c, 2 * stride, NULL, 3, &victim));
-	TEST_ASSERT_VAL("victim b", victim.owner == &owner_b && victim.obj == 2);
+	TEST_ASSERT_VAL("victim b", victim.owner == &owner_b);
+	TEST_ASSERT_EQUAL("victim b", (int)victim.obj, 2);
 	TEST_ASSERT_VAL("a stays", dprof_cache__lookup(&c, 0));
 	TEST_ASSERT_VAL("b gone", !dprof_cache__lookup(&c, stride));
 	TEST_ASSERT_VAL("other set untouched", !dprof_cache__lookup(&c, 64));
-	TEST_ASSERT_VAL("counts", c.nr_access == 4 && c.nr_miss == 3 &&
-			c.nr_evict == 1);
+	TEST_ASSERT_EQUAL("counts", (int)c.nr_access, 4);
+	TEST_ASSERT_EQUAL("counts", (int)c.nr_miss, 3);
+	TEST_ASSERT_EQUAL("counts", (int)c.nr_evict, 1);
 
 	TEST_ASSERT_VAL("invalidate", dprof_cache__invalidate(&c, 10));
 	TEST_ASSERT_VAL("invalidated", !dprof_cache__lookup(&c, 0));

@@ -448,18 +448,18 @@ int test__dprof_datasrc(struct test_suite *test __maybe_unused,
 		dprof_mem_stats__add(&st, &mem);
 	}
 	/* the excluded ones are counted apart, not as hits */
-	TEST_ASSERT_VAL("no memory op counted", st.no_memop == 2);
-	TEST_ASSERT_VAL("memory ops counted", st.samples == ARRAY_SIZE(cases) - 2);
-	TEST_ASSERT_VAL("hitm counted", st.hitm == 8);
+	TEST_ASSERT_EQUAL("no memory op counted", (int)st.no_memop, 2);
+	TEST_ASSERT_EQUAL("memory ops counted", (int)st.samples, (int)(ARRAY_SIZE(cases) - 2));
+	TEST_ASSERT_EQUAL("hitm counted", (int)st.hitm, 8);
 
 	/* latency: IBS puts dc_miss_lat in var1_dw, tag_to_ret_ctr in var2_w */
 	dprof_mem__decode(&mem, ibs(PERF_MEM_OP_LOAD, L(LOC_RAM) | LN(RAM),
 				    PERF_MEM_SNOOP_NA, 0),
 			  (123ULL << 32) | 456, true);
-	TEST_ASSERT_VAL("weight struct latency is var1", mem.latency == 456);
+	TEST_ASSERT_EQUAL("weight struct latency is var1", (int)mem.latency, 456);
 	dprof_mem__decode(&mem, pebs_load(OP_LH | P(LVL, L2) | LEVEL(L2) |
 					  P(SNOOP, NONE), 0, 0), 37, false);
-	TEST_ASSERT_VAL("weight latency", mem.latency == 37);
+	TEST_ASSERT_EQUAL("weight latency", (int)mem.latency, 37);
 	TEST_ASSERT_VAL("no memory op has no latency",
 			!dprof_mem__decode(&mem, ibs_no_memop(), 99, false) &&
 			!mem.latency);

@@ -14,64 +14,63 @@
 #include "util/dprof/classify.h"
 #include "util/dprof/profile.h"
 #include "dprof-tests.h"
+#include "model.h"
 
 #define LINE	64ULL
 #define IP_MISS	0xffffffff81000100ULL
 #define IP_HIT	0xffffffff81000200ULL
 
-/* A sampled access with its level measured: a miss, or a write hit. */
+/*
+ * A sampled access with its level measured, a miss or a write hit, on
+ * @addr (each case on a line of its own set): what the classifier said.
+ */
 static int ex_access(struct dprof_classify *cl, struct dprof_class *cls,
-		     u64 addr, u32 cpu, u64 time, bool write, bool miss)
+		     u64 addr, u32 cpu, u64 time, bool write, bool miss,
+		     struct dprof_test_verdict *v)
 {
 	struct dprof_access acc = {
 		.ip = IP_MISS, .addr = addr, .time = time, .cpu = cpu,
 		.is_write = write, .level_known = true, .miss = miss,
 	};
+	int err = dprof_test__classify(cl, cls, &acc, addr % LINE, v);
 
-	return cl->sink.access(&cl->sink, &acc, cls, addr % LINE);
-}
-
-/*
- * A miss on @addr (each case on a line of its own set): its class, and
- * whether the histories decided it.
- */
-static int ex_miss(struct dprof_classify *cl, struct dprof_class *cls,
-		   u64 addr, u32 cpu, u64 time, enum dprof_miss_class *mc,
-		   bool *exact)
-{
-	int err = ex_access(cl, cls, addr, cpu, time, false, true);
-
-	*mc = cl->last_class;
-	*exact = cl->last_exact;
 	pr_debug("dprof exact: %#llx cpu %u t %llu: %s%s\n",
 		 (unsigned long long)addr, cpu, (unsigned long long)time,
-		 dprof_miss_class__str(*mc), *exact ? " (exact)" : "");
+		 v->miss ? dprof_miss_class__str(v->mc) : "hit",
+		 v->miss && v->exact ? " (exact)" : "");
 	return err;
 }
 
+/* A watch hit (rw) on the 8 bytes at @addr, by the instruction at @ip. */
 static int ex_hit(struct dprof_classify *cl, u64 addr, u32 cpu, u64 time,
-		  int write)
+		  int write, u64 ip)
 {
-	return dprof_classify__hit(cl, addr, 8, IP_HIT, cpu, time, write);
+	struct dprof_hit hit = {
+		.addr = addr, .len = 8, .ip = ip + 4, .access_ip = ip,
+		.write = write, .rw = true, .cpu = cpu, .time = time,
+	};
+
+	return cl->sink.hit(&cl->sink, &hit);
 }
 
 #define EX_MISS(addr, cpu, time, want, want_exact)			\
 	do {								\
-		TEST_ASSERT_VAL("miss",					\
-			!ex_miss(cl, cls, addr, cpu, time, &mc, &exact)); \
-		TEST_ASSERT_VAL("class " #want, mc == (want));		\
-		TEST_ASSERT_VAL("exact " #want_exact, exact == (want_exact)); \
+		TEST_ASSERT_VAL("miss", !ex_access(cl, cls, addr, cpu, time, \
+						   false, true, &v));	\
+		TEST_ASSERT_VAL("a miss", v.miss);			\
+		TEST_ASSERT_EQUAL("class " #want, (int)v.mc, (int)(want)); \
+		TEST_ASSERT_EQUAL("exact " #want_exact, v.exact,	\
+				  (bool)(want_exact));			\
 	} while (0)
 
 #define EX_HIT(addr, cpu, time, write)					\
-	TEST_ASSERT_VAL("hit", !ex_hit(cl, addr, cpu, time, write))
+	TEST_ASSERT_VAL("hit", !ex_hit(cl, addr, cpu, time, write, IP_HIT))
 
 static int ex_run(struct dprof_classify *cl, struct dprof_class *cls)
 {
 	struct dprof_obj obj = { .base = 0x10040, .size = LINE, .priv = cls };
 	const struct dprof_classify_stats *st;
-	enum dprof_miss_class mc;
-	bool exact;
+	struct dprof_test_verdict v;
 
 	/* a write by CPU 1, then CPU 0 misses on the same bytes */
 	EX_HIT(0x10040, 1, 100, 1);
@@ -101,8 +100,7 @@ static int ex_run(struct dprof_classify *cl, struct dprof_class *cls)
 	 */
 	EX_HIT(0x50180, 0, 50, 0);
 	EX_HIT(0x50180, 1, 100, 1);
-	TEST_ASSERT_VAL("own hit",
-			!dprof_classify__hit(cl, 0x50180, 8, IP_MISS, 0, 195, 0));
+	TEST_ASSERT_VAL("own hit", !ex_hit(cl, 0x50180, 0, 195, 0, IP_MISS));
 	EX_MISS(0x50180, 0, 200, DPROF_MISS_TRUE_SHARING, true);
 
 	/* other bytes of a watched line: access samples decide */
@@ -115,13 +113,13 @@ static int ex_run(struct dprof_classify *cl, struct dprof_class *cls)
 
 	/* no histories: a sampled write by CPU 1 (statistical) */
 	TEST_ASSERT_VAL("write",
-			!ex_access(cl, cls, 0x80240, 1, 100, true, false));
+			!ex_access(cl, cls, 0x80240, 1, 100, true, false, &v));
 	EX_MISS(0x80240, 0, 200, DPROF_MISS_TRUE_SHARING, false);
 	/* ... on watched bytes the histories overrule it */
 	EX_HIT(0x90280, 0, 50, 0);
 	EX_HIT(0x90280, 1, 100, 1);
 	TEST_ASSERT_VAL("write",
-			!ex_access(cl, cls, 0x90280, 1, 100, true, false));
+			!ex_access(cl, cls, 0x90280, 1, 100, true, false, &v));
 	EX_HIT(0x90280, 0, 150, 0);
 	EX_MISS(0x90280, 0, 200, DPROF_MISS_UNKNOWN, true);
 
@@ -134,10 +132,12 @@ static int ex_run(struct dprof_classify *cl, struct dprof_class *cls)
 	pr_debug("dprof exact: %llu misses, %llu exact, %llu statistical\n",
 		 (unsigned long long)st->misses, (unsigned long long)st->exact,
 		 (unsigned long long)cl->nr_stat);
-	TEST_ASSERT_VAL("misses", st->misses == 11);
-	TEST_ASSERT_VAL("exact", st->exact == 7 && cl->nr_exact == 7);
-	TEST_ASSERT_VAL("statistical", cl->nr_stat == 4);
-	TEST_ASSERT_VAL("hits", cl->nr_hits == 16 && cl->nr_hits_undecoded == 1);
+	TEST_ASSERT_EQUAL("misses", (int)st->misses, 11);
+	TEST_ASSERT_EQUAL("exact", (int)st->exact, 7);
+	TEST_ASSERT_EQUAL("exact in all", (int)cl->nr_exact, 7);
+	TEST_ASSERT_EQUAL("statistical", (int)cl->nr_stat, 4);
+	TEST_ASSERT_EQUAL("hits", (int)cl->nr_hits, 16);
+	TEST_ASSERT_EQUAL("hits, direction unknown", (int)cl->nr_hits_undecoded, 1);
 	return TEST_OK;
 }
 

@@ -36,6 +36,7 @@ struct mm_ctx {
 	struct dprof_classify	cl;
 	struct dprof_workingset	ws;		/* --view=workingset */
 	bool			has_ws;
+	struct dprof_test_verdict v;		/* of the last sample */
 	struct dprof_class	cls[DPROF_MODEL_MAX_TYPES];
 	u64			got[DPROF_MODEL_MAX_TYPES][DPROF_MISS__MAX];
 	u64			nr_scored;
@@ -88,27 +89,28 @@ static int mm_sample(struct dprof_model *m, const struct dprof_model_sample *s)
 	};
 	int err;
 
-	err = x->cl.sink.access(&x->cl.sink, &acc, &x->cls[s->type->idx], s->off);
+	err = dprof_test__classify(&x->cl, &x->cls[s->type->idx], &acc, s->off,
+				   &x->v);
 	if (!err && x->has_ws)
 		err = x->ws.sink.access(&x->ws.sink, &acc, &x->cls[s->type->idx],
 					s->off);
 	if (err)
 		return err;
-	if (x->cl.last_miss)
-		x->got[s->type->idx][x->cl.last_class]++;
+	if (x->v.miss)
+		x->got[s->type->idx][x->v.mc]++;
 	if (s->truth >= 0 && s->truth != DPROF_MODEL_COLD) {
 		x->nr_true_miss++;
-		x->nr_both += x->cl.last_miss;
+		x->nr_both += x->v.miss;
 	}
 	if (!x->measured || s->truth < 0)
 		return 0;
-	x->confusion[s->truth][x->cl.last_class]++;
+	x->confusion[s->truth][x->v.mc]++;
 	if (s->truth == DPROF_MODEL_COLD) {
 		x->nr_cold++;
 		return 0;
 	}
 	x->nr_scored++;
-	x->nr_agree += (int)x->cl.last_class == s->truth;
+	x->nr_agree += (int)x->v.mc == s->truth;
 	return 0;
 }
 

@@ -31,10 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/err.h>
+#include <linux/hash.h>
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
 
 #include "util/hashmap.h"
+#include "util/dprof/profile.h"
 #include "model.h"
 
 /* Fully associative LRU cache of the same capacity. */
@@ -151,7 +153,7 @@ double dprof_model_type__resident(const struct dprof_model *m,
 
 static size_t tag__hash(long key, void *ctx __maybe_unused)
 {
-	return key * 0x9E3779B97F4A7C15ull >> 16;
+	return hash_64(key, 32);
 }
 
 static bool tag__equal(long a, long b, void *ctx __maybe_unused)
@@ -617,4 +619,40 @@ int dprof_model__run(struct dprof_model *m, enum dprof_model_scenario sc,
 		gens[gen_of[j]].gen(m, &m->types[j], step);
 	}
 	return m->err;
+}
+
+/**
+ * dprof_test__classify - one access through the classifier's sink hook
+ * @cl: the classifier
+ * @cls: the access's class
+ * @acc: the access
+ * @offset: into its object
+ * @v: what the classifier said, read from the counts of @cls before and
+ *     after: whether it missed, and if so its class and whether object
+ *     histories decided it (@v->mc and @v->exact are kept on a hit)
+ *
+ * Return: 0 or the hook's negative errno.
+ */
+int dprof_test__classify(struct dprof_classify *cl, struct dprof_class *cls,
+			 const struct dprof_access *acc, u64 offset,
+			 struct dprof_test_verdict *v)
+{
+	const struct dprof_classify_stats *st = dprof_classify__class(cl, cls);
+	struct dprof_classify_stats before = { .accesses = 0 };
+	int err, k;
+
+	if (st)
+		before = *st;
+	v->miss = false;
+	err = cl->sink.access(&cl->sink, acc, cls, offset);
+	st = dprof_classify__class(cl, cls);
+	if (err || !st || st->misses == before.misses)
+		return err;
+	v->miss = true;
+	v->exact = st->exact != before.exact;
+	for (k = 0; k < DPROF_MISS__MAX; k++) {
+		if (st->by_class[k] != before.by_class[k])
+			v->mc = k;
+	}
+	return 0;
 }

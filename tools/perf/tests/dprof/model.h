@@ -8,6 +8,8 @@
 #include "util/dprof/cachesim.h"
 #include "util/dprof/classify.h"
 
+struct dprof_access;
+
 /*
  * A small multi-CPU machine with ground truth, for the miss classifier's
  * tests: per-CPU private L1 (the cache whose misses are scored) and L2,
@@ -123,5 +125,16 @@ void dprof_model__exit(struct dprof_model *m);
 u64 dprof_model__rand(struct dprof_model *m);
 double dprof_model_type__resident(const struct dprof_model *m,
 				  const struct dprof_model_type *t);
+
+/* What the classifier said of one access (see dprof_test__classify()). */
+struct dprof_test_verdict {
+	bool			miss;
+	enum dprof_miss_class	mc;	/* of the last miss: kept on a hit */
+	bool			exact;	/* ... decided from object histories */
+};
+
+int dprof_test__classify(struct dprof_classify *cl, struct dprof_class *cls,
+			 const struct dprof_access *acc, u64 offset,
+			 struct dprof_test_verdict *v);
 
 #endif /* __PERF_TESTS_DPROF_MODEL_H */

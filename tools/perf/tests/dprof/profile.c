@@ -71,27 +71,28 @@ int test__dprof_profile(struct test_suite *test __maybe_unused,
 	dprof_profile__findnew_class(&prof, DPROF_KIND_SLAB, 0x6000, NULL);
 
 	rows = dprof_profile__rows(&prof, &nr);
-	TEST_ASSERT_VAL("rows", rows && nr == 4);
+	TEST_ASSERT_VAL("rows", rows);
+	TEST_ASSERT_EQUAL("rows", (int)nr, 4);
 
 	row = find_row(rows, nr, DPROF_KIND_SLAB, "filp");
 	TEST_ASSERT_VAL("filp row", row);
-	TEST_ASSERT_VAL("filp samples", row->stats.samples == 10);
-	TEST_ASSERT_VAL("filp writes", row->stats.writes == 2);
-	TEST_ASSERT_VAL("filp objects", row->nr_objects == 5);
+	TEST_ASSERT_EQUAL("filp samples", (int)row->stats.samples, 10);
+	TEST_ASSERT_EQUAL("filp writes", (int)row->stats.writes, 2);
+	TEST_ASSERT_EQUAL("filp objects", (int)row->nr_objects, 5);
 	/* the (0x38, 0xa0) site of both classes is one site of the row */
-	TEST_ASSERT_VAL("filp sites", hashmap__size(row->sites) == 2);
+	TEST_ASSERT_EQUAL("filp sites", (int)hashmap__size(row->sites), 2);
 
 	dprof_rows__sort(rows, nr, DPROF_SORT_SAMPLES);
-	TEST_ASSERT_VAL("sorted first", rows[0]->kind == DPROF_KIND_KMALLOC &&
-			!strcmp(rows[0]->site_name, "alloc_pipe_info"));
-	TEST_ASSERT_VAL("sorted second", rows[1]->stats.samples == 10);
-	TEST_ASSERT_VAL("sorted last", rows[3]->stats.samples == 1);
+	TEST_ASSERT_EQUAL("sorted first", (int)rows[0]->kind, DPROF_KIND_KMALLOC);
+	TEST_ASSERT_VAL("sorted first", !strcmp(rows[0]->site_name, "alloc_pipe_info"));
+	TEST_ASSERT_EQUAL("sorted second", (int)rows[1]->stats.samples, 10);
+	TEST_ASSERT_EQUAL("sorted last", (int)rows[3]->stats.samples, 1);
 
 	dprof_rows__sort(rows, nr, DPROF_SORT_OBJECTS);
-	TEST_ASSERT_VAL("by objects", rows[0]->nr_objects == 5);
+	TEST_ASSERT_EQUAL("by objects", (int)rows[0]->nr_objects, 5);
 
-	TEST_ASSERT_VAL("sort parse", !dprof_sort__parse("misses", &sort) &&
-			sort == DPROF_SORT_MISSES);
+	TEST_ASSERT_VAL("sort parse", !dprof_sort__parse("misses", &sort));
+	TEST_ASSERT_EQUAL("sort parse", (int)sort, DPROF_SORT_MISSES);
 	TEST_ASSERT_VAL("sort parse bad", dprof_sort__parse("bogus", &sort));
 
 	dprof_rows__free(rows, nr);
@@ -103,8 +104,9 @@ int test__dprof_profile(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_VAL("touch other cpu", !dprof_class__touch_base(a, 0x100, 64, 1));
 	TEST_ASSERT_VAL("touch twice more", !dprof_class__touch_base(a, 0x100, 64, 2));
 	TEST_ASSERT_VAL("touch 2nd", !dprof_class__touch_base(a, 0x200, 64, 1));
-	TEST_ASSERT_VAL("typed objects", a->nr_objects == 2 && a->ws_bytes == 128);
-	TEST_ASSERT_VAL("typed bounced", a->nr_bounced == 1);
+	TEST_ASSERT_EQUAL("typed objects", (int)a->nr_objects, 2);
+	TEST_ASSERT_EQUAL("typed objects", (int)a->ws_bytes, 128);
+	TEST_ASSERT_EQUAL("typed bounced", (int)a->nr_bounced, 1);
 
 	dprof_profile__exit(&prof);
 	return TEST_OK;

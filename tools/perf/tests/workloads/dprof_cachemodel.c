@@ -32,6 +32,7 @@
 #include <linux/compiler.h>
 #include <linux/kernel.h>
 #include <linux/perf_event.h>
+#include <linux/stringify.h>
 #include <linux/zalloc.h>
 #include <perf/event.h>
 
@@ -52,6 +53,44 @@
 #define DCM_NON_MEM_IP		0xffffffff81400000ull
 #define DCM_PAGE_OFFSET		0xffff888000000000ull
 #define DCM_MAGIC		0x32454c4946524550ull	/* "PERFILE2" */
+#define DCM_GFP_KERNEL		0xcc0u		/* __GFP_RECLAIM | __GFP_IO | __GFP_FS */
+/* MEM_TRANS_RETIRED.LOAD_LATENCY (event 0xcd, umask 0x01) on Skylake-SP */
+#define DCM_PEBS_LOADS		0x1cd
+#define DCM_PEBS_STORES		0x82d0		/* MEM_INST_RETIRED.ALL_STORES */
+#define DCM_SEED_MIX		0x9E3779B97F4A7C15ull	/* 2^64 / phi */
+#define DCM_TRACE_PAGE_SIZE	4096
+#define DCM_SITE_STRIDE		0x100		/* between the types' call sites */
+#define DCM_FREE_SITE		0x80		/* free site: alloc site + this */
+
+/* The trace records the format files below describe, on x86_64. */
+struct dcm_tp_common {
+	u16	type;
+	u8	flags;
+	u8	preempt_count;
+	s32	pid;
+};
+
+struct dcm_tp_alloc {
+	struct dcm_tp_common	common;
+	u64	call_site;
+	u64	ptr;
+	u64	bytes_req;
+	u64	bytes_alloc;
+	u64	gfp_flags;
+	s32	node;
+	u8	accounted;
+	u32	name;		/* __data_loc: offset | len << 16 */
+};
+
+struct dcm_tp_free {
+	struct dcm_tp_common	common;
+	u64	call_site;
+	u64	ptr;
+	u32	name;
+};
+
+/* The string of a __data_loc field follows it. */
+#define DCM_TP_STR_AT(type)	(offsetof(type, name) + sizeof(u32))
 
 enum dcm_evsel {
 	DCM_LOADS,		/* ibs_op//, or the PEBS load latency event */
@@ -92,7 +131,7 @@ enum dcm_evsel {
 
 static const char dcm_fmt_alloc[] =
 	"name: kmem_cache_alloc\n"
-	"ID: 497\n"
+	"ID: " __stringify(DCM_ID_ALLOC) "\n"
 	"format:\n"
 	DCM_FIELDS_SITE_PTR
 	"\tfield:size_t bytes_req;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -108,7 +147,7 @@ static const char dcm_fmt_alloc[] =
 
 static const char dcm_fmt_free[] =
 	"name: kmem_cache_free\n"
-	"ID: 499\n"
+	"ID: " __stringify(DCM_ID_FREE) "\n"
 	"format:\n"
 	DCM_FIELDS_SITE_PTR
 	"\tfield:__data_loc char[] name;\toffset:24;\tsize:4;\tsigned:0;\n"
@@ -250,12 +289,9 @@ static int dcm__tp(struct dcm *d, enum dcm_evsel ev, u32 cpu, u64 time,
 /* The common fields of a trace record. */
 static void dcm__tp_common(u8 *rec, u16 id, u32 cpu)
 {
-	s32 pid = DCM_PID + cpu;
+	struct dcm_tp_common common = { .type = id, .pid = DCM_PID + cpu };
 
-	memcpy(rec, &id, sizeof(id));
-	rec[2] = 0;
-	rec[3] = 0;
-	memcpy(rec + 4, &pid, sizeof(pid));
+	memcpy(rec, &common, sizeof(common));
 }
 
 /* A __data_loc string at the end of a record: offset | len << 16. */
@@ -273,19 +309,20 @@ static int dcm__alloc(struct dprof_model *m, struct dprof_model_type *t,
 {
 	struct dcm *d = m->ctx;
 	u8 rec[128] = { 0 };
-	u64 site = DCM_CALL_SITE + t->idx * 0x100, gfp = 0xcc0;
+	u64 site = DCM_CALL_SITE + t->idx * DCM_SITE_STRIDE, gfp = DCM_GFP_KERNEL;
 	s32 node = 0;
 	u32 len;
 
 	dcm__tp_common(rec, DCM_ID_ALLOC, cpu);
-	memcpy(rec + 8, &site, 8);
-	memcpy(rec + 16, &base, 8);
-	memcpy(rec + 24, &t->size, 8);
-	memcpy(rec + 32, &t->size, 8);
-	memcpy(rec + 40, &gfp, 8);
-	memcpy(rec + 48, &node, 4);
-	rec[52] = 0;
-	len = dcm__tp_str(rec, 56, 60, t->name);
+	memcpy(rec + offsetof(struct dcm_tp_alloc, call_site), &site, sizeof(site));
+	memcpy(rec + offsetof(struct dcm_tp_alloc, ptr), &base, sizeof(base));
+	memcpy(rec + offsetof(struct dcm_tp_alloc, bytes_req), &t->size, sizeof(u64));
+	memcpy(rec + offsetof(struct dcm_tp_alloc, bytes_alloc), &t->size, sizeof(u64));
+	memcpy(rec + offsetof(struct dcm_tp_alloc, gfp_flags), &gfp, sizeof(gfp));
+	memcpy(rec + offsetof(struct dcm_tp_alloc, node), &node, sizeof(node));
+	rec[offsetof(struct dcm_tp_alloc, accounted)] = 0;
+	len = dcm__tp_str(rec, offsetof(struct dcm_tp_alloc, name),
+			  DCM_TP_STR_AT(struct dcm_tp_alloc), t->name);
 	return dcm__tp(d, DCM_ALLOC, cpu, m->time, rec, len);
 }
 
@@ -294,13 +331,14 @@ static int dcm__free(struct dprof_model *m, struct dprof_model_type *t,
 {
 	struct dcm *d = m->ctx;
 	u8 rec[96] = { 0 };
-	u64 site = DCM_CALL_SITE + t->idx * 0x100 + 0x80;
+	u64 site = DCM_CALL_SITE + t->idx * DCM_SITE_STRIDE + DCM_FREE_SITE;
 	u32 len;
 
 	dcm__tp_common(rec, DCM_ID_FREE, cpu);
-	memcpy(rec + 8, &site, 8);
-	memcpy(rec + 16, &base, 8);
-	len = dcm__tp_str(rec, 24, 28, t->name);
+	memcpy(rec + offsetof(struct dcm_tp_free, call_site), &site, sizeof(site));
+	memcpy(rec + offsetof(struct dcm_tp_free, ptr), &base, sizeof(base));
+	len = dcm__tp_str(rec, offsetof(struct dcm_tp_free, name),
+			  DCM_TP_STR_AT(struct dcm_tp_free), t->name);
 	return dcm__tp(d, DCM_FREE, cpu, m->time, rec, len);
 }
 
@@ -527,7 +565,7 @@ static int dcm__tracing_data(struct dcm *d __maybe_unused, struct strbuf *sb)
 	err = strbuf_add(sb, magic, sizeof(magic)) ?:
 	      strbuf_add(sb, "0.6", 4) ?:
 	      strbuf_add(sb, "\0\x08", 2) ?:		/* little endian, long size */
-	      sb_add_u32(sb, 4096) ?:
+	      sb_add_u32(sb, DCM_TRACE_PAGE_SIZE) ?:
 	      strbuf_add(sb, "header_page", 12) ?:
 	      sb_add_u64(sb, strlen(dcm_header_page)) ?:
 	      strbuf_addstr(sb, dcm_header_page) ?:
@@ -543,8 +581,8 @@ static int dcm__tracing_data(struct dcm *d __maybe_unused, struct strbuf *sb)
 	/* kallsyms: names for the model's code, for %pS in perf script */
 	for (i = 0; !err && i < DPROF_MODEL_MAX_TYPES; i++)
 		err = strbuf_addf(&ks, "%llx T dm_alloc_%d\n%llx T dm_free_%d\n",
-				  DCM_CALL_SITE + i * 0x100, i,
-				  DCM_CALL_SITE + i * 0x100 + 0x80, i);
+				  DCM_CALL_SITE + i * DCM_SITE_STRIDE, i,
+				  DCM_CALL_SITE + i * DCM_SITE_STRIDE + DCM_FREE_SITE, i);
 	if (!err)
 		err = sb_add_u32(sb, ks.len) ?: strbuf_add(sb, ks.buf, ks.len) ?:
 		      sb_add_u32(sb, 0) ?:		/* printk formats */
@@ -630,8 +668,9 @@ static int dcm__features(struct dcm *d, const struct dprof_model *m,
 		err = sb_add_string(&sb[HEADER_CMDLINE], buf) ?:
 		      dcm__event_desc(d, &sb[HEADER_EVENT_DESC]) ?:
 		      dcm__caches(m, d->nr_cpus, &sb[HEADER_CACHE]) ?:
-		      sb_add_u32(&sb[HEADER_PMU_MAPPINGS], 2) ?:
-		      sb_add_u32(&sb[HEADER_PMU_MAPPINGS], d->ibs ? DCM_IBS_OP_TYPE : 4) ?:
+		      sb_add_u32(&sb[HEADER_PMU_MAPPINGS], 2) ?:	/* PMUs */
+		      sb_add_u32(&sb[HEADER_PMU_MAPPINGS], d->ibs ? DCM_IBS_OP_TYPE :
+				 PERF_TYPE_RAW) ?:
 		      sb_add_string(&sb[HEADER_PMU_MAPPINGS], d->ibs ? "ibs_op" : "cpu") ?:
 		      sb_add_u32(&sb[HEADER_PMU_MAPPINGS], PERF_TYPE_SOFTWARE) ?:
 		      sb_add_string(&sb[HEADER_PMU_MAPPINGS], "software");
@@ -791,15 +830,15 @@ static int dprof_cachemodel(int argc, const char **argv)
 	}
 	d.nr_cpus = p.nr_cpus;
 	d.period = p.period;
-	d.rnd = p.seed * 0x9E3779B97F4A7C15ull + 7;
+	d.rnd = p.seed * DCM_SEED_MIX + 7;
 	if (d.ibs) {
 		dcm__add_evsel(&d, DCM_LOADS, DCM_IBS_OP_TYPE, 0, 0, p.period,
 			       DCM_ACCESS_SAMPLE_TYPE, 0, "ibs_op//");
 	} else {
-		dcm__add_evsel(&d, DCM_LOADS, PERF_TYPE_RAW, 0x1cd, DCM_LDLAT,
+		dcm__add_evsel(&d, DCM_LOADS, PERF_TYPE_RAW, DCM_PEBS_LOADS, DCM_LDLAT,
 			       p.period, DCM_ACCESS_SAMPLE_TYPE, 3,
-			       "cpu/mem-loads,ldlat=30/P");
-		dcm__add_evsel(&d, DCM_STORES, PERF_TYPE_RAW, 0x82d0, 0,
+			       "cpu/mem-loads,ldlat=" __stringify(DCM_LDLAT) "/P");
+		dcm__add_evsel(&d, DCM_STORES, PERF_TYPE_RAW, DCM_PEBS_STORES, 0,
 			       p.period, DCM_ACCESS_SAMPLE_TYPE, 3,
 			       "cpu/mem-stores/P");
 	}

@@ -20,6 +20,7 @@
 #include <linux/bitmap.h>
 #include <linux/bitops.h>
 #include <linux/err.h>
+#include <linux/hash.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/zalloc.h>
@@ -104,7 +105,7 @@ const char *dprof_miss_class__str(enum dprof_miss_class mc)
 
 static size_t long__hash(long key, void *ctx __maybe_unused)
 {
-	return key * 0x9E3779B97F4A7C15ull >> 16;
+	return hash_64(key, 32);
 }
 
 static bool long__equal(long a, long b, void *ctx __maybe_unused)
@@ -116,7 +117,7 @@ static size_t site__hash(long key, void *ctx __maybe_unused)
 {
 	const struct dprof_classify_site *s = (const void *)key;
 
-	return s->ip * 0x9E3779B97F4A7C15ull + s->offset;
+	return hash_64(s->ip ^ hash_64(s->offset, 32), 32);
 }
 
 static bool site__equal(long a, long b, void *ctx __maybe_unused)
@@ -608,7 +609,6 @@ static int dprof_classify__access(struct dprof_sink *sink,
 
 	st->accesses++;
 	cl->total.accesses++;
-	cl->last_miss = miss;
 	if (miss) {
 		/* on watched bytes: their histories tell (exact) */
 		if (hashmap__find(cl->watched, (long)tag, &wl) &&
@@ -627,8 +627,6 @@ static int dprof_classify__access(struct dprof_sink *sink,
 			cl->nr_exact++;
 		else
 			cl->nr_stat++;
-		cl->last_class = mc;
-		cl->last_exact = inv >= 0;
 		err = dprof_cl_class__site_miss(cc, offset, acc->ip, mc,
 						inv >= 0);
 		if (err)
@@ -638,25 +636,15 @@ static int dprof_classify__access(struct dprof_sink *sink,
 	return 0;
 }
 
-/**
- * dprof_classify__hit - a watch hit on every read and write (rw=1)
- * @cl: the classifier
- * @addr: the first watched byte
- * @len: number of watched bytes
- * @ip: the accessing instruction
- * @cpu: the CPU that executed it
- * @time: time stamp of the access
- * @write: 1 a write, 0 a read, -1 unknown (the line's misses then stay
- *         statistical)
- *
- * Call in time order with the replay's access samples: misses on the
- * watched bytes are then classified by the exact rule.  The watched bytes
- * are forgotten when their object is freed.
- *
- * Return: 0 or -ENOMEM.
+/*
+ * A watch hit on @len bytes at @addr by the instruction at @ip (@write: 1
+ * a write, 0 a read, -1 unknown: the line's misses then stay statistical).
+ * In time order with the replay's access samples, misses on the watched
+ * bytes are then classified by the exact rule.  The watched bytes are
+ * forgotten when their object is freed.
  */
-int dprof_classify__hit(struct dprof_classify *cl, u64 addr, u32 len,
-			u64 ip, u32 cpu, u64 time, int write)
+static int dprof_classify__watch(struct dprof_classify *cl, u64 addr, u32 len,
+				 u64 ip, u32 cpu, u64 time, int write)
 {
 	u64 line = cl->geom.line, end = addr + max(len, 1U), tag;
 	struct dprof_watch_line *wl;
@@ -698,6 +686,20 @@ int dprof_classify__hit(struct dprof_classify *cl, u64 addr, u32 len,
 	return 0;
 }
 
+/*
+ * Only a watch that traps reads too (rw) sees every access to its bytes,
+ * which the exact rule needs.
+ */
+static int dprof_classify__hit(struct dprof_sink *sink,
+			       const struct dprof_hit *hit)
+{
+	if (!hit->rw)
+		return 0;
+	return dprof_classify__watch(sink__cl(sink), hit->addr, hit->len ?: 1,
+				     hit->access_ip, hit->cpu, hit->time,
+				     hit->write);
+}
+
 /**
  * dprof_classify__init - a miss classifier for a cache of geometry @geom
  * @cl: the classifier; add &cl->sink to the replay's sinks
@@ -714,6 +716,7 @@ int dprof_classify__init(struct dprof_classify *cl,
 	cl->sink.access = dprof_classify__access;
 	cl->sink.alloc = dprof_classify__alloc;
 	cl->sink.free = dprof_classify__free;
+	cl->sink.hit = dprof_classify__hit;
 	cl->geom = *geom;
 	cl->access_size = 8;
 	cl->lines = hashmap__new(long__hash, long__equal, NULL);
@@ -824,8 +827,8 @@ dprof_classify__class(const struct dprof_classify *cl,
  * Return: 0, or the first non-zero return of @fn.
  */
 int dprof_classify__sites(const struct dprof_classify *cl,
-				  const struct dprof_class *cls,
-				  dprof_classify_site_fn_t fn, void *arg)
+			  const struct dprof_class *cls,
+			  dprof_classify_site_fn_t fn, void *arg)
 {
 	struct dprof_cl_class *cc;
 	struct hashmap_entry *cur;

@@ -2,7 +2,6 @@
 #ifndef __PERF_DPROF_CLASSIFY_H
 #define __PERF_DPROF_CLASSIFY_H
 
-#include <stdbool.h>
 #include <linux/types.h>
 
 #include "cachesim.h"
@@ -59,7 +58,7 @@ struct dprof_classify {
 	 * Access samples: a write by another CPU among the line's last
 	 * sampled writes is an invalidation (statistical).  Object
 	 * histories (watch hits on every read and write of the watched
-	 * bytes, dprof_classify__hit()): "did another CPU write these bytes
+	 * bytes, the sink's hit hook): "did another CPU write these bytes
 	 * since this CPU's last access" is exact for misses on them.
 	 */
 	struct hashmap			*lines;		/* tag -> line history */
@@ -79,22 +78,16 @@ struct dprof_classify {
 	u64				nr_measured;	/* misses from data_src */
 	u64				nr_predicted;	/* misses from the model */
 	struct dprof_classify_stats	total;
-	/* the last access: was it a miss, and of which class */
-	bool				last_miss;
-	enum dprof_miss_class		last_class;
-	bool				last_exact;	/* ... from histories */
 };
 
 int dprof_classify__init(struct dprof_classify *cl,
 			 const struct dprof_cache_geom *geom);
 void dprof_classify__exit(struct dprof_classify *cl);
-int dprof_classify__hit(struct dprof_classify *cl, u64 addr, u32 len,
-			u64 ip, u32 cpu, u64 time, int write);
 const struct dprof_classify_stats *
 dprof_classify__class(const struct dprof_classify *cl,
 		      const struct dprof_class *cls);
 int dprof_classify__sites(const struct dprof_classify *cl,
-				  const struct dprof_class *cls,
-				  dprof_classify_site_fn_t fn, void *arg);
+			  const struct dprof_class *cls,
+			  dprof_classify_site_fn_t fn, void *arg);
 
 #endif /* __PERF_DPROF_CLASSIFY_H */

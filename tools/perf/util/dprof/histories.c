@@ -66,7 +66,7 @@ static void history__close(struct dprof_histories *h,
 	list_add_tail(&hist->list, &h->done);
 }
 
-/**
+/*
  * history__alloc - an object of @type was allocated
  * @h: the history builder
  * @type: the object's type, compared by pointer
@@ -81,8 +81,8 @@ static void history__close(struct dprof_histories *h,
  *
  * Return: 0, or -ENOMEM.
  */
-int history__alloc(struct dprof_histories *h, void *type, u64 base, u64 size,
-		   u64 time, u32 cpu, u64 site)
+static int history__alloc(struct dprof_histories *h, void *type, u64 base,
+			  u64 size, u64 time, u32 cpu, u64 site)
 {
 	struct dprof_history *hist, *stale;
 
@@ -121,7 +121,7 @@ static int history__append(struct dprof_history *hist,
 	return 0;
 }
 
-/**
+/*
  * history__hit - a watch saw an access
  * @h: the history builder
  * @addr: the watched address that was accessed
@@ -132,8 +132,8 @@ static int history__append(struct dprof_history *hist,
  *
  * Return: 0 (the hit was kept, or dropped and counted), or -ENOMEM.
  */
-int history__hit(struct dprof_histories *h, u64 addr, u64 ip, u32 cpu,
-		 u64 time, u32 len)
+static int history__hit(struct dprof_histories *h, u64 addr, u64 ip, u32 cpu,
+			u64 time, u32 len)
 {
 	struct dprof_history *hist = history__find(h, addr);
 	struct dprof_hist_elem elem;
@@ -156,7 +156,7 @@ int history__hit(struct dprof_histories *h, u64 addr, u64 ip, u32 cpu,
 	return history__append(hist, &elem);
 }
 
-/**
+/*
  * history__free - an object was freed
  * @h: the history builder
  * @base: object start address
@@ -168,8 +168,8 @@ int history__hit(struct dprof_histories *h, u64 addr, u64 ip, u32 cpu,
  *
  * Return: 0.
  */
-int history__free(struct dprof_histories *h, u64 base, u64 time, u32 cpu,
-		  u64 site)
+static int history__free(struct dprof_histories *h, u64 base, u64 time,
+			 u32 cpu, u64 site)
 {
 	struct dprof_history *hist = history__find(h, base);
 
@@ -187,43 +187,38 @@ int history__free(struct dprof_histories *h, u64 base, u64 time, u32 cpu,
 	return 0;
 }
 
-/**
- * dprof_histories__obj_hit - a watch hit, with its object from the address set
- * @h: the history builder
- * @obj: the live object at @addr, NULL if there is none
- * @site: @obj's allocation call site, 0 if unknown
- * @addr: the accessed address
- * @ip: the accessing instruction
- * @cpu: the CPU that executed it
- * @time: time stamp of the access
- * @len: number of watched bytes
+/*
+ * A watch hit, with its object from the address set (sink hook): every
+ * hit, whether or not the watch traps reads.
  *
  * The report replays every allocation, but only the watched objects need
  * a history: open it at the first hit, from the allocation the address
- * set remembers.  Histories are then closed by dprof_histories.sink.
- *
- * Return: 0, or -ENOMEM.
+ * set remembers, with the hit's site.  Histories are closed by the sink's
+ * free hook.  A hit on no object of the address set is dropped.  The
+ * history keeps the sampled ip (the instruction after the access).
  */
-int dprof_histories__obj_hit(struct dprof_histories *h,
-			     const struct dprof_obj *obj, u64 site, u64 addr,
-			     u64 ip, u32 cpu, u64 time, u32 len)
+static int histories__sink_hit(struct dprof_sink *sink,
+			       const struct dprof_hit *hit)
 {
+	struct dprof_histories *h = container_of(sink, struct dprof_histories, sink);
+	const struct dprof_obj *obj = hit->obj;
 	struct dprof_history *hist;
 
 	if (!obj) {
 		h->nr_dropped++;
 		return 0;
 	}
-	hist = history__find(h, addr);
+	hist = history__find(h, hit->addr);
 	if (!hist || hist->base != obj->base ||
 	    hist->alloc_time != obj->alloc_time) {
 		int err = history__alloc(h, obj->priv, obj->base, obj->size,
-					 obj->alloc_time, obj->cpu, site);
+					 obj->alloc_time, obj->cpu, hit->site);
 
 		if (err)
 			return err;
 	}
-	return history__hit(h, addr, ip, cpu, time, len);
+	return history__hit(h, hit->addr, hit->ip, hit->cpu, hit->time,
+			    hit->len);
 }
 
 static int histories__sink_free(struct dprof_sink *sink,
@@ -252,15 +247,15 @@ void dprof_histories__finish(struct dprof_histories *h)
  * dprof_histories__init - set up an empty history builder
  * @h: the history builder
  *
- * @h->sink closes histories on the free events of the replay; add it to
- * the report's sinks when histories are opened by
- * dprof_histories__obj_hit().
+ * @h->sink opens histories on the watch hits of the replay and closes
+ * them on its free events: add it to the report's sinks.
  */
 void dprof_histories__init(struct dprof_histories *h)
 {
 	memset(h, 0, sizeof(*h));
 	INIT_LIST_HEAD(&h->sink.node);
 	h->sink.free = histories__sink_free;
+	h->sink.hit = histories__sink_hit;
 	h->open = RB_ROOT;
 	INIT_LIST_HEAD(&h->done);
 }

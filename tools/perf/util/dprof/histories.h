@@ -7,8 +7,6 @@
 #include <linux/types.h>
 #include "sink.h"
 
-struct dprof_obj;
-
 /*
  * Object access histories (DProf paper §4.3, table 3): every access a
  * watch saw to one object, from its allocation to its free.  Built from
@@ -69,8 +67,8 @@ struct dprof_history {
 
 /**
  * struct dprof_histories - history builder
- * @sink: closes histories on the report's free events (see
- *        dprof_histories__sink())
+ * @sink: opens histories on the watch hits of the replay (its hit hook)
+ *        and closes them on its free events
  * @open: histories of live objects, by base
  * @done: closed histories, in the order they were closed
  * @nr_histories: closed histories with at least one access
@@ -95,15 +93,6 @@ struct dprof_histories {
 
 void dprof_histories__init(struct dprof_histories *h);
 void dprof_histories__exit(struct dprof_histories *h);
-int history__alloc(struct dprof_histories *h, void *type, u64 base, u64 size,
-		   u64 time, u32 cpu, u64 site);
-int history__hit(struct dprof_histories *h, u64 addr, u64 ip, u32 cpu,
-		 u64 time, u32 len);
-int history__free(struct dprof_histories *h, u64 base, u64 time, u32 cpu,
-		  u64 site);
-int dprof_histories__obj_hit(struct dprof_histories *h,
-			     const struct dprof_obj *obj, u64 site, u64 addr,
-			     u64 ip, u32 cpu, u64 time, u32 len);
 void dprof_histories__finish(struct dprof_histories *h);
 
 #endif /* __PERF_DPROF_HISTORIES_H */

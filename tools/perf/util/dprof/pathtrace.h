@@ -96,7 +96,6 @@ void dprof_paths__exit(struct dprof_paths *p);
 int dprof_paths__add(struct dprof_paths *p, const struct dprof_history *hist);
 int dprof_paths__build(struct dprof_paths *p, struct dprof_histories *h);
 struct dprof_path **dprof_paths__sorted(struct dprof_paths *p, size_t *nr);
-int dprof_paths__merge_offsets(struct dprof_paths *p);
 
 static inline double dprof_path_step__avg_time(const struct dprof_path_step *s,
 					       const struct dprof_path *path)

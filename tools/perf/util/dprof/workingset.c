@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/err.h>
+#include <linux/hash.h>
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
 
@@ -26,7 +27,7 @@ struct ws_pair {
 
 static size_t long__hash(long key, void *ctx __maybe_unused)
 {
-	return key * 0x9E3779B97F4A7C15ull >> 16;
+	return hash_64(key, 32);
 }
 
 static bool long__equal(long a, long b, void *ctx __maybe_unused)
@@ -171,6 +172,56 @@ static int dprof_workingset__free(struct dprof_sink *sink,
 	return 0;
 }
 
+/*
+ * A watch hit on @len bytes at @addr of @obj (NULL: no known object) by
+ * the instruction at @ip: who brings an object's lines in.
+ *
+ * The first access to each line of an object after its allocation is
+ * the one that brings its data into a CPU's cache (paper section 3.2:
+ * "the execution paths that bring them in").  Count it per class and
+ * ip; later accesses to the line, and hits outside a known object's
+ * lifetime (no allocation event), are not counted.
+ */
+static int dprof_workingset__watch(struct dprof_workingset *ws,
+				   const struct dprof_obj *obj, u64 addr,
+				   u32 len, u64 ip)
+{
+	u64 line = ws->cache.geom.line, tag, last, born;
+	struct dprof_ws_class *wc;
+	long n;
+
+	ws->nr_hits++;
+	if (!obj || !obj->priv || !len)
+		return 0;
+	wc = dprof_workingset__findnew(ws, obj->priv);
+	if (!wc)
+		return -ENOMEM;
+	/* a birth of 0 would read as "never touched": shift by one */
+	born = obj->alloc_time + 1;
+	for (tag = addr / line; tag <= (addr + len - 1) / line; tag++) {
+		if (hashmap__find(ws->touched, (long)tag, &last) && last == born)
+			continue;
+		if (hashmap__set(ws->touched, (long)tag, (long)born, NULL, NULL))
+			return -ENOMEM;
+		n = 0;
+		hashmap__find(wc->first, (long)ip, &n);
+		if (hashmap__set(wc->first, (long)ip, n + 1, NULL, NULL))
+			return -ENOMEM;
+		wc->nr_first++;
+	}
+	return 0;
+}
+
+/* The watch must see reads too (rw) for its first hit to be the first touch. */
+static int dprof_workingset__hit(struct dprof_sink *sink,
+				 const struct dprof_hit *hit)
+{
+	if (!hit->rw)
+		return 0;
+	return dprof_workingset__watch(sink__ws(sink), hit->obj, hit->addr,
+				       hit->len ?: 1, hit->access_ip);
+}
+
 /**
  * dprof_workingset__init - a working-set simulation of one cache
  * @ws: the simulation; add &ws->sink to the replay's sinks
@@ -187,6 +238,7 @@ int dprof_workingset__init(struct dprof_workingset *ws,
 	INIT_LIST_HEAD(&ws->sink.node);
 	ws->sink.access = dprof_workingset__access;
 	ws->sink.free = dprof_workingset__free;
+	ws->sink.hit = dprof_workingset__hit;
 	ws->interval = DPROF_WS_INTERVAL;
 	ws->next_snap = DPROF_WS_INTERVAL;
 	err = dprof_cache__init(&ws->cache, geom);
@@ -250,53 +302,6 @@ void dprof_workingset__exit(struct dprof_workingset *ws)
 	dprof_cache__exit(&ws->cache);
 	zfree(&ws->set_lines);
 	zfree(&ws->pairs);
-}
-
-/**
- * dprof_workingset__hit - a watch hit: who brings an object's line in
- * @ws: the simulation
- * @obj: the live object hit (obj->priv is its class), or NULL
- * @addr: the bytes accessed, @len of them
- * @len: ditto
- * @ip: the accessing instruction
- *
- * The first access to each line of an object after its allocation is
- * the one that brings its data into a CPU's cache (paper section 3.2:
- * "the execution paths that bring them in").  Count it per class and
- * ip; later accesses to the line, and hits outside a known object's
- * lifetime (no allocation event), are not counted.  The watch must see
- * reads too (rw=1) for the first hit to be the first touch.
- *
- * Return: 0 or -ENOMEM.
- */
-int dprof_workingset__hit(struct dprof_workingset *ws,
-			  const struct dprof_obj *obj, u64 addr, u32 len,
-			  u64 ip)
-{
-	u64 line = ws->cache.geom.line, tag, last, born;
-	struct dprof_ws_class *wc;
-	long n;
-
-	ws->nr_hits++;
-	if (!obj || !obj->priv || !len)
-		return 0;
-	wc = dprof_workingset__findnew(ws, obj->priv);
-	if (!wc)
-		return -ENOMEM;
-	/* a birth of 0 would read as "never touched": shift by one */
-	born = obj->alloc_time + 1;
-	for (tag = addr / line; tag <= (addr + len - 1) / line; tag++) {
-		if (hashmap__find(ws->touched, (long)tag, &last) && last == born)
-			continue;
-		if (hashmap__set(ws->touched, (long)tag, (long)born, NULL, NULL))
-			return -ENOMEM;
-		n = 0;
-		hashmap__find(wc->first, (long)ip, &n);
-		if (hashmap__set(wc->first, (long)ip, n + 1, NULL, NULL))
-			return -ENOMEM;
-		wc->nr_first++;
-	}
-	return 0;
 }
 
 /**

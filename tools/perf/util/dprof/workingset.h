@@ -54,9 +54,6 @@ int dprof_workingset__finish(struct dprof_workingset *ws);
 struct dprof_ws_class *
 dprof_workingset__class(const struct dprof_workingset *ws,
 			const struct dprof_class *cls);
-int dprof_workingset__hit(struct dprof_workingset *ws,
-			  const struct dprof_obj *obj, u64 addr, u32 len,
-			  u64 ip);
 bool dprof_workingset__conflict_set(const struct dprof_workingset *ws,
 				    u32 set);
 
