@@ -45,7 +45,7 @@ group_of() {
 	tools/perf/util/Build|\
 	tools/perf/util/dprof/addrset.*|tools/perf/util/dprof/profile.*|\
 	tools/perf/util/dprof/resolve.*|tools/perf/util/dprof/sink.h|\
-	tools/perf/util/dprof/ea.*)
+	tools/perf/util/dprof/ea.*|tools/perf/util/dprof/hashfn.h)
 		echo 10-profile ;;
 	tools/perf/arch/x86/util/Build|tools/perf/arch/x86/util/dprof-ea.*)
 		echo 20-softsample ;;
@@ -55,6 +55,11 @@ group_of() {
 	tools/perf/util/dprof/histories.*|tools/perf/util/dprof/pathtrace.*|\
 	tools/perf/util/dprof/flow.*)
 		echo 45-flow ;;
+	tools/perf/util/dprof/replay.*|tools/perf/util/dprof/report.*|\
+	tools/perf/util/dprof/typeinfo.*|tools/perf/util/dprof/watch*|\
+	tools/perf/util/dprof/record.*|tools/perf/util/dprof/diff.*|\
+	tools/include/uapi/linux/slab_watch.h)
+		echo 48-report ;;
 	tools/perf/util/dprof/*)
 		echo 40-classify ;;
 	tools/perf/ui/*)
