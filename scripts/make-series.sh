@@ -42,6 +42,8 @@ command -v git >/dev/null || die "git is not installed (apt-get install git)"
 # the last library commit, so that everything they use is already there.
 group_of() {
 	case $1 in
+	tools/include/uapi/*)
+		echo 05-uapi ;;
 	tools/perf/util/Build|\
 	tools/perf/util/dprof/addrset.*|tools/perf/util/dprof/profile.*|\
 	tools/perf/util/dprof/resolve.*|tools/perf/util/dprof/sink.h)
