@@ -9,8 +9,8 @@
 # perf report / perf dprof report: >= 1.0 means dprof is at least as fast.
 set -eu
 
-REPO=$(cd "$(dirname "$0")/.." && pwd)
-BUILD_DIR=${BUILD_DIR:-$REPO/build}
+# shellcheck source=lib/env.sh
+. "$(dirname "$0")/lib/env.sh"
 PERF=${PERF:-$BUILD_DIR/perf/perf}
 data=${1:-$BUILD_DIR/demo/perf.data}
 vmlinux=${2:-$BUILD_DIR/kernel/vmlinux}

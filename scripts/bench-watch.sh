@@ -24,8 +24,8 @@
 #      BENCH_ARM_ONLY (default filp:0x30/8: f_flags ... written at init only)
 set -eu
 
-REPO=$(cd "$(dirname "$0")/.." && pwd)
-BUILD_DIR=${BUILD_DIR:-$REPO/build}
+# shellcheck source=lib/env.sh
+. "$(dirname "$0")/lib/env.sh"
 PERF=${PERF:-$BUILD_DIR/perf/perf}
 CHURN=$BUILD_DIR/guest/churn
 kernel=$BUILD_DIR/kernel/arch/x86/boot/bzImage

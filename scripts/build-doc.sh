@@ -11,9 +11,8 @@
 # env: BUILD_DIR, DPROF_CACHE, LINUX_SRC (see prepare-tree.sh), DOC_INSTALL
 set -eu
 
-REPO=$(cd "$(dirname "$0")/.." && pwd)
-export BUILD_DIR=${BUILD_DIR:-$REPO/build}
-export DPROF_CACHE=${DPROF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perf-dprof}
+# shellcheck source=lib/env.sh
+. "$(dirname "$0")/lib/env.sh"
 
 die() { echo "build-doc: $*" >&2; exit 1; }
 

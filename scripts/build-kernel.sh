@@ -18,9 +18,8 @@
 # Prints the bzImage path on the last line of stdout.
 set -eu
 
-REPO=$(cd "$(dirname "$0")/.." && pwd)
-export BUILD_DIR=${BUILD_DIR:-$REPO/build}
-export DPROF_CACHE=${DPROF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perf-dprof}
+# shellcheck source=lib/env.sh
+. "$(dirname "$0")/lib/env.sh"
 out=${KERNEL_OUT:-$BUILD_DIR/kernel}
 frags="$REPO/scripts/guest/dprof-guest.config ${KERNEL_CONFIG_EXTRA:-}"
 

@@ -5,9 +5,8 @@
 #      JOBS (default: nproc), PERF_MAKE_ARGS (extra make arguments)
 set -eu
 
-REPO=$(cd "$(dirname "$0")/.." && pwd)
-export BUILD_DIR=${BUILD_DIR:-$REPO/build}
-export DPROF_CACHE=${DPROF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perf-dprof}
+# shellcheck source=lib/env.sh
+. "$(dirname "$0")/lib/env.sh"
 
 "$REPO/scripts/deps.sh"
 "$REPO/scripts/prepare-tree.sh"

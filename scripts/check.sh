@@ -10,9 +10,8 @@
 #      CHECK_TESTS     'perf test' selection (default: dprof)
 set -eu
 
-REPO=$(cd "$(dirname "$0")/.." && pwd)
-export BUILD_DIR=${BUILD_DIR:-$REPO/build}
-export DPROF_CACHE=${DPROF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perf-dprof}
+# shellcheck source=lib/env.sh
+. "$(dirname "$0")/lib/env.sh"
 export DPROF_REPO=$REPO	# for tests that need the repository (dprof_series.sh)
 log=$BUILD_DIR/check.log
 

@@ -16,9 +16,8 @@
 set -eu
 [ -z "${SERIES_TRACE:-}" ] || { PS4='+ $(date +%s.%N) '; set -x; }
 
-REPO=$(cd "$(dirname "$0")/.." && pwd)
-BUILD_DIR=${BUILD_DIR:-$REPO/build}
-DPROF_CACHE=${DPROF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perf-dprof}
+# shellcheck source=lib/env.sh
+. "$(dirname "$0")/lib/env.sh"
 OUT=${1:-$BUILD_DIR/series}
 MSGS=$REPO/scripts/series
 NAME="perf dprof developers"
@@ -31,7 +30,7 @@ if [ -n "${LINUX_SRC:-}" ]; then
 	src=$(cd "$LINUX_SRC" 2>/dev/null && pwd) || die "LINUX_SRC=$LINUX_SRC is not a directory"
 else
 	src=$DPROF_CACHE/linux-source-6.12
-	[ -d "$src" ] || BUILD_DIR=$BUILD_DIR "$REPO/scripts/prepare-tree.sh" >&2 ||
+	[ -d "$src" ] || "$REPO/scripts/prepare-tree.sh" >&2 ||
 		die "no pristine tree: set LINUX_SRC or run 'make tree'"
 fi
 [ -f "$src/tools/perf/Makefile.perf" ] || die "$src is not a kernel tree"
@@ -42,6 +41,8 @@ command -v git >/dev/null || die "git is not installed (apt-get install git)"
 # the last library commit, so that everything they use is already there.
 group_of() {
 	case $1 in
+	tools/include/uapi/*)
+		echo 05-uapi ;;
 	tools/perf/util/Build|\
 	tools/perf/util/dprof/addrset.*|tools/perf/util/dprof/profile.*|\
 	tools/perf/util/dprof/resolve.*|tools/perf/util/dprof/sink.h|\

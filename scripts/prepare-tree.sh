@@ -8,9 +8,8 @@
 #                   linux-source-6.12, unpacked once into $DPROF_CACHE)
 set -eu
 
-REPO=$(cd "$(dirname "$0")/.." && pwd)
-BUILD_DIR=${BUILD_DIR:-$REPO/build}
-DPROF_CACHE=${DPROF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perf-dprof}
+# shellcheck source=lib/env.sh
+. "$(dirname "$0")/lib/env.sh"
 TARBALL=/usr/src/linux-source-6.12.tar.xz
 tree=$BUILD_DIR/linux
 

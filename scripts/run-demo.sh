@@ -34,9 +34,8 @@
 #      VM_*            see scripts/run-in-vm.sh (VM_SMP default 2, VM_TIMEOUT)
 set -eu
 
-REPO=$(cd "$(dirname "$0")/.." && pwd)
-export BUILD_DIR=${BUILD_DIR:-$REPO/build}
-export DPROF_CACHE=${DPROF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perf-dprof}
+# shellcheck source=lib/env.sh
+. "$(dirname "$0")/lib/env.sh"
 export PERF=${PERF:-$BUILD_DIR/perf/perf}
 export CHURN=$BUILD_DIR/guest/churn
 job=${DEMO_DIR:-$BUILD_DIR/demo}

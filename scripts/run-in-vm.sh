@@ -41,8 +41,8 @@ usage() { echo "usage: $0 KERNEL CMD..." >&2; exit 2; }
 die() { echo "run-in-vm: $*" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 
-REPO=$(cd "$(dirname "$0")/.." && pwd)
-BUILD_DIR=${BUILD_DIR:-$REPO/build}
+# shellcheck source=lib/env.sh
+. "$(dirname "$0")/lib/env.sh"
 kernel=$(readlink -f "$1"); shift
 [ -r "$kernel" ] || die "no kernel image $kernel (build one with scripts/build-kernel.sh)"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found: apt-get install qemu-system-x86"

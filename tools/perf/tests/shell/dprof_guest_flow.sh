@@ -41,9 +41,7 @@ dprof_guest_job dprof_flow
 
 # In the guest: exit 3 without the PMU, 4 without the cache.  The record
 # stops at $nr_hist histories; 20000 messages bound it otherwise.
-PERF_GUEST=$perf_bin NR_HIST=$nr_hist VM_JOBDIR=$job VM_ENV="PERF_GUEST NR_HIST" \
-VM_SHARES=$(dirname "$perf_bin") VM_TIMEOUT=${DPROF_VM_TIMEOUT:-600} \
-"$DPROF_RUN_IN_VM" "$DPROF_KERNEL" '
+dprof_guest_run "$DPROF_KERNEL" 600 '
 [ -d /sys/bus/event_source/devices/slab_watch ] || { echo "no slab_watch PMU"; exit 3; }
 [ -d /sys/kernel/slab/skbuff_head_cache ] || { ls /sys/kernel/slab; exit 4; }
 nproc > /mnt/nproc
@@ -51,28 +49,10 @@ nproc > /mnt/nproc
 	-o /tmp/w.data -- "$PERF_GUEST" test -w dprof_handoff 20000 100 \
 	2> /mnt/record.err || { cat /mnt/record.err; exit 1; }
 cp /tmp/w.data /mnt/w.data
-' > "${job}/vm.log" 2>&1
-rc=$?
-if [ $rc -eq 3 ]; then
-	cleanup
-	skip "$DPROF_KERNEL: no slab_watch PMU (kernel-patches/ with CONFIG_SLAB_WATCH=y)"
-fi
-if [ $rc -eq 4 ]; then
-	cleanup
-	skip "$DPROF_KERNEL: no skbuff_head_cache (slab merging on, or no CONFIG_NET?)"
-fi
-if [ $rc -ne 0 ] || [ ! -s "${job}/w.data" ]; then
-	echo "dprof guest data flow test [Failed: record in the guest, rc=$rc]"
-	cat "${job}/vm.log"
-	cleanup
-	exit 1
-fi
-
-err=0
-fail() {
-	echo "dprof guest data flow test [Failed: $*]"
-	err=1
-}
+' NR_HIST="$nr_hist"
+dprof_guest_ran w.data \
+	"3:$DPROF_KERNEL: no slab_watch PMU (kernel-patches/ with CONFIG_SLAB_WATCH=y)" \
+	"4:$DPROF_KERNEL: no skbuff_head_cache (slab merging on, or no CONFIG_NET?)"
 
 [ "$(cat "${job}/nproc")" -ge 2 ] || fail "guest has $(cat "${job}/nproc") CPUs, want 2"
 

@@ -28,41 +28,24 @@ dprof_guest_job dprof_kpatch
 # In the guest: exit 3 when the tracepoint has no name field (kernel not
 # patched), else record while bash opens a tmpfs file 200 times through
 # builtin redirections, and print the samples.
-PERF_GUEST=$perf_bin VM_JOBDIR=$job VM_ENV=PERF_GUEST VM_SHARES=$(dirname "$perf_bin") \
-VM_TIMEOUT=${DPROF_VM_TIMEOUT:-300} "$DPROF_RUN_IN_VM" "$DPROF_KERNEL" '
+dprof_guest_run "$DPROF_KERNEL" 300 '
 fmt=/sys/kernel/tracing/events/kmem/kmem_cache_alloc/format
 [ -r $fmt ] || fmt=/sys/kernel/debug/tracing/events/kmem/kmem_cache_alloc/format
 grep -q "__data_loc char\[\] name;" $fmt || { echo "no name field in $fmt"; exit 3; }
 "$PERF_GUEST" record -q -e kmem:kmem_cache_alloc -a -o /mnt/perf.data -- \
 	bash -c "echo x > /tmp/f; for i in \$(seq 200); do : < /tmp/f; done" || exit 1
 "$PERF_GUEST" script -i /mnt/perf.data > /mnt/script.txt || exit 1
-' > "${job}/vm.log" 2>&1
-rc=$?
-if [ $rc -eq 3 ]; then
-	cleanup
-	skip "$DPROF_KERNEL: kmem_cache_alloc has no name field (kernel-patches/ not applied)"
-fi
-if [ $rc -ne 0 ] || [ ! -s "${job}/script.txt" ]; then
-	echo "dprof guest kernel patch test [Failed: record in the guest, rc=$rc]"
-	cat "${job}/vm.log"
-	cleanup
-	exit 1
-fi
+'
+dprof_guest_ran script.txt \
+	"3:$DPROF_KERNEL: kmem_cache_alloc has no name field (kernel-patches/ not applied)"
 
-err=0
 # At least the 200 opens, from the file cache, with the name last on the line.
 nfilp=$(grep -cE 'kmem:kmem_cache_alloc:.* name=filp$' "${job}/script.txt")
-if [ "$nfilp" -lt 200 ]; then
-	echo "dprof guest kernel patch test [Failed: $nfilp name=filp allocations, want >= 200]"
-	err=1
-fi
+[ "$nfilp" -ge 200 ] || fail "$nfilp name=filp allocations, want >= 200"
 # Every allocation names its cache.
 nall=$(grep -c 'kmem:kmem_cache_alloc:' "${job}/script.txt")
 nnamed=$(grep -cE 'kmem:kmem_cache_alloc:.* name=[^ ]+$' "${job}/script.txt")
-if [ "$nall" -ne "$nnamed" ]; then
-	echo "dprof guest kernel patch test [Failed: $((nall - nnamed)) of $nall allocations without a name]"
-	err=1
-fi
+[ "$nall" -eq "$nnamed" ] || fail "$((nall - nnamed)) of $nall allocations without a name"
 
 if [ $err -ne 0 ]; then
 	cat "${job}/vm.log"

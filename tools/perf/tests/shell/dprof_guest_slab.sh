@@ -63,44 +63,34 @@ wait
 EOF
 chmod +x "${job}/workload.sh"
 
-PERF_GUEST=$perf_bin VM_JOBDIR=$job VM_ENV=PERF_GUEST VM_SHARES=$(dirname "$perf_bin") \
-VM_TIMEOUT=${DPROF_VM_TIMEOUT:-300} "$DPROF_RUN_IN_VM" "$DPROF_KERNEL" '
+dprof_guest_run "$DPROF_KERNEL" 300 '
 [ "$(nproc)" -ge 2 ] || echo "guest: only $(nproc) CPU"
 "$PERF_GUEST" dprof record -a -m 32M -o /tmp/perf.data -- /mnt/workload.sh '"$secs"' || exit
 cp /tmp/perf.data /mnt/perf.data
-' > "${job}/record.log" 2>&1
-rc=$?
-if [ $rc -ne 0 ] || [ ! -s "${job}/perf.data" ]; then
-	echo "dprof guest slab test [Failed: record in the guest, rc=$rc]"
-	cat "${job}/record.log"
-	cleanup
-	exit 1
-fi
+'
+dprof_guest_ran perf.data
 
 if ! "$perf_bin" dprof report --stdio -i "${job}/perf.data" --vmlinux "$DPROF_VMLINUX" \
 		> "${job}/report.txt" 2> "${job}/report.err"; then
-	echo "dprof guest slab test [Failed: report]"
+	fail "report"
 	cat "${job}/report.err"
 	cleanup
 	exit 1
 fi
 
-err=0
 # rank among the rows of the address set: statics, per-cpu variables and
 # DWARF-typed rows depend on what else the kernel did meanwhile
 rows=$(sed -n '/^# Type/,$p' "${job}/report.txt" | grep -E '^  [^ ]' |
        grep -vE ' (static|percpu) | \(no alloc event' | head -n $top_rows)
 row=$(echo "$rows" | grep -m1 -E "$row_re")
 if [ -z "$row" ]; then
-	echo "dprof guest slab test [Failed: no filp / struct file row in the top $top_rows]"
-	err=1
+	fail "no filp / struct file row in the top $top_rows"
 elif ! echo "$row" | grep -qE "$member_re"; then
-	echo "dprof guest slab test [Failed: filp row names no members]"
-	err=1
+	fail "filp row names no members"
 fi
 
 if [ $err -ne 0 ]; then
-	cat "${job}/record.log" "${job}/report.txt"
+	cat "${job}/vm.log" "${job}/report.txt"
 else
 	echo "$rows"
 	echo "dprof guest slab test [Success]"

@@ -29,8 +29,7 @@ dprof_guest_job dprof_watch
 
 # In the guest: exit 3 without the PMU, else time the workload bare and
 # under 'perf dprof record --watch', and print the samples.  N opens per CPU.
-PERF_GUEST=$perf_bin VM_JOBDIR=$job VM_ENV=PERF_GUEST VM_SHARES=$(dirname "$perf_bin") \
-VM_TIMEOUT=${DPROF_VM_TIMEOUT:-600} "$DPROF_RUN_IN_VM" "$DPROF_KERNEL" '
+dprof_guest_run "$DPROF_KERNEL" 600 '
 [ -d /sys/bus/event_source/devices/slab_watch ] || { echo "no slab_watch PMU"; exit 3; }
 nproc > /mnt/nproc
 echo x > /tmp/f
@@ -73,24 +72,10 @@ if [ -e /sys/bus/event_source/devices/slab_watch/format/sweep ]; then
 	"$PERF_GUEST" script -i /tmp/s.data -F event,addr,trace > /mnt/sweep.txt || exit 1
 	cat /sys/kernel/slab/filp/object_size > /mnt/filp_size
 fi
-' > "${job}/vm.log" 2>&1
-rc=$?
-if [ $rc -eq 3 ]; then
-	cleanup
-	skip "$DPROF_KERNEL: no slab_watch PMU (kernel-patches/ with CONFIG_SLAB_WATCH=y)"
-fi
-if [ $rc -ne 0 ] || [ ! -s "${job}/script.txt" ]; then
-	echo "dprof guest slab watch test [Failed: record in the guest, rc=$rc]"
-	cat "${job}/vm.log"
-	cleanup
-	exit 1
-fi
+'
+dprof_guest_ran script.txt \
+	"3:$DPROF_KERNEL: no slab_watch PMU (kernel-patches/ with CONFIG_SLAB_WATCH=y)"
 
-err=0
-fail() {
-	echo "dprof guest slab watch test [Failed: $*]"
-	err=1
-}
 script=${job}/script.txt
 
 # The watch event: period 1, no frequency, the data address sampled.

@@ -35,9 +35,7 @@ WL_S=120
 TARGET=200
 
 # In the guest: exit 3 without the PMU or the count.
-PERF_GUEST=$perf_bin WL_S=$WL_S TARGET=$TARGET VM_JOBDIR=$job \
-VM_ENV="PERF_GUEST WL_S TARGET" VM_SHARES=$(dirname "$perf_bin") \
-VM_TIMEOUT=${DPROF_VM_TIMEOUT:-600} "$DPROF_RUN_IN_VM" "$DPROF_KERNEL" '
+dprof_guest_run "$DPROF_KERNEL" 600 '
 [ -d /sys/bus/event_source/devices/slab_watch ] || { echo "no slab_watch PMU"; exit 3; }
 [ -r /sys/kernel/slab/filp/watch_objects ] || { echo "no watch_objects"; exit 3; }
 echo x > /tmp/f
@@ -71,24 +69,10 @@ echo $? > /mnt/int_rc
 echo $(( $(date +%s) - t0 )) > /mnt/int_s
 ls -A /tmp/u > /mnt/int_tmpdir.txt
 true
-' > "${job}/vm.log" 2>&1
-rc=$?
-if [ $rc -eq 3 ]; then
-	cleanup
-	skip "$DPROF_KERNEL: no slab_watch PMU or no watch_objects (kernel-patches/ with CONFIG_SLAB_WATCH=y)"
-fi
-if [ $rc -ne 0 ] || [ ! -s "${job}/script.txt" ]; then
-	echo "dprof guest watch-histories test [Failed: record in the guest, rc=$rc]"
-	cat "${job}/vm.log" "${job}/record.err" 2>/dev/null
-	cleanup
-	exit 1
-fi
+' WL_S=$WL_S TARGET=$TARGET
+dprof_guest_ran script.txt \
+	"3:$DPROF_KERNEL: no slab_watch PMU or no watch_objects (kernel-patches/ with CONFIG_SLAB_WATCH=y)"
 
-err=0
-fail() {
-	echo "dprof guest watch-histories test [Failed: $*]"
-	err=1
-}
 
 rec_rc=$(cat "${job}/rc"); elapsed=$(cat "${job}/elapsed_ms")
 before=$(cat "${job}/before"); after=$(cat "${job}/after")

@@ -34,9 +34,7 @@ kernel=${DPROF_DEBUG_KERNEL:-$DPROF_KERNEL}
 dprof_guest_job dprof_watch_stress
 
 # In the guest: exit 3 without the PMU.  ROUNDS storm rounds per CPU.
-PERF_GUEST=$perf_bin VM_JOBDIR=$job VM_ENV="PERF_GUEST ROUNDS" \
-ROUNDS=${DPROF_STRESS_ROUNDS:-30} VM_SHARES=$(dirname "$perf_bin") \
-VM_TIMEOUT=${DPROF_VM_TIMEOUT:-900} "$DPROF_RUN_IN_VM" "$kernel" '
+dprof_guest_run "$kernel" 900 '
 [ -d /sys/bus/event_source/devices/slab_watch ] || { echo "no slab_watch PMU"; exit 3; }
 cat /proc/sys/kernel/tainted > /mnt/tainted.before
 echo x > /tmp/f
@@ -68,18 +66,15 @@ wait
 "$PERF_GUEST" script -i /tmp/w.data -F event 2>/dev/null | grep -c "^ *slab_watch/" > /mnt/hits
 cat /proc/sys/kernel/tainted > /mnt/tainted.after
 dmesg > /mnt/dmesg.txt
-' > "${job}/vm.log" 2>&1
-rc=$?
-if [ $rc -eq 3 ]; then
+' ROUNDS="${DPROF_STRESS_ROUNDS:-30}"
+if [ $guest_rc -eq 3 ]; then
 	cleanup
 	skip "$kernel: no slab_watch PMU (kernel-patches/ with CONFIG_SLAB_WATCH=y)"
 fi
 
-err=0
-if [ $rc -ne 0 ]; then
-	echo "dprof guest slab watch stress test [Failed: guest rc=$rc]"
-	err=1
-fi
+# No dprof_guest_ran: a guest that fails may still have left the kernel
+# log that says why.
+[ $guest_rc -eq 0 ] || fail "guest rc=$guest_rc"
 # The kernel log: dmesg at the end, and the console that run-in-vm.sh
 # leaves in the job dir (loglevel=4: errors only, but it has a panic).
 console=${job}/.console
@@ -87,22 +82,18 @@ cat "${job}/dmesg.txt" >> "$console" 2>/dev/null
 # (lockdep and KASAN reports start with WARNING: or BUG:)
 splat='BUG:|WARNING:|INFO: task .* blocked|rcu: INFO|UBSAN:|Oops|general protection fault|list_(add|del) corruption'
 if [ ! -s "${job}/dmesg.txt" ]; then
-	echo "dprof guest slab watch stress test [Failed: no guest kernel log]"
-	err=1
+	fail "no guest kernel log"
 fi
 if grep -qE "$splat" "$console"; then
-	echo "dprof guest slab watch stress test [Failed: kernel splat]"
+	fail "kernel splat"
 	grep -m5 -A25 -E "$splat" "$console"
-	err=1
 fi
 hits=$(cat "${job}/hits" 2>/dev/null || echo 0)
 if [ "${hits:-0}" -eq 0 ]; then
-	echo "dprof guest slab watch stress test [Failed: no watch hits]"
-	err=1
+	fail "no watch hits"
 fi
 if [ "$(cat "${job}/tainted.before" 2>/dev/null)" != "$(cat "${job}/tainted.after" 2>/dev/null)" ]; then
-	echo "dprof guest slab watch stress test [Failed: kernel tainted during the run]"
-	err=1
+	fail "kernel tainted during the run"
 fi
 if [ $err -ne 0 ]; then
 	tail -n 40 "${job}/vm.log"

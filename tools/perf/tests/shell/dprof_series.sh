@@ -6,7 +6,8 @@
 # directory, applies every patch of the series with 'git am' to a scratch
 # repository holding the pristine files they touch, and checks that the
 # result is the build overlay: every file the series touches is the
-# overlay's, and each of our files is the repository's.
+# overlay's, each of our files is the repository's, and perf's copies of
+# uapi headers (tools/include/uapi/) are the kernel's.
 #
 # env: DPROF_REPO (or DPROF_RUN_IN_VM=<repo>/scripts/run-in-vm.sh) the
 #      repository; BUILD_DIR its build directory (overlay in BUILD_DIR/linux).
@@ -88,6 +89,11 @@ done < <(git ls-files)
 while IFS= read -r f; do
 	cmp -s "$f" "$repo/$f" || { echo "dprof_series: $f differs from the repository's" >&2; bad=1; }
 done < <(cd "$repo" && find tools -type f ! -name '.*' ! -name '*~' ! -name '*.o')
+# perf's copies of uapi headers are the kernel's.
+while IFS= read -r f; do
+	[ ! -f "${f#tools/}" ] || cmp -s "$f" "${f#tools/}" ||
+		{ echo "dprof_series: $f differs from ${f#tools/}" >&2; bad=1; }
+done < <(git ls-files 'tools/include/uapi/*')
 [ $bad = 0 ] || fail "the series does not reproduce the overlay"
 echo "dprof_series: $(git ls-files | wc -l) files equal the overlay's"
 exit 0

@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared by the perf dprof guest tests (tools/perf/tests/shell/dprof_guest_*.sh):
-# the skip rule and the job directory.  A test sets dprof_test to its name
-# for the result lines, then
+# the skip rule, the job directory, booting the guest and the result lines.
+# A test sets dprof_test to its name for the result lines, then
 #
 #	dprof_guest_require DPROF_KERNEL DPROF_VMLINUX ...
 #	dprof_guest_job NAME
+#	dprof_guest_run "$DPROF_KERNEL" TIMEOUT 'guest script' [NAME=VALUE...]
+#	dprof_guest_ran FILE [STATUS:SKIP-REASON...]
+#	... checks on the files in $job, calling fail on each failure ...
 #
 # The guest is booted by $DPROF_RUN_IN_VM (scripts/run-in-vm.sh of the perf
 # dprof repository) from $DPROF_KERNEL (a bzImage built from
@@ -49,4 +52,54 @@ cleanup() {
 trap_cleanup() {
 	cleanup
 	exit 1
+}
+
+# dprof_guest_run KERNEL TIMEOUT SCRIPT [NAME=VALUE...]
+# Boot KERNEL and run SCRIPT there with bash, as root, in the job directory
+# (the guest's /mnt; the guest's /tmp is its own tmpfs), with the perf under
+# test as $PERF_GUEST and each NAME=VALUE in its environment.  The guest has
+# DPROF_VM_TIMEOUT seconds, TIMEOUT by default.  Its output goes to
+# $job/vm.log, its exit status to guest_rc.
+dprof_guest_run() {
+	local kernel=$1 timeout=$2 script=$3 names=PERF_GUEST a
+
+	shift 3
+	for a in "$@"; do
+		names="$names ${a%%=*}"
+	done
+	env PERF_GUEST="$perf_bin" "$@" VM_JOBDIR="$job" VM_ENV="$names" \
+		VM_SHARES="$(dirname "$perf_bin")" \
+		VM_TIMEOUT="${DPROF_VM_TIMEOUT:-$timeout}" \
+		"$DPROF_RUN_IN_VM" "$kernel" "$script" > "${job}/vm.log" 2>&1
+	guest_rc=$?
+}
+
+# dprof_guest_ran FILE [STATUS:REASON...]
+# After dprof_guest_run: skip with REASON when the guest script exited with
+# STATUS (its way to say what the kernel lacks); fail the test, showing the
+# guest's output (and record.err if it left one), unless the script exited
+# with 0 and left a non-empty $job/FILE.
+dprof_guest_ran() {
+	local file=$1 r
+
+	shift
+	for r in "$@"; do
+		if [ "$guest_rc" = "${r%%:*}" ]; then
+			cleanup
+			skip "${r#*:}"
+		fi
+	done
+	[ "$guest_rc" = 0 ] && [ -s "${job}/${file}" ] && return 0
+	echo "${dprof_test} [Failed: record in the guest, rc=$guest_rc]"
+	cat "${job}/vm.log"
+	[ ! -f "${job}/record.err" ] || cat "${job}/record.err"
+	cleanup
+	exit 1
+}
+
+# A failed check: say which, and fail the test at its end (exit $err).
+err=0
+fail() {
+	echo "${dprof_test} [Failed: $*]"
+	err=1
 }
