@@ -283,33 +283,26 @@ static void dprof_json__workingset(const struct dprof_report *rep,
 static int dprof_json__cache_view(struct dprof_report *rep, FILE *fp)
 {
 	struct dprof_view_row *vr;
+	struct dprof_view view;
 	struct dprof_rows t;
-	size_t i;
 	int err;
 
 	err = dprof_rows__init(&t, rep, /*sorted=*/false, /*filter=*/true);
 	if (err)
 		return err;
-	vr = calloc(t.nr + 1, sizeof(*vr));
+	vr = dprof_rows__view_rows(&t, NULL);
 	if (!vr) {
 		dprof_rows__exit(&t);
 		return -ENOMEM;
 	}
-	for (i = 0; i < t.nr; i++)
-		dprof_view_row__init(&vr[i], &t, i, false);
-	{
-		struct dprof_view view = {
-			.prof = &rep->replay.prof, .rows = vr, .nr = t.nr,
-		};
-
-		fprintf(fp, "{");
-		dprof_json__recording(rep, fp);
-		if (rep->opts.view == DPROF_VIEW_CLASSIFY)
-			dprof_json__classify(rep, &view, fp);
-		else
-			dprof_json__workingset(rep, &view, fp);
-		fprintf(fp, "}\n");
-	}
+	dprof_report__view(rep, vr, t.nr, &view);
+	fprintf(fp, "{");
+	dprof_json__recording(rep, fp);
+	if (rep->opts.view == DPROF_VIEW_CLASSIFY)
+		dprof_json__classify(rep, &view, fp);
+	else
+		dprof_json__workingset(rep, &view, fp);
+	fprintf(fp, "}\n");
 	free(vr);
 	dprof_rows__exit(&t);
 	return 0;

@@ -396,11 +396,10 @@ void dprof_view_row__init(struct dprof_view_row *vr, const struct dprof_rows *t,
 	vr->detail = detail;
 }
 
-int dprof_report__fprintf_cache_view(const struct dprof_report *rep,
-				     struct dprof_view_row *rows, size_t nr,
-				     enum dprof_view_kind kind, FILE *fp)
+void dprof_report__view(const struct dprof_report *rep, struct dprof_view_row *rows,
+			size_t nr, struct dprof_view *v)
 {
-	struct dprof_view view = {
+	*v = (struct dprof_view){
 		.prof		= (struct dprof_profile *)&rep->replay.prof,
 		.rows		= rows,
 		.nr		= nr,
@@ -408,6 +407,27 @@ int dprof_report__fprintf_cache_view(const struct dprof_report *rep,
 		.has_levels	= rep->replay.prof.has_levels,
 		.machine	= rep->replay.res.machine,
 	};
+}
+
+struct dprof_view_row *dprof_rows__view_rows(const struct dprof_rows *t,
+					     const char *detail)
+{
+	struct dprof_view_row *vr = calloc(t->nr + 1, sizeof(*vr));
+	size_t i;
+
+	for (i = 0; vr && i < t->nr; i++)
+		dprof_view_row__init(&vr[i], t, i, detail &&
+				     dprof_row_info__matches(&t->info[i], detail));
+	return vr;
+}
+
+int dprof_report__fprintf_cache_view(const struct dprof_report *rep,
+				     struct dprof_view_row *rows, size_t nr,
+				     enum dprof_view_kind kind, FILE *fp)
+{
+	struct dprof_view view;
+
+	dprof_report__view(rep, rows, nr, &view);
 
 	if (kind == DPROF_VIEW_CLASSIFY ? !rep->cl : !rep->ws) {
 		fprintf(fp, "# no cache geometry in the recording or sysfs: give --cache\n");
@@ -422,16 +442,11 @@ static int dprof_report__ws_svg(const struct dprof_report *rep,
 				struct dprof_view_row *rows, size_t nr,
 				const char *graph, FILE *fp)
 {
-	struct dprof_view view = {
-		.prof		= (struct dprof_profile *)&rep->replay.prof,
-		.rows		= rows,
-		.nr		= nr,
-		.has_soft	= rep->replay.rec.has_soft,
-		.has_levels	= rep->replay.prof.has_levels,
-		.machine	= rep->replay.res.machine,
-	};
+	struct dprof_view view;
 	FILE *svg = fopen(graph, "w");
 	int err;
+
+	dprof_report__view(rep, rows, nr, &view);
 
 	if (!svg) {
 		pr_err("dprof: cannot write %s: %s\n", graph, strerror(errno));
@@ -451,21 +466,16 @@ static int dprof_report__fprintf_cache_views(struct dprof_report *rep,
 {
 	struct dprof_view_row *vr;
 	struct dprof_rows t;
-	size_t i;
 	int err;
 
 	err = dprof_rows__init(&t, rep, /*sorted=*/false, /*filter=*/true);
 	if (err)
 		return err;
-	vr = calloc(t.nr + 1, sizeof(*vr));
+	vr = dprof_rows__view_rows(&t, rep->opts.type_name);
 	if (!vr) {
 		dprof_rows__exit(&t);
 		return -ENOMEM;
 	}
-	for (i = 0; i < t.nr; i++)
-		dprof_view_row__init(&vr[i], &t, i, rep->opts.type_name &&
-				     dprof_row_info__matches(&t.info[i],
-							     rep->opts.type_name));
 	err = dprof_report__fprintf_cache_view(rep, vr, t.nr, rep->opts.view, fp);
 	if (!err && rep->opts.view == DPROF_VIEW_WORKINGSET && graph)
 		err = dprof_report__ws_svg(rep, vr, t.nr, graph, fp);

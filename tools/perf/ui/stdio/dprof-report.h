@@ -7,6 +7,7 @@
 #include "util/dprof/report.h"
 
 struct dprof_class;
+struct dprof_view;
 struct dprof_view_row;
 
 /*
@@ -42,9 +43,16 @@ void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_
 void dprof_rows__fprintf_type(const struct dprof_report *rep, const struct dprof_rows *t,
 			      size_t i, FILE *fp);
 
-/* The classify or workingset view (@kind) of @nr rows of @t picked by @idx. */
+/* Row @i of @t in a view; @detail: also by member and code. */
 void dprof_view_row__init(struct dprof_view_row *vr, const struct dprof_rows *t,
 			  size_t i, bool detail);
+/* Every row of @t, detailed where --type=@detail names it; free() it. */
+struct dprof_view_row *dprof_rows__view_rows(const struct dprof_rows *t,
+					     const char *detail);
+/* The view of @nr rows for the printers of dprof.c. */
+void dprof_report__view(const struct dprof_report *rep, struct dprof_view_row *rows,
+			size_t nr, struct dprof_view *v);
+/* The classify or workingset view (@kind) of @nr rows. */
 int dprof_report__fprintf_cache_view(const struct dprof_report *rep,
 				     struct dprof_view_row *rows, size_t nr,
 				     enum dprof_view_kind kind, FILE *fp);
