@@ -308,6 +308,16 @@ static void report__samples_of(void *ctx, void *type __maybe_unused,
 		dprof_stats__add(st, &site->stats);
 }
 
+/* The histories shown: of the row's classes, or of the cache named. */
+static bool report__want(void *ctx, const void *type)
+{
+	const struct dprof_flow_report *r = ctx;
+	const struct dprof_class *cls = type;
+
+	return cls && ((r->row && cls->row == r->row) ||
+		       (cls->name && !strcmp(cls->name, r->name)));
+}
+
 /*
  * FILE.dot -> FILE.svg with Graphviz when it is installed; say how to
  * get the picture otherwise.
@@ -353,7 +363,8 @@ int dprof_flow__report(const struct dprof_flow_report *r, FILE *fp)
 	fprintf(fp, "# object histories: %" PRIu64 " (%" PRIu64 " hits); dropped %" PRIu64
 		" hits outside a known object's lifetime, %" PRIu64 " objects without a hit\n",
 		h->nr_histories, h->nr_hits, h->nr_dropped, h->nr_empty);
-	dprof_paths__init(&p, r->type);
+	dprof_paths__init(&p, NULL);
+	p.want = report__want;
 	p.by_ip = r->by_ip;
 	p.func_of = report__func_of;
 	p.samples_of = report__samples_of;

@@ -15,9 +15,11 @@ struct machine;
 /**
  * struct dprof_flow_report - what perf dprof report --view=paths|flow shows
  * @h: the histories, closed (dprof_histories__finish())
- * @type: histories of this type are shown
  * @row: the type's row in the data profile, for its access samples (or NULL)
  * @name: the type's name, for the titles
+ *
+ * A history's type is its allocation class: those merged into @row, or
+ * named @name (a cache watched but never sampled), are shown.
  * @machine: names and function starts of kernel ips
  * @flow: the flow graph, else the path traces
  * @by_ip: steps are ips, not functions
@@ -25,7 +27,6 @@ struct machine;
  */
 struct dprof_flow_report {
 	struct dprof_histories	*h;
-	void			*type;
 	struct dprof_class	*row;
 	const char		*name;
 	struct machine		*machine;

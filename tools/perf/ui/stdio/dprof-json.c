@@ -165,8 +165,8 @@ static void dprof_json__type(const struct dprof_report *rep, const struct dprof_
 	ms = dprof_row__members(ri, &m);
 	for (k = 0; ms && k < m.nr; k++) {
 		fprintf(fp, "%s{", k ? ", " : "");
-		json_string(fp, "name", ms[k].name, true);
-		json_u64(fp, "offset", ms[k].offset, false);
+		json_string(fp, "name", ms[k].mb.name, true);
+		json_u64(fp, "offset", ms[k].mb.offset, false);
 		dprof_json__stats(rep, &ms[k].stats, fp);
 		fprintf(fp, "}");
 	}

@@ -183,7 +183,7 @@ static int member_stats__cmp(const void *a, const void *b)
 
 	if (ma->stats.samples != mb->stats.samples)
 		return ma->stats.samples < mb->stats.samples ? 1 : -1;
-	return ma->offset < mb->offset ? -1 : ma->offset > mb->offset;
+	return ma->mb.offset < mb->mb.offset ? -1 : ma->mb.offset > mb->mb.offset;
 }
 
 struct dprof_member_stats *
@@ -205,17 +205,9 @@ dprof_row__members(const struct dprof_row_info *ri, struct dprof_members *m)
 		offsets[n] = sites[n]->offset;
 		n++;
 	}
-	if (dprof_members__fold(m, ri, offsets, n))
+	ms = dprof_members__fold(m, ri, offsets, n, sizeof(*ms));
+	if (!ms)
 		goto out;
-	ms = calloc(m->nr + 1, sizeof(*ms));
-	if (!ms) {
-		dprof_members__exit(m);
-		goto out;
-	}
-	for (i = 0; i < m->nr; i++) {
-		ms[i].name = m->name[i];
-		ms[i].offset = m->offset[i];
-	}
 	for (i = 0; i < n; i++)
 		dprof_stats__add(&ms[m->of[i]].stats, &sites[i]->stats);
 	qsort(ms, m->nr, sizeof(*ms), member_stats__cmp);
@@ -272,7 +264,7 @@ void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_
 
 	ms = dprof_row__members(ri, &m);
 	for (k = 0; ms && k < m.nr && k < DPROF_HOT_MEMBERS; k++)
-		fprintf(fp, "%s%s %.0f%%", k ? ", " : "", ms[k].name,
+		fprintf(fp, "%s%s %.0f%%", k ? ", " : "", ms[k].mb.name,
 			dprof_pct(ms[k].stats.samples, row->stats.samples));
 	fprintf(fp, "\n");
 	if (ms)
@@ -313,8 +305,8 @@ void dprof_rows__fprintf_type(const struct dprof_report *rep, const struct dprof
 	for (k = 0; ms && k < m.nr; k++) {
 		double p = dprof_pct(ms[k].stats.samples, row->stats.samples);
 
-		fprintf(fp, "  %#-8" PRIx64 " %-*s", ms[k].offset, DPROF_MEMBER_WIDTH,
-			ms[k].name);
+		fprintf(fp, "  %#-8" PRIx64 " %-*s", ms[k].mb.offset, DPROF_MEMBER_WIDTH,
+			ms[k].mb.name);
 		color_fprintf(fp, get_percent_color(p), " %7.2f%%", p);
 		fprintf(fp, " %7.1f%%", dprof_pct(ms[k].stats.writes, ms[k].stats.samples));
 		dprof_report__fprintf_misses(rep, &ms[k].stats, fp);
@@ -487,11 +479,7 @@ static int dprof_report__fprintf_cache_views(struct dprof_report *rep,
 /* ---------------------------------------------------------------------- */
 /* paths and flow: dprof-flow.c                                            */
 
-/*
- * The histories of @row or of the cache @name.  A history's type is its
- * class: those of the chosen row or cache are tagged as the report's for
- * the path traces, then given their classes back (the TUI shows several).
- */
+/* The histories of @row or of the cache @name (dprof-flow.c picks them). */
 int dprof_report__fprintf_flow(const struct dprof_report *rep, struct dprof_class *row,
 			       const char *name, bool flow, const char *graph,
 			       FILE *fp)
@@ -500,31 +488,8 @@ int dprof_report__fprintf_flow(const struct dprof_report *rep, struct dprof_clas
 		.h = rep->hist, .name = name, .machine = rep->replay.res.machine,
 		.flow = flow, .graph = graph, .row = row,
 	};
-	struct dprof_history *hist;
-	struct dprof_class *cls;
-	void **types;
-	size_t nr = 0, i = 0;
-	int err;
 
-	list_for_each_entry(hist, &rep->hist->done, list)
-		nr++;
-	types = calloc(nr + 1, sizeof(*types));
-	if (!types)
-		return -ENOMEM;
-	r.type = &r;
-	list_for_each_entry(hist, &rep->hist->done, list) {
-		cls = hist->type;
-		types[i++] = cls;
-		if (cls && ((row && cls->row == row) ||
-			    (cls->name && !strcmp(cls->name, name))))
-			hist->type = r.type;
-	}
-	err = dprof_flow__report(&r, fp);
-	i = 0;
-	list_for_each_entry(hist, &rep->hist->done, list)
-		hist->type = types[i++];
-	free(types);
-	return err;
+	return dprof_flow__report(&r, fp);
 }
 
 static int dprof_report__fprintf_paths(struct dprof_report *rep, const char *graph,

@@ -19,8 +19,7 @@ struct dprof_view_row;
 
 /* A row's samples by member, hottest first; names borrowed from @m. */
 struct dprof_member_stats {
-	const char		*name;
-	u64			offset;		/* the lowest seen */
+	struct dprof_member_fold mb;		/* first: dprof_members__fold() */
 	struct dprof_stats	stats;
 };
 

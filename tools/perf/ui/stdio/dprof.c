@@ -209,8 +209,7 @@ static int classify_sites__row(struct classify_sites *cs,
 
 /* Sites folded by member name, as the profile's --type view folds them. */
 struct classify_member {
-	const char			*name;		/* dprof_members' */
-	u64				offset;		/* the lowest seen */
+	struct dprof_member_fold	mb;	/* first: dprof_members__fold() */
 	struct dprof_classify_stats	st;
 };
 
@@ -220,9 +219,9 @@ static int classify_member__cmp_misses(const void *a, const void *b)
 
 	if (ma->st.misses != mb->st.misses)
 		return ma->st.misses < mb->st.misses ? 1 : -1;
-	if (ma->offset != mb->offset)
-		return ma->offset < mb->offset ? -1 : 1;
-	return strcmp(ma->name, mb->name);
+	if (ma->mb.offset != mb->mb.offset)
+		return ma->mb.offset < mb->mb.offset ? -1 : 1;
+	return strcmp(ma->mb.name, mb->mb.name);
 }
 
 static struct classify_member *
@@ -237,17 +236,9 @@ classify_members__new(const struct classify_sites *cs,
 		return NULL;
 	for (i = 0; i < cs->nr; i++)
 		offsets[i] = cs->s[i].offset;
-	if (dprof_members__fold(m, vr->info, offsets, cs->nr))
+	ms = dprof_members__fold(m, vr->info, offsets, cs->nr, sizeof(*ms));
+	if (!ms)
 		goto out;
-	ms = calloc(m->nr + 1, sizeof(*ms));
-	if (!ms) {
-		dprof_members__exit(m);
-		goto out;
-	}
-	for (i = 0; i < m->nr; i++) {
-		ms[i].name = m->name[i];
-		ms[i].offset = m->offset[i];
-	}
 	for (i = 0; i < cs->nr; i++)
 		classify_stats__add(&ms[m->of[i]].st, &cs->s[i].st);
 	qsort(ms, m->nr, sizeof(*ms), classify_member__cmp_misses);
@@ -320,7 +311,7 @@ static int dprof_classify__fprintf_detail(const struct dprof_classify *cl,
 		goto out;
 	fprint_classify_columns(fp, "");
 	for (i = 0; i < m.nr; i++) {
-		fprint_classify_site(fp, ms[i].offset, ms[i].name, &ms[i].st,
+		fprint_classify_site(fp, ms[i].mb.offset, ms[i].mb.name, &ms[i].st,
 				     row_st->misses);
 		fprintf(fp, "\n");
 	}

@@ -142,7 +142,8 @@ int dprof_paths__add(struct dprof_paths *p, const struct dprof_history *hist)
 	size_t n;
 	u64 hash;
 
-	if (p->type && hist->type != p->type)
+	if (p->want ? !p->want(p->ctx, hist->type) :
+		      p->type && hist->type != p->type)
 		return 0;
 	if (!hist->freed) {
 		p->nr_unfreed++;

@@ -67,7 +67,7 @@ struct dprof_path {
 
 /**
  * struct dprof_paths - the path traces of one type
- * @type: the type, compared by pointer (NULL: every history)
+ * @type: the type, compared by pointer (NULL: every history, or @want's)
  * @paths: struct dprof_path list
  * @nr_paths: number of paths
  * @nr_histories: histories folded into paths
@@ -76,7 +76,9 @@ struct dprof_path {
  * @func_of: function start of an ip (NULL, or returning 0: the ip itself)
  * @samples_of: adds the access samples of (type, offset, ip) to a
  *              struct dprof_stats (NULL: none)
- * @ctx: passed to @func_of and @samples_of
+ * @want: whether a history of this type is one of the paths' (NULL:
+ *        those of @type); for a type that is several allocation classes
+ * @ctx: passed to @func_of, @samples_of and @want
  */
 struct dprof_paths {
 	void			*type;
@@ -88,6 +90,7 @@ struct dprof_paths {
 	u64			(*func_of)(void *ctx, u64 ip);
 	void			(*samples_of)(void *ctx, void *type, u64 offset,
 					      u64 ip, struct dprof_stats *st);
+	bool			(*want)(void *ctx, const void *type);
 	void			*ctx;
 };
 

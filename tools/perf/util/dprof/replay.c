@@ -109,31 +109,19 @@ static char *kernel_symbol_name(struct machine *machine, u64 addr)
 	return name;
 }
 
-static int dprof_replay__sinks_alloc(struct dprof_replay *r, struct dprof_obj *obj,
-				     struct perf_sample *sample)
+/* @obj entered the address set (@alloc), or is about to leave it. */
+static int dprof_replay__sinks_obj(struct dprof_replay *r, struct dprof_obj *obj,
+				   struct perf_sample *sample, bool alloc)
 {
 	struct dprof_sink *sink;
 	int err;
 
 	list_for_each_entry(sink, &r->sinks, node) {
-		if (sink->alloc) {
-			err = sink->alloc(sink, obj, sample->time, sample->cpu);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
-}
+		int (*hook)(struct dprof_sink *sink, const struct dprof_obj *obj,
+			    u64 time, u32 cpu) = alloc ? sink->alloc : sink->free;
 
-static int dprof_replay__sinks_free(struct dprof_replay *r, struct dprof_obj *obj,
-				    struct perf_sample *sample)
-{
-	struct dprof_sink *sink;
-	int err;
-
-	list_for_each_entry(sink, &r->sinks, node) {
-		if (sink->free) {
-			err = sink->free(sink, obj, sample->time, sample->cpu);
+		if (hook) {
+			err = hook(sink, obj, sample->time, sample->cpu);
 			if (err)
 				return err;
 		}
@@ -184,7 +172,7 @@ static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
 		return -ENOMEM;
 	obj->priv = cls;
 	obj->cpu = sample->cpu;
-	return dprof_replay__sinks_alloc(r, obj, sample);
+	return dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/true);
 }
 
 static int dprof_replay__kmem_cache_alloc(struct dprof_replay *r,
@@ -235,7 +223,7 @@ static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
 		obj->free_site = evsel__intval(evsel, sample, "call_site");
 		cls->life_sum += sample->time - obj->alloc_time;
 		cls->life_n++;
-		if (dprof_replay__sinks_free(r, obj, sample))
+		if (dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/false))
 			return -EINVAL;
 	}
 	dprof_addrset__free(&r->as, ptr);

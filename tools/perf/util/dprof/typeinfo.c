@@ -342,50 +342,55 @@ void dprof_members__exit(struct dprof_members *m)
 	for (i = 0; m->name && i < m->nr; i++)
 		free(m->name[i]);
 	zfree(&m->name);
-	zfree(&m->offset);
 	zfree(&m->of);
 	m->nr = 0;
 }
 
-int dprof_members__fold(struct dprof_members *m, const struct dprof_row_info *ri,
-			const u64 *offsets, size_t nr)
+void *dprof_members__fold(struct dprof_members *m, const struct dprof_row_info *ri,
+			  const u64 *offsets, size_t nr, size_t size)
 {
 	struct hashmap *names;
+	struct dprof_member_fold *mb;
+	char *array;
 	size_t i;
-	int err = -ENOMEM;
 
 	memset(m, 0, sizeof(*m));
+	array = calloc(nr + 1, size);
 	m->name = calloc(nr + 1, sizeof(*m->name));
-	m->offset = calloc(nr + 1, sizeof(*m->offset));
 	m->of = calloc(nr + 1, sizeof(*m->of));
 	names = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
-	if (!m->name || !m->offset || !m->of || IS_ERR(names))
-		goto out;
+	if (!array || !m->name || !m->of || IS_ERR(names))
+		goto out_err;
 	for (i = 0; i < nr; i++) {
 		struct strbuf sb = STRBUF_INIT;
 		size_t k;
 
 		dprof_row_info__member(ri, offsets[i], &sb);
 		if (!sb.buf)
-			goto out;
+			goto out_err;
 		if (hashmap__find(names, sb.buf, &k)) {
 			strbuf_release(&sb);
-			if (offsets[i] < m->offset[k])
-				m->offset[k] = offsets[i];
+			mb = (struct dprof_member_fold *)(array + k * size);
+			if (offsets[i] < mb->offset)
+				mb->offset = offsets[i];
 		} else {
 			k = m->nr++;
 			m->name[k] = strbuf_detach(&sb, NULL);
-			m->offset[k] = offsets[i];
+			mb = (struct dprof_member_fold *)(array + k * size);
+			mb->name = m->name[k];
+			mb->offset = offsets[i];
 			if (hashmap__add(names, m->name[k], k))
-				goto out;
+				goto out_err;
 		}
 		m->of[i] = k;
 	}
-	err = 0;
-out:
+	hashmap__free(names);
+	return array;
+
+out_err:
 	if (!IS_ERR(names))
 		hashmap__free(names);
-	if (err)
-		dprof_members__exit(m);
-	return err;
+	dprof_members__exit(m);
+	free(array);
+	return NULL;
 }

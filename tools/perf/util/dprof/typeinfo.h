@@ -59,10 +59,15 @@ bool dprof_row_info__matches(const struct dprof_row_info *ri, const char *name);
 void dprof_row_info__member(const struct dprof_row_info *ri, u64 offset,
 			    struct strbuf *sb);
 
+/* A member, as the views fold offsets into it. */
+struct dprof_member_fold {
+	const char	*name;		/* dprof_row_info__member(); dprof_members' */
+	u64		offset;		/* the lowest offset folded into it */
+};
+
 /**
  * struct dprof_members - offsets folded by the member they fall in
- * @name: per member, its name (dprof_row_info__member())
- * @offset: per member, the lowest offset seen
+ * @name: per member, its name, owned
  * @nr: members
  * @of: per offset given to dprof_members__fold(), its member
  *
@@ -70,13 +75,17 @@ void dprof_row_info__member(const struct dprof_row_info *ri, u64 offset,
  */
 struct dprof_members {
 	char		**name;
-	u64		*offset;
 	size_t		nr;
 	size_t		*of;
 };
 
-int dprof_members__fold(struct dprof_members *m, const struct dprof_row_info *ri,
-			const u64 *offsets, size_t nr);
+/*
+ * Fold @offsets by member: returns an array of m->nr zeroed elements of
+ * @size bytes, each starting with its struct dprof_member_fold, for the caller's
+ * statistics; NULL on errors.  free() it, then dprof_members__exit(@m).
+ */
+void *dprof_members__fold(struct dprof_members *m, const struct dprof_row_info *ri,
+			  const u64 *offsets, size_t nr, size_t size);
 void dprof_members__exit(struct dprof_members *m);
 
 #endif /* __PERF_DPROF_TYPEINFO_H */
