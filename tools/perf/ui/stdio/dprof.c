@@ -84,7 +84,6 @@ static int dprof_view__row_of(const struct dprof_view *v,
 /* ---------------------------------------------------------------------- */
 /* miss classification                                                     */
 
-
 /*
  * Ties by name: the order of the view's rows among equals may come from
  * keys that are addresses, which change from run to run.
@@ -463,7 +462,6 @@ int dprof_classify__fprintf(const struct dprof_classify *cl,
 /* ---------------------------------------------------------------------- */
 /* working set                                                             */
 
-
 static int ws_row__cmp(const void *a, const void *b, void *arg)
 {
 	const struct dprof_view_ws_row *ra = a, *rb = b;
@@ -611,7 +609,7 @@ void dprof_view_ws_rows__free(struct dprof_view_ws_row *rows, size_t nr)
 
 /* What each row (data type) of @v holds of the cache, most first. */
 struct dprof_view_ws_row *dprof_view__ws_rows(const struct dprof_workingset *ws,
-				   const struct dprof_view *v)
+					      const struct dprof_view *v)
 {
 	const struct dprof_cache_geom *g = &ws->cache.geom;
 	struct dprof_view_ws_row *rows = calloc(v->nr + 1, sizeof(*rows));
