@@ -19,6 +19,7 @@ static struct test_case tests__dprof[] = {
 	TEST_CASE("dprof: data_src decoding of PEBS, IBS and SPE encodings", dprof_datasrc),
 	TEST_CASE("dprof: object histories, path traces and data flow", dprof_flow),
 	TEST_CASE("dprof: lines first brought in, from object histories", dprof_firsttouch),
+	TEST_CASE("dprof: objects and watch hits at the top of the address space", dprof_bounds),
 	TEST_CASE("dprof: BTF types and member lookup", dprof_btf),
 #ifdef HAVE_DWARF_SUPPORT
 	TEST_CASE("dprof: DWARF types and member lookup", dprof_types),

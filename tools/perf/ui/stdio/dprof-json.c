@@ -116,6 +116,7 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 		fprintf(fp, "null");
 	}
 	json_u64(fp, "lost_events", rec->nr_lost, false);
+	json_u64(fp, "damaged_events", rec->nr_implausible, false);
 }
 
 static void dprof_json__stats(const struct dprof_report *rep,

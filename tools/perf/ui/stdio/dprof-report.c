@@ -143,6 +143,9 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 	if (rec->nr_lost)
 		fprintf(fp, "# LOST %" PRIu64 " events while recording: the address set is incomplete, some objects may be misattributed (record with a larger -m)\n",
 			rec->nr_lost);
+	if (rec->nr_implausible)
+		fprintf(fp, "# DAMAGED: %" PRIu64 " allocations or watch hits skipped (past the top of the address space, or over 1 GiB)\n",
+			rec->nr_implausible);
 	for (k = 0; k < DPROF_KIND__MAX; k++)
 		resolved += prof->resolved[k];
 	fprintf(fp, "# resolved %.1f%% of %" PRIu64 " samples:", dprof_pct(resolved, total), total);

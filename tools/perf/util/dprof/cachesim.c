@@ -408,10 +408,12 @@ bool dprof_cache__invalidate(struct dprof_cache *c, u64 addr)
  */
 void dprof_cache__disown(struct dprof_cache *c, u64 base, u64 size)
 {
-	u64 a = base - base % c->geom.line;
+	u64 tag, first, last;
 
-	for (; a < base + size; a += c->geom.line) {
-		struct dprof_cache_line *l = dprof_cache__way(c, a);
+	if (!dprof_line_range(base, size, c->geom.line, &first, &last))
+		return;
+	for (tag = first; tag <= last; tag++) {
+		struct dprof_cache_line *l = dprof_cache__way(c, tag * c->geom.line);
 
 		if (l) {
 			l->owner = NULL;

@@ -32,6 +32,21 @@ int dprof_cache_geom__sysfs(struct dprof_cache_geom *g, const char *dir,
 int dprof_cache_geom__scnprintf(const struct dprof_cache_geom *g, char *buf,
 				size_t sz);
 
+/*
+ * The cache lines [*@first, *@last] that the bytes [@addr, @addr + @len)
+ * touch; false when there are none, or when they run past the top of the
+ * address space (a damaged recording), so that loops over them end.
+ */
+static inline bool dprof_line_range(u64 addr, u64 len, u32 line, u64 *first,
+				    u64 *last)
+{
+	if (!len || !line || addr + (len - 1) < addr)
+		return false;
+	*first = addr / line;
+	*last = (addr + (len - 1)) / line;
+	return true;
+}
+
 /* One cache line in the model, and what it holds. */
 struct dprof_cache_line {
 	u64	tag;		/* address / line size */

@@ -350,14 +350,15 @@ static void dprof_classify__forget(struct dprof_classify *cl, u64 tag)
 static void dprof_classify__unwatch(struct dprof_classify *cl, u64 base,
 				    u64 size)
 {
-	u64 tag, line = cl->geom.line;
+	u64 tag, first, last;
 	struct dprof_watch_line *wl;
 
-	if (!size || !cl->watched || !hashmap__size(cl->watched))
+	if (!cl->watched || !hashmap__size(cl->watched) ||
+	    !dprof_line_range(base, size, cl->geom.line, &first, &last))
 		return;
-	for (tag = base / line; tag <= (base + size - 1) / line; tag++) {
+	for (tag = first; tag <= last; tag++) {
 		if (!hashmap__find(cl->watched, (long)tag, &wl) ||
-		    wl->start < base || wl->start >= base + size)
+		    wl->start < base || wl->start - base >= size)
 			continue;
 		hashmap__delete(cl->watched, (long)tag, NULL, NULL);
 		free(wl);
@@ -369,9 +370,7 @@ static int dprof_classify__free(struct dprof_sink *sink,
 				u64 time __maybe_unused, u32 cpu __maybe_unused)
 {
 	struct dprof_classify *cl = sink__cl(sink);
-	u64 line = cl->geom.line;
-	u64 first = (obj->base + line - 1) / line;
-	u64 end = (obj->base + obj->size) / line;	/* whole lines only */
+	u64 line = cl->geom.line, first, last, tag;
 	struct dprof_cl_obj *o;
 	u32 i;
 
@@ -379,12 +378,22 @@ static int dprof_classify__free(struct dprof_sink *sink,
 		dprof_classify__obj_del(cl, o);
 	dprof_classify__unwatch(cl, obj->base, obj->size);
 
-	for (; first < end; first++) {
-		dprof_classify__forget(cl, first);
+	if (!dprof_line_range(obj->base, obj->size, line, &first, &last))
+		return 0;
+	/* whole lines only: the partial ones hold other objects' bytes too */
+	if (obj->base % line)
+		first++;
+	if ((obj->base + obj->size) % line) {
+		if (!last)
+			return 0;
+		last--;
+	}
+	for (tag = first; tag <= last; tag++) {
+		dprof_classify__forget(cl, tag);
 		for (i = 0; i < cl->nr_cpu_cache; i++) {
 			if (cl->cpu_cache[i])
 				dprof_cache__disown(cl->cpu_cache[i],
-						    first * line, line);
+						    tag * line, line);
 		}
 	}
 	return 0;
@@ -646,14 +655,17 @@ static int dprof_classify__access(struct dprof_sink *sink,
 static int dprof_classify__watch(struct dprof_classify *cl, u64 addr, u32 len,
 				 u64 ip, u32 cpu, u64 time, int write)
 {
-	u64 line = cl->geom.line, end = addr + max(len, 1U), tag;
+	u64 line = cl->geom.line, end = addr + max(len, 1U), tag, first, last;
 	struct dprof_watch_line *wl;
 
 	cl->nr_hits++;
 	if (write < 0)
 		cl->nr_hits_undecoded++;
-	for (tag = addr / line; tag * line < end; tag++) {
-		u64 s = max(addr, tag * line), e = min(end, (tag + 1) * line);
+	/* bytes up to the top of the address space: not a kernel object's */
+	if (end <= addr || !dprof_line_range(addr, end - addr, line, &first, &last))
+		return 0;
+	for (tag = first; tag <= last; tag++) {
+		u64 s = max(addr, tag * line), e = tag == last ? end : (tag + 1) * line;
 		u32 slot;
 
 		if (!hashmap__find(cl->watched, (long)tag, &wl)) {

@@ -14,6 +14,7 @@
 #include <linux/zalloc.h>
 #include <internal/cpumap.h>
 
+#include "util/dso.h"
 #include "util/hashmap.h"
 #include "hashfn.h"
 #include "profile.h"
@@ -168,15 +169,23 @@ static void dprof_class__delete(struct dprof_class *cls)
 {
 	struct hashmap_entry *cur;
 	size_t bkt;
+	int i;
 
 	if (cls->sites) {
-		hashmap__for_each_entry(cls->sites, cur, bkt)
-			free(cur->pvalue);
+		hashmap__for_each_entry(cls->sites, cur, bkt) {
+			struct dprof_site *site = cur->pvalue;
+
+			dso__put(site->sym_dso);
+			free(site);
+		}
 		hashmap__free(cls->sites);
 	}
 	if (cls->objs)
 		hashmap__free(cls->objs);
 	bitmap_free(cls->cpus);
+	for (i = 0; i < DPROF_MAX_VOTES; i++)
+		dso__put(cls->votes[i].dso);
+	dso__put(cls->dso);
 	free(cls->name);
 	free(cls->site_name);
 	free(cls);
@@ -204,7 +213,8 @@ static struct dprof_class *dprof_class__new(enum dprof_kind kind, u64 key,
 		return NULL;
 	cls->kind = kind;
 	cls->key = key;
-	cls->dso = dso;
+	/* a thread's exit may drop its maps' dsos before the rows are shown */
+	cls->dso = dso__get(dso);
 	cls->sites = hashmap__new(site__hash, site__equal, NULL);
 	if (IS_ERR(cls->sites)) {
 		free(cls);
@@ -308,7 +318,8 @@ void dprof_class__vote(struct dprof_class *cls, const char *name,
 			min = v;
 	}
 	min->name = name;
-	min->dso = dso;
+	dso__put(min->dso);
+	min->dso = dso__get(dso);
 	min->count += count;
 }
 
@@ -426,6 +437,8 @@ static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls)
 		if (!d)
 			return -ENOMEM;
 		dprof_stats__add(&d->stats, &s->stats);
+		if (!d->sym_dso)
+			d->sym_dso = dso__get(s->sym_dso);
 		d->sym = s->sym;
 		d->sym_off = s->sym_off;
 		d->sym_resolved = s->sym_resolved;

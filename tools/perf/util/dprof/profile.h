@@ -83,6 +83,7 @@ struct dprof_site {
 	u64			offset;
 	struct dprof_stats	stats;
 	struct symbol		*sym;		/* function at ip, if known */
+	struct dso		*sym_dso;	/* ... held: the dso holds @sym */
 	u64			sym_off;
 	bool			sym_resolved;
 };

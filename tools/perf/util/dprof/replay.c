@@ -48,6 +48,20 @@
 #define DPROF_KMALLOC_MAX_CACHE_SIZE	8192
 
 /*
+ * No allocation the tracepoints see is larger (kmalloc's page allocator
+ * limit is 4 MiB with 4 KiB pages, 512 MiB with 64 KiB ones): a bigger
+ * object is a damaged record, and would cost a loop per cache line.
+ */
+#define DPROF_OBJ_SIZE_MAX		BIT_ULL(30)
+
+/* Bytes [@addr, @addr + @len) a recording cannot hold: damaged. */
+static bool dprof_range__implausible(u64 addr, u64 len)
+{
+	return len > DPROF_OBJ_SIZE_MAX || addr + len < addr ||
+	       (len && addr + len == 0);
+}
+
+/*
  * A kmem class is (call site, size): a call site allocates from one cache.
  * The size goes in the top bits, which are all ones for a kernel text
  * address, so the key stays unique and gives the call site back.
@@ -142,6 +156,10 @@ static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
 
 	if (!ptr)	/* failed allocation */
 		return 0;
+	if (dprof_range__implausible(ptr, bytes_alloc)) {
+		r->rec.nr_implausible++;
+		return 0;
+	}
 	r->rec.nr_allocs++;
 
 	cls = dprof_profile__findnew_class(&r->prof, kind,
@@ -293,6 +311,7 @@ static void dprof_site__resolve_sym(struct dprof_site *site, struct machine *mac
 	site->sym_resolved = true;
 	if (thread__find_symbol_fb(thread, cpumode, site->ip, &al)) {
 		site->sym = al.sym;
+		site->sym_dso = dso__get(map__dso(al.map));
 		site->sym_off = al.addr - al.sym->start;
 	}
 	addr_location__exit(&al);
@@ -588,6 +607,10 @@ static int dprof_replay__watch_hit(struct dprof_replay *r, struct evsel *evsel,
 
 	if (!w)		/* out of memory when the recording was opened */
 		return 0;
+	if (dprof_range__implausible(sample->addr, w->len ?: 1)) {
+		r->rec.nr_implausible++;
+		return 0;
+	}
 	/* without an alloc event, a sweeping watch's object is unknown */
 	base = w->sweep ? sample->addr : sample->addr - w->offset;
 	obj = dprof_addrset__find(&r->as, sample->addr);

@@ -27,6 +27,8 @@ struct perf_session;
  * @nr_allocs: allocations replayed
  * @nr_frees: frees replayed
  * @nr_lost: events lost while recording
+ * @nr_implausible: events skipped: objects or watch hits past the top of
+ *                  the address space, or bigger than any allocation
  * @mem: the memory PMU's data sources, decoded
  * @watches: the slab_watch events (object histories), or NULL
  */
@@ -39,6 +41,7 @@ struct dprof_recording {
 	u64			nr_allocs;
 	u64			nr_frees;
 	u64			nr_lost;
+	u64			nr_implausible;
 	struct dprof_mem_stats	mem;
 	struct dprof_watch	*watches;
 };

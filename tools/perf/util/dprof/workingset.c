@@ -186,7 +186,7 @@ static int dprof_workingset__watch(struct dprof_workingset *ws,
 				   const struct dprof_obj *obj, u64 addr,
 				   u32 len, u64 ip)
 {
-	u64 line = ws->cache.geom.line, tag, last, born;
+	u64 line = ws->cache.geom.line, tag, last, born, first_tag, last_tag;
 	struct dprof_ws_class *wc;
 	long n;
 
@@ -198,7 +198,9 @@ static int dprof_workingset__watch(struct dprof_workingset *ws,
 		return -ENOMEM;
 	/* a birth of 0 would read as "never touched": shift by one */
 	born = obj->alloc_time + 1;
-	for (tag = addr / line; tag <= (addr + len - 1) / line; tag++) {
+	if (!dprof_line_range(addr, len, line, &first_tag, &last_tag))
+		return 0;
+	for (tag = first_tag; tag <= last_tag; tag++) {
 		if (hashmap__find(ws->touched, (long)tag, &last) && last == born)
 			continue;
 		if (hashmap__set(ws->touched, (long)tag, (long)born, NULL, NULL))
