@@ -15,9 +15,12 @@
  * models of the views (util/dprof/report.c), which ui/ prints.
  */
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/compiler.h>
 
 #include <subcmd/pager.h>
@@ -26,6 +29,7 @@
 #include "builtin.h"
 #include "util/debug.h"
 #include "util/symbol.h"
+#include "util/dprof/cachesim.h"
 #include "util/dprof/diff.h"
 #include "util/dprof/record.h"
 #include "util/dprof/report.h"
@@ -45,6 +49,39 @@ static int parse_percent_limit(const struct option *opt, const char *str,
 	if (end == str || *end || *limit < 0 || *limit > 100) {
 		pr_err("dprof: --percent-limit wants a number between 0 and 100\n");
 		return -1;
+	}
+	return 0;
+}
+
+/* --graph: a file that can be written, before a long report runs. */
+static bool dprof__writable(const char *path)
+{
+	char dir[PATH_MAX];
+
+	if (!access(path, F_OK))
+		return !access(path, W_OK);
+	snprintf(dir, sizeof(dir), "%s", path);
+	return !access(dirname(dir), W_OK);
+}
+
+/* What can be checked before the report runs: one line each, and no report. */
+static int dprof__check_report_opts(const struct dprof_report_opts *opts,
+				    const char *graph)
+{
+	struct dprof_cache_geom geom;
+
+	if (opts->cache_spec && dprof_cache_geom__parse(&geom, opts->cache_spec)) {
+		pr_err("dprof: --cache=%s: want [lN:]SIZE[:WAYS[:LINE]], e.g. l3:32M:16:64\n",
+		       opts->cache_spec);
+		return -EINVAL;
+	}
+	if (symbol_conf.vmlinux_name && access(symbol_conf.vmlinux_name, R_OK)) {
+		pr_err("dprof: -k %s: %s\n", symbol_conf.vmlinux_name, strerror(errno));
+		return -ENOENT;
+	}
+	if (graph && !dprof__writable(graph)) {
+		pr_err("dprof: --graph=%s: cannot write there: %s\n", graph, strerror(errno));
+		return -EACCES;
 	}
 	return 0;
 }
@@ -102,6 +139,9 @@ static int cmd_dprof_report(int argc, const char **argv)
 		       view);
 		return -EINVAL;
 	}
+	err = dprof__check_report_opts(&opts, graph);
+	if (err)
+		return err;
 	/*
 	 * As perf report: the TUI on a terminal when built with slang
 	 * (setup_browser() decides), --stdio otherwise.  --graph writes a
@@ -120,7 +160,7 @@ static int cmd_dprof_report(int argc, const char **argv)
 	setup_browser(false);
 	/* the TUI computes every view, for its keys to switch between them */
 	tui = use_browser == 1;
-	err = dprof_report__run(&rep, tui);
+	err = dprof_report__run(&rep, tui) ?: dprof_report__check_type(&rep);
 	if (err)
 		goto out;
 	if (tui) {
@@ -163,7 +203,12 @@ static int cmd_dprof_diff(int argc, const char **argv)
 		sides[0].path = argv[0];
 		sides[1].path = argv[1];
 	} else if (argc) {
-		usage_with_options(usage, options);
+		pr_err("dprof: diff compares two recordings: perf dprof diff OLD.data NEW.data (none: perf.data.old perf.data)\n");
+		return -EINVAL;
+	}
+	if (symbol_conf.vmlinux_name && access(symbol_conf.vmlinux_name, R_OK)) {
+		pr_err("dprof: -k %s: %s\n", symbol_conf.vmlinux_name, strerror(errno));
+		return -ENOENT;
 	}
 
 	for (i = 0; i < 2 && !err; i++)
@@ -217,6 +262,12 @@ static int cmd_dprof_record(int argc, const char **argv)
 	}
 	if (opts.watch_histories && !opts.watch) {
 		pr_err("dprof: --watch-histories needs --watch\n");
+		return -EINVAL;
+	}
+	if (strcmp(opts.sampler, "auto") && strcmp(opts.sampler, "mem") &&
+	    strcmp(opts.sampler, "soft")) {
+		pr_err("dprof: --sampler=%s: want auto, mem (a memory PMU) or soft (cpu-clock + registers)\n",
+		       opts.sampler);
 		return -EINVAL;
 	}
 

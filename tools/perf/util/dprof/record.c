@@ -16,6 +16,7 @@
 #include <linux/kernel.h>
 #include <linux/slab_watch.h>
 #include <linux/string.h>
+#include <linux/zalloc.h>
 
 #include <api/fs/fs.h>
 #include <api/fs/tracing_path.h>
@@ -66,75 +67,96 @@ static char *dprof_record__event_period(const char *event,
 	return ret < 0 ? NULL : out;
 }
 
-/*
- * One --watch item, "cache[:offset[/len]]", as a slab_watch event: the
- * cache by its watch_id, reads and writes, and a fixed period of 1, which
- * also turns off perf record's default frequency for this event only.
- */
-static char *dprof_record__watch_event(const char *item, size_t n,
-				       unsigned int patience)
-{
-	unsigned long offset = 0, len = 8;
-	unsigned long long id, size;
-	char *cache, *colon, *end, path[PATH_MAX];
-	bool sweep = false;
-	char *ev = NULL;
+/* One --watch item: "cache[:offset[/len]]". */
+struct dprof_watch_spec {
+	char		*cache;
+	unsigned long	offset;
+	unsigned long	len;
+	bool		whole;		/* no offset: sweep the object */
+};
 
-	cache = strndup(item, n);
-	if (!cache)
-		return NULL;
-	colon = strchr(cache, ':');
+/* The syntax of an item, before anything asks the kernel. */
+static int dprof_watch_spec__parse(struct dprof_watch_spec *ws, const char *item,
+				   size_t n)
+{
+	char *colon, *end;
+
+	memset(ws, 0, sizeof(*ws));
+	ws->len = 8;
+	ws->cache = strndup(item, n);
+	if (!ws->cache)
+		return -ENOMEM;
+	colon = strchr(ws->cache, ':');
+	ws->whole = !colon;
 	if (colon) {
 		*colon = '\0';
 		errno = 0;
-		offset = strtoul(colon + 1, &end, 0);
+		ws->offset = strtoul(colon + 1, &end, 0);
 		if (*end == '/')
-			len = strtoul(end + 1, &end, 0);
+			ws->len = strtoul(end + 1, &end, 0);
 		if (errno || *end || end == colon + 1 ||
-		    offset > SLAB_WATCH_OFFSET_MASK ||
-		    (len != 1 && len != 2 && len != 4 && len != 8)) {
+		    ws->offset > SLAB_WATCH_OFFSET_MASK ||
+		    (ws->len != 1 && ws->len != 2 && ws->len != 4 && ws->len != 8)) {
 			pr_err("dprof: bad --watch item '%.*s': want cache[:offset[/len]], len 1, 2, 4 or 8\n",
 			       (int)n, item);
-			goto out;
+			goto out_err;
 		}
 	}
-	if (!*cache || strchr(cache, '/')) {
+	if (!*ws->cache || strchr(ws->cache, '/')) {
 		pr_err("dprof: bad --watch item '%.*s': no slab cache name\n", (int)n, item);
-		goto out;
+		goto out_err;
 	}
+	return 0;
+
+out_err:
+	zfree(&ws->cache);
+	return -EINVAL;
+}
+
+/*
+ * An item as a slab_watch event: the cache by its watch_id, reads and
+ * writes, and a fixed period of 1, which also turns off perf record's
+ * default frequency for this event only.
+ */
+static char *dprof_watch_spec__event(const struct dprof_watch_spec *ws,
+				     unsigned int patience)
+{
+	unsigned long long id, size;
+	char path[PATH_MAX];
+	bool sweep = false;
+	char *ev = NULL;
+
 	/* no offset: the whole object, 8 bytes further on for each object */
-	if (!colon) {
+	if (ws->whole) {
 		snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/format/sweep",
 			 sysfs__mountpoint(), DPROF_WATCH_PMU);
 		sweep = !access(path, F_OK);
 		if (!sweep)
 			pr_warning("dprof: --watch=%s: this kernel's slab_watch cannot sweep an object; watching bytes 0-7 only\n",
-				   cache);
+				   ws->cache);
 	}
-	snprintf(path, sizeof(path), "%s/kernel/slab/%s", sysfs__mountpoint(), cache);
+	snprintf(path, sizeof(path), "%s/kernel/slab/%s", sysfs__mountpoint(), ws->cache);
 	if (access(path, F_OK)) {
 		pr_err("dprof: --watch: no slab cache '%s' (%s missing; slab merging may hide it)\n",
-		       cache, path);
-		goto out;
+		       ws->cache, path);
+		return NULL;
 	}
-	snprintf(path, sizeof(path), "kernel/slab/%s/watch_id", cache);
+	snprintf(path, sizeof(path), "kernel/slab/%s/watch_id", ws->cache);
 	if (sysfs__read_ull(path, &id)) {
 		pr_err("dprof: --watch: cannot read %s/%s for slab cache '%s'\n",
-		       sysfs__mountpoint(), path, cache);
-		goto out;
+		       sysfs__mountpoint(), path, ws->cache);
+		return NULL;
 	}
-	snprintf(path, sizeof(path), "kernel/slab/%s/object_size", cache);
-	if (!sysfs__read_ull(path, &size) && offset + len > size) {
+	snprintf(path, sizeof(path), "kernel/slab/%s/object_size", ws->cache);
+	if (!sysfs__read_ull(path, &size) && ws->offset + ws->len > size) {
 		pr_err("dprof: --watch: bytes %lu-%lu are beyond the %llu-byte objects of '%s'\n",
-		       offset, offset + len - 1, size, cache);
-		goto out;
+		       ws->offset, ws->offset + ws->len - 1, size, ws->cache);
+		return NULL;
 	}
 	if (asprintf(&ev, "%s/cache=%llu,offset=%lu,len=%lu,rw=1,patience=%u%s,period=1/",
-		     DPROF_WATCH_PMU, id, offset, len, patience,
+		     DPROF_WATCH_PMU, id, ws->offset, ws->len, patience,
 		     sweep ? ",sweep=1" : "") < 0)
 		ev = NULL;
-out:
-	free(cache);
 	return ev;
 }
 
@@ -147,6 +169,32 @@ static int dprof_record_args__own(struct dprof_record_args *a, char *arg)
 	return 0;
 }
 
+/* The --watch items, said when bad before anything is recorded. */
+static int dprof_record_args__parse_watch(struct dprof_record_args *a,
+					  const struct dprof_record_opts *opts)
+{
+	const char *item = opts->watch, *comma;
+	int err;
+
+	if (opts->watch_patience > SLAB_WATCH_PATIENCE_MASK) {
+		pr_err("dprof: --watch-patience is at most %llu\n", SLAB_WATCH_PATIENCE_MASK);
+		return -EINVAL;
+	}
+	/* n items are at least 2n - 1 bytes */
+	a->specs = calloc(strlen(item) / 2 + 1, sizeof(*a->specs));
+	if (!a->specs)
+		return -ENOMEM;
+	while (*item) {
+		comma = strchrnul(item, ',');
+		err = dprof_watch_spec__parse(&a->specs[a->nr_specs], item, comma - item);
+		if (err)
+			return err;
+		a->nr_specs++;
+		item = *comma ? comma + 1 : comma;
+	}
+	return 0;
+}
+
 /*
  * Add "-e slab_watch/.../" for every --watch item.  Without the PMU only
  * one line is printed and the rest is recorded.  Returns the events added.
@@ -154,14 +202,9 @@ static int dprof_record_args__own(struct dprof_record_args *a, char *arg)
 static int dprof_record_args__watch(struct dprof_record_args *a,
 				    const struct dprof_record_opts *opts)
 {
-	const char *item = opts->watch, *comma;
 	char path[PATH_MAX];
-	int nr = 0;
+	int i;
 
-	if (opts->watch_patience > SLAB_WATCH_PATIENCE_MASK) {
-		pr_err("dprof: --watch-patience is at most %llu\n", SLAB_WATCH_PATIENCE_MASK);
-		return -EINVAL;
-	}
 	snprintf(path, sizeof(path), "%s/bus/event_source/devices/" DPROF_WATCH_PMU,
 		 sysfs__mountpoint());
 	if (access(path, F_OK)) {
@@ -169,16 +212,13 @@ static int dprof_record_args__watch(struct dprof_record_args *a,
 			   DPROF_WATCH_PMU);
 		return 0;
 	}
-	while (*item) {
-		comma = strchrnul(item, ',');
+	for (i = 0; i < a->nr_specs; i++) {
 		a->argv[a->argc++] = "-e";
-		if (dprof_record_args__own(a, dprof_record__watch_event(item, comma - item,
-									opts->watch_patience)))
+		if (dprof_record_args__own(a, dprof_watch_spec__event(&a->specs[i],
+								      opts->watch_patience)))
 			return -EINVAL;
-		nr++;
-		item = *comma ? comma + 1 : comma;
 	}
-	return nr;
+	return a->nr_specs;
 }
 
 /* The memory PMU's load and store events, each with the period. */
@@ -252,6 +292,11 @@ int dprof_record_args__init(struct dprof_record_args *a,
 	a->monitor.wake[0] = -1;
 	a->monitor.wake[1] = -1;
 
+	if (opts->watch) {
+		ret = dprof_record_args__parse_watch(a, opts);
+		if (ret)
+			return ret;
+	}
 	if (strcmp(opts->sampler, "soft")) {
 		pmu = perf_mem_events_find_pmu();
 		use_mem = pmu && !perf_pmu__mem_events_init();
@@ -332,6 +377,9 @@ void dprof_record_args__exit(struct dprof_record_args *a)
 	int j;
 
 	dprof_monitor__exit(&a->monitor);
+	for (j = 0; j < a->nr_specs; j++)
+		free(a->specs[j].cache);
+	free(a->specs);
 	for (j = 0; j < a->nr_owned; j++)
 		free(a->owned[j]);
 	free(a->owned);

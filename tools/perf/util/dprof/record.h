@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include "watch-monitor.h"
 
+struct dprof_watch_spec;
+
 /**
  * struct dprof_record_opts - what perf dprof record was asked for
  * @period: -c: the access sampler's period
@@ -41,6 +43,8 @@ struct dprof_record_args {
 	/* private */
 	char			**owned;
 	int			nr_owned;
+	struct dprof_watch_spec	*specs;		/* --watch, parsed */
+	int			nr_specs;
 };
 
 /* @argc/@argv: perf record's own options and the workload. */

@@ -13,6 +13,7 @@
 #include "util/annotate.h"
 #include "util/debug.h"
 #include "util/env.h"
+#include "util/levenshtein.h"
 #include "util/session.h"
 #include "classify.h"
 #include "histories.h"
@@ -304,4 +305,76 @@ ssize_t dprof_rows__find(const struct dprof_rows *t, const char *name)
 			return i;
 	}
 	return -1;
+}
+
+/* --type names the cache of object histories: they are there to show. */
+static bool dprof_report__watched(const struct dprof_report *rep, const char *name)
+{
+	const struct dprof_history *hist;
+
+	if (!rep->hist)
+		return false;
+	list_for_each_entry(hist, &rep->hist->done, list) {
+		const struct dprof_class *cls = hist->type;
+
+		if (cls && cls->name && !strcmp(cls->name, name))
+			return true;
+	}
+	return false;
+}
+
+#define DPROF_SUGGEST	3	/* closest names offered for a wrong --type */
+
+struct dprof_suggestion {
+	const char	*name;
+	int		dist;
+};
+
+static void dprof_suggest(struct dprof_suggestion *s, const char *want,
+			  const char *name)
+{
+	int d = levenshtein(want, name, 0, 2, 1, 3), i, j;
+
+	for (i = 0; i < DPROF_SUGGEST; i++) {
+		if (s[i].name && !strcmp(s[i].name, name))
+			return;
+		if (!s[i].name || d < s[i].dist)
+			break;
+	}
+	if (i == DPROF_SUGGEST)
+		return;
+	for (j = DPROF_SUGGEST - 1; j > i; j--)
+		s[j] = s[j - 1];
+	s[i].name = name;
+	s[i].dist = d;
+}
+
+int dprof_report__check_type(struct dprof_report *rep)
+{
+	struct dprof_suggestion s[DPROF_SUGGEST] = { { .name = NULL } };
+	const char *name = rep->opts.type_name;
+	struct dprof_rows t;
+	size_t i;
+	int err;
+
+	if (!name || dprof_report__watched(rep, name))
+		return 0;
+	err = dprof_rows__init(&t, rep, /*sorted=*/false, /*filter=*/false);
+	if (err)
+		return err;
+	if (dprof_rows__find(&t, name) >= 0) {
+		dprof_rows__exit(&t);
+		return 0;
+	}
+	for (i = 0; i < t.nr; i++) {
+		dprof_suggest(s, name, dprof_row_info__name(&t.info[i]));
+		if (t.row[i]->name)
+			dprof_suggest(s, name, t.row[i]->name);
+	}
+	pr_err("dprof: --type=%s: no such type in %s%s%s%s%s%s%s\n", name,
+	       rep->opts.input_name, s[0].name ? "; closest: " : "",
+	       s[0].name ?: "", s[1].name ? ", " : "", s[1].name ?: "",
+	       s[2].name ? ", " : "", s[2].name ?: "");
+	dprof_rows__exit(&t);
+	return -ENOENT;
 }

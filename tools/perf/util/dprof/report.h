@@ -72,6 +72,8 @@ int dprof_report__open(struct dprof_report *rep, const struct dprof_report_opts 
 /* Compute the view asked for, or @all_views; replay the recording into them. */
 int dprof_report__run(struct dprof_report *rep, bool all_views);
 void dprof_report__close(struct dprof_report *rep);
+/* --type must name a type of the recording: -ENOENT said to the user. */
+int dprof_report__check_type(struct dprof_report *rep);
 
 static inline double dprof_pct(double part, double total)
 {
