@@ -51,6 +51,12 @@ now() { date +%s.%N; }
 since() { printf '%.1f' "$(echo "$(now) - $1" | bc)"; }
 
 # --- 1. build ---
+# QEMU boots the guest, Graphviz draws the flow pictures: install them
+# first, not after the long builds (deps.sh installs as root, else says how).
+"$REPO/scripts/deps.sh" qemu-system-x86 graphviz ||
+	die "QEMU and Graphviz are needed: install them as above"
+[ -f "$BUILD_DIR/kernel/vmlinux" ] ||
+	say "first run: building perf and a guest kernel takes ~10 min on 2 cores (ccache makes the next ones fast)"
 if [ "${DEMO_BUILD:-1}" != 0 ] || [ ! -x "$PERF" ]; then
 	if [ "$PERF" = "$BUILD_DIR/perf/perf" ]; then
 		[ -x "$REPO/scripts/build-perf.sh" ] || die "no $PERF and no scripts/build-perf.sh to build it"
