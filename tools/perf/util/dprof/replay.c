@@ -705,36 +705,48 @@ static void dprof_replay__scan_evlist(struct dprof_replay *r, struct evlist *evl
 }
 
 /*
- * perf's own message for a cut-off file is "incompatible file format";
- * say what is wrong when the header promises more data than the file has.
+ * perf's reader trusts the header's offsets and sizes: a file cut short
+ * (recording interrupted, disk full) or damaged there makes it read past
+ * the end of its mapping (SIGBUS) or loop on a size of 2^64 - 1.  Check
+ * them against the file before, and say what is wrong.
+ *
+ * Return: 0 when the header is consistent (or not ours to judge: a pipe,
+ * another format), -EINVAL when it was said to the user.
  */
-static bool dprof_replay__explain_bad_file(const char *path)
+static int dprof_replay__check_file(const char *path)
 {
 	struct perf_file_header h;
 	struct stat st;
 	int fd = open(path, O_RDONLY);
-	u64 end;
+	u64 end, size;
 
 	if (fd < 0)
-		return false;
-	if (fstat(fd, &st) || read(fd, &h, sizeof(h)) != (ssize_t)sizeof(h) ||
-	    memcmp(&h.magic, "PERFILE2", 8)) {
+		return 0;	/* perf_session__new() says why */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    read(fd, &h, sizeof(h)) != (ssize_t)sizeof(h) ||
+	    memcmp(&h.magic, "PERFILE2", 8) || h.size != sizeof(h)) {
 		close(fd);
-		return false;
+		return 0;
 	}
 	close(fd);
-	end = h.data.offset + h.data.size;
-	if (h.data.size && end > (u64)st.st_size) {
-		pr_err("dprof: %s is truncated: its data section ends at byte %" PRIu64
-		       " but the file has %" PRIu64 " bytes (recording interrupted or disk full?); "
-		       "re-record it\n", path, end, (u64)st.st_size);
-		return true;
-	}
+	size = st.st_size;
 	if (!h.data.size) {
 		pr_err("dprof: %s holds no data: perf record did not finish; re-record it\n", path);
-		return true;
+		return -EINVAL;
 	}
-	return false;
+	if (__builtin_add_overflow(h.data.offset, h.data.size, &end) || end > size) {
+		pr_err("dprof: %s is truncated or damaged: its data section (%" PRIu64
+		       " bytes at byte %" PRIu64 ") runs past the end of the file (%" PRIu64
+		       " bytes; recording interrupted or disk full?); re-record it\n",
+		       path, (u64)h.data.size, (u64)h.data.offset, size);
+		return -EINVAL;
+	}
+	if (h.attrs.offset > size || h.attrs.size > size - h.attrs.offset) {
+		pr_err("dprof: %s is damaged: its event attributes lie past the end of the file\n",
+		       path);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
@@ -756,11 +768,13 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 	r->tool.namespaces	= perf_event__process_namespaces;
 	r->tool.ordering_requires_timestamps = true;
 
+	err = dprof_replay__check_file(path);
+	if (err)
+		return err;
 	r->session = perf_session__new(&r->data, &r->tool);
 	if (IS_ERR(r->session)) {
 		err = PTR_ERR(r->session);
 		r->session = NULL;
-		dprof_replay__explain_bad_file(path);
 		return err;
 	}
 	err = perf_session__set_tracepoints_handlers(r->session, dprof_kmem_handlers);
@@ -811,9 +825,7 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 	int err = perf_session__process_events(r->session);
 
 	if (err) {
-		if (!dprof_replay__explain_bad_file(path))
-			pr_err("dprof: failed to process %s (%d): the file is damaged\n",
-			       path, err);
+		pr_err("dprof: failed to process %s (%d): the file is damaged\n", path, err);
 		return err;
 	}
 	r->rec.nr_lost = r->session->evlist->stats.total_lost +
