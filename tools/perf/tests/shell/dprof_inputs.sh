@@ -53,6 +53,44 @@ elif ! grep -q 'is truncated' "${tmp}/out2"; then
 fi
 [ "${sum}" = "$(md5sum < "${tmp}/cut.data")" ] || { echo "dprof inputs test [Failed: input modified]"; err=1; }
 
+# damaged: the header's data size, or the last record's size (python3)
+# damaged NAME PATTERN: fails within 30 s, not by a signal, saying PATTERN
+damaged() {
+	local rc
+
+	timeout 30 perf dprof report --stdio -i "${tmp}/$1" > "${tmp}/out3" 2>&1
+	rc=$?
+	# perf exits with 256 - errno; 124 is timeout's, 129-159 a signal's
+	if [ $rc = 0 ] || [ $rc = 124 ] || { [ $rc -gt 128 ] && [ $rc -lt 160 ]; }; then
+		echo "dprof inputs test [Failed: $1: exit $rc (0: accepted, 124: hang, 129-159: signal)]"
+		err=1
+	elif ! grep -q "$2" "${tmp}/out3"; then
+		echo "dprof inputs test [Failed: $1: no '$2' message]"
+		cat "${tmp}/out3"
+		err=1
+	fi
+}
+if command -v python3 > /dev/null; then
+	python3 - "${ext}" "${tmp}" <<'PY'
+import struct, sys
+src, tmp = sys.argv[1:]
+b = bytearray(open(src, "rb").read())
+# struct perf_file_header: magic, size, attr_size, attrs{offset, size}, data{offset, size}
+off, size = struct.unpack_from("<QQ", b, 40)
+huge = bytearray(b)
+struct.pack_into("<Q", huge, 48, (1 << 64) - 1)
+open(tmp + "/huge.data", "wb").write(huge)
+pos = last = off
+while pos + 8 <= off + size:		# struct perf_event_header: type, misc, size
+    last = pos
+    pos += struct.unpack_from("<H", b, pos + 6)[0] or 8
+struct.pack_into("<H", b, last + 6, 0xfff8)
+open(tmp + "/long.data", "wb").write(b)
+PY
+	damaged huge.data "is truncated or damaged"
+	damaged long.data "event runs past the end of the data"
+fi
+
 # no such file
 if perf dprof report --stdio -i "${tmp}/missing.data" > /dev/null 2>&1; then
 	echo "dprof inputs test [Failed: missing file accepted]"
