@@ -7,6 +7,8 @@
 #   make vm CMD='...'  run CMD in a guest booted from the kernel we build
 #   make series        $(BUILD_DIR)/series: the git format-patch series for LKML
 #   make doc           $(BUILD_DIR)/man/man1/perf-dprof.1 (asciidoc, xmlto)
+#   make fuzz          damaged perf.data through perf dprof report under
+#                      ASan + UBSan (FUZZ_N mutants, default 2000; long)
 #   make clean         remove $(BUILD_DIR) (the unpacked source and ccache stay)
 #
 # Variables: BUILD_DIR, DPROF_CACHE, LINUX_SRC (a kernel tree to use instead
@@ -46,7 +48,10 @@ series:
 doc:
 	$(ENV) scripts/build-doc.sh
 
+fuzz:
+	$(ENV) scripts/fuzz.sh
+
 clean:
 	rm -rf "$(BUILD_DIR)"
 
-.PHONY: all perf tree kernel run check vm series doc clean
+.PHONY: all perf tree kernel run check vm series doc fuzz clean

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <linux/bitmap.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
@@ -715,9 +716,10 @@ static void dprof_replay__scan_evlist(struct dprof_replay *r, struct evlist *evl
  */
 static int dprof_replay__check_file(const char *path)
 {
+	struct perf_file_section sec;
 	struct perf_file_header h;
 	struct stat st;
-	int fd = open(path, O_RDONLY);
+	int fd = open(path, O_RDONLY), i, nr;
 	u64 end, size;
 
 	if (fd < 0)
@@ -728,25 +730,39 @@ static int dprof_replay__check_file(const char *path)
 		close(fd);
 		return 0;
 	}
-	close(fd);
 	size = st.st_size;
 	if (!h.data.size) {
 		pr_err("dprof: %s holds no data: perf record did not finish; re-record it\n", path);
-		return -EINVAL;
+		goto out_err;
 	}
 	if (__builtin_add_overflow(h.data.offset, h.data.size, &end) || end > size) {
 		pr_err("dprof: %s is truncated or damaged: its data section (%" PRIu64
 		       " bytes at byte %" PRIu64 ") runs past the end of the file (%" PRIu64
 		       " bytes; recording interrupted or disk full?); re-record it\n",
 		       path, (u64)h.data.size, (u64)h.data.offset, size);
-		return -EINVAL;
+		goto out_err;
 	}
 	if (h.attrs.offset > size || h.attrs.size > size - h.attrs.offset) {
 		pr_err("dprof: %s is damaged: its event attributes lie past the end of the file\n",
 		       path);
-		return -EINVAL;
+		goto out_err;
 	}
+	/* the features' sections: a table right after the data */
+	nr = bitmap_weight(h.adds_features, HEADER_FEAT_BITS);
+	for (i = 0; i < nr; i++) {
+		if (pread(fd, &sec, sizeof(sec), end + i * sizeof(sec)) != (ssize_t)sizeof(sec) ||
+		    sec.offset > size || sec.size > size - sec.offset) {
+			pr_err("dprof: %s is truncated or damaged: its header's feature %d of %d lies past the end of the file; re-record it\n",
+			       path, i + 1, nr);
+			goto out_err;
+		}
+	}
+	close(fd);
 	return 0;
+
+out_err:
+	close(fd);
+	return -EINVAL;
 }
 
 int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)

@@ -1,0 +1,79 @@
+#!/bin/bash
+# make fuzz: damaged perf.data files through 'perf dprof report', under
+# AddressSanitizer and UndefinedBehaviorSanitizer.
+#
+#   1. build perf with -fsanitize=address,undefined in $BUILD_DIR/fuzz
+#   2. seeds: recordings 'perf test -w dprof_cachemodel' writes as AMD IBS
+#      and Intel PEBS machines would, and the real PEBS file of the tests
+#   3. FUZZ_N mutants (scripts/fuzz/mutate.py), each through the profile
+#      and one of the classify / workingset views
+#   4. a crash is death by a signal, a hang a run over FUZZ_TIMEOUT s, a
+#      sanitizer report any ASan/UBSan message; each is kept with what was
+#      damaged in $BUILD_DIR/fuzz/found
+#
+# Last line: "mutants N, crashes N, hangs N, sanitizer reports N";
+# exit 1 when any is not 0.
+#
+# env: FUZZ_N (default 2000), FUZZ_SEED (1), FUZZ_TIMEOUT (20),
+#      FUZZ_PERF (a sanitizer build to use instead of building one)
+set -eu
+
+# shellcheck source=lib/env.sh
+. "$(dirname "$0")/lib/env.sh"
+n=${FUZZ_N:-2000}
+seed=${FUZZ_SEED:-1}
+limit=${FUZZ_TIMEOUT:-20}
+dir=$BUILD_DIR/fuzz
+say() { echo "fuzz: $*" >&2; }
+
+perf=${FUZZ_PERF:-}
+if [ -z "$perf" ]; then
+	say "building perf with ASan + UBSan in $dir (cold: ~5 min)"
+	EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -g" \
+	LDFLAGS="-fsanitize=address,undefined" BUILD_DIR=$dir/build \
+		"$REPO/scripts/build-perf.sh" >/dev/null
+	perf=$dir/build/perf/perf
+fi
+command -v python3 >/dev/null || "$REPO/scripts/deps.sh" python3
+
+rm -rf "$dir/seeds" "$dir/mutants"
+mkdir -p "$dir/seeds" "$dir/mutants" "$dir/found"
+for s in mixed false_sharing conflict; do
+	for pmu in ibs pebs; do
+		"$perf" test -w dprof_cachemodel $s 1 2 16384 7 $pmu \
+			"$dir/seeds/$s-$pmu.data" 2000 >/dev/null 2>&1
+	done
+done
+cp "$REPO/tools/perf/tests/dprof/data/perf.data.weight_struct" "$dir/seeds/pebs-real.data"
+say "$n mutants of $(ls "$dir"/seeds/*.data | wc -l) seeds, seed $seed"
+python3 "$REPO/scripts/fuzz/mutate.py" "$seed" "$n" "$dir/mutants" "$dir"/seeds/*.data
+
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+views=(classify workingset)
+crashes=0 hangs=0 reports=0 runs=0
+for m in "$dir"/mutants/m*.data; do
+	for view in profile "${views[$((runs % 2))]}"; do
+		rc=0
+		timeout -s KILL "$limit" "$perf" dprof report --stdio -i "$m" \
+			--view=$view > /dev/null 2> "$dir/err" || rc=$?
+		what=
+		if grep -qE 'ERROR: AddressSanitizer|runtime error:' "$dir/err"; then
+			what=sanitizer; reports=$((reports + 1))
+		elif [ $rc = 137 ]; then
+			what=hang; hangs=$((hangs + 1))
+		elif [ $rc -gt 128 ] && [ $rc -lt 160 ]; then
+			what=crash; crashes=$((crashes + 1))
+		fi
+		if [ -n "$what" ]; then
+			f=$dir/found/$what-$(basename "$m" .data)-$view
+			cp "$m" "$f.data"
+			{ cat "$m.why"; echo "perf dprof report --stdio -i $f.data --view=$view: exit $rc";
+			  cat "$dir/err"; } > "$f.txt"
+			say "$what: $(cat "$m.why") (--view=$view, $f.txt)"
+		fi
+	done
+	runs=$((runs + 1))
+done
+echo "mutants $runs, crashes $crashes, hangs $hangs, sanitizer reports $reports"
+[ $((crashes + hangs + reports)) = 0 ]
