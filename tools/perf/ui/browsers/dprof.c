@@ -186,7 +186,6 @@ static int dprof_text__close(struct dprof_text *t, FILE *fp, int err)
 	for (pos = t->buf; *pos && t->nr < n; pos = nl + 1) {
 		struct dprof_line *l = &t->lines[t->nr++];
 		char *tab;
-
 		bool last;
 
 		nl = strchrnul(pos, '\n');
