@@ -88,7 +88,7 @@ struct.pack_into("<H", b, last + 6, 0xfff8)
 open(tmp + "/long.data", "wb").write(b)
 PY
 	damaged huge.data "is truncated or damaged"
-	damaged long.data "event runs past the end of the data"
+	damaged long.data "bad event size (data end"
 fi
 
 # no such file
