@@ -495,7 +495,7 @@ int dprof_report__fprintf_flow(const struct dprof_report *rep, struct dprof_clas
 {
 	struct dprof_flow_report r = {
 		.h = rep->hist, .name = name, .machine = rep->replay.res.machine,
-		.flow = flow, .graph = graph, .row = row,
+		.flow = flow, .graph = graph, .row = row, .fold = &rep->opts.fold,
 	};
 
 	return dprof_flow__report(&r, fp);
