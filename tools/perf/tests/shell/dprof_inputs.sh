@@ -143,6 +143,30 @@ PY
 	fi
 fi
 
+# damaged TRACING_DATA (the kmem tracepoints' formats): perf's reader
+# checks it before libtraceevent, which crashed on both, parses it
+if command -v python3 > /dev/null &&
+   perf test -w dprof_cachemodel false_sharing 1 2 16384 7 pebs "${tmp}/tp.data" 200 \
+	> /dev/null 2>&1; then
+	python3 - "${tmp}" <<'PY'
+import sys
+tmp = sys.argv[1]
+b = bytearray(open(tmp + "/tp.data", "rb").read())
+# a print fmt reading a field the event does not have
+p = b.find(b"REC->gfp_flags")
+fmt = bytearray(b)
+fmt[p + 10] = ord("h")
+open(tmp + "/tp-fmt.data", "wb").write(fmt)
+# binary bytes inside an event format
+p = b.find(b"field:const void * ptr")
+bin = bytearray(b)
+bin[p + 13] = 0xea
+open(tmp + "/tp-bin.data", "wb").write(bin)
+PY
+	damaged tp-fmt.data "tracing data damaged: a kmem event's print fmt reads REC->gfp_fhags"
+	damaged tp-bin.data "tracing data damaged: a kmem event format is not text"
+fi
+
 # no such file
 if perf dprof report --stdio -i "${tmp}/missing.data" > /dev/null 2>&1; then
 	echo "dprof inputs test [Failed: missing file accepted]"
