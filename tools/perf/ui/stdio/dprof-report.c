@@ -147,7 +147,7 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 		fprintf(fp, "# DAMAGED: %" PRIu64 " allocations or watch hits skipped (past the top of the address space, or over 1 GiB)\n",
 			rec->nr_implausible);
 	if (rec->nr_damaged)
-		fprintf(fp, "# DAMAGED: %" PRIu64 " damaged records skipped (their sample does not parse)\n",
+		fprintf(fp, "# DAMAGED: %" PRIu64 " damaged records skipped (their sample does not parse, or their type or event is unknown)\n",
 			rec->nr_damaged);
 	if (rec->unreadable_offset)
 		fprintf(fp, "# DAMAGED: data unreadable from file offset %#" PRIx64 " on (a record size is damaged): only what came before is reported\n",

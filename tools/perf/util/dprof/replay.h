@@ -29,7 +29,8 @@ struct perf_session;
  * @nr_lost: events lost while recording
  * @nr_implausible: events skipped: objects or watch hits past the top of
  *                  the address space, or bigger than any allocation
- * @nr_damaged: records skipped by perf's reader: their sample did not parse
+ * @nr_damaged: records skipped by perf's reader: their sample did not
+ *              parse, or their type or event id is unknown
  * @unreadable_offset: file offset from which the data could not be read (a
  *                     damaged record size), or 0
  * @mem: the memory PMU's data sources, decoded
