@@ -82,6 +82,11 @@ off, size = struct.unpack_from("<QQ", b, 40)
 huge = bytearray(b)
 struct.pack_into("<Q", huge, 48, (1 << 64) - 1)
 open(tmp + "/huge.data", "wb").write(huge)
+# the last event attribute's ids section: 2^63 bytes (perf allocates by it)
+ids = bytearray(b)
+attr_size, attrs, attrs_size = struct.unpack_from("<QQQ", b, 16)
+struct.pack_into("<Q", ids, attrs + attrs_size - 8, 1 << 63)
+open(tmp + "/ids.data", "wb").write(ids)
 pos = last = off
 while pos + 8 <= off + size:		# struct perf_event_header: type, misc, size
     last = pos
@@ -105,6 +110,7 @@ struct.pack_into("<Q", b, samples[1] + 8 + 8 * idpos, 0xdeadbeefdeadbeef)
 open(tmp + "/badid.data", "wb").write(b)
 PY
 	damaged huge.data "is truncated or damaged"
+	damaged ids.data "the ids of its event attribute at byte"
 
 	# the reader stops at the damaged size and the report says where
 	if ! perf dprof report --stdio -i "${tmp}/long.data" > "${tmp}/out4" 2>&1; then

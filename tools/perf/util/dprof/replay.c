@@ -720,7 +720,7 @@ static int dprof_replay__check_file(const char *path)
 	struct perf_file_header h;
 	struct stat st;
 	int fd = open(path, O_RDONLY), i, nr;
-	u64 end, size;
+	u64 end, size, off;
 
 	if (fd < 0)
 		return 0;	/* perf_session__new() says why */
@@ -746,6 +746,21 @@ static int dprof_replay__check_file(const char *path)
 		pr_err("dprof: %s is damaged: its event attributes lie past the end of the file\n",
 		       path);
 		goto out_err;
+	}
+	/* each attribute ends with its ids' section: perf allocates by its size */
+	if (h.attr_size <= sizeof(sec)) {
+		pr_err("dprof: %s is damaged: its event attributes have a size of %" PRIu64 "\n",
+		       path, (u64)h.attr_size);
+		goto out_err;
+	}
+	for (off = h.attrs.offset; off + h.attr_size <= h.attrs.offset + h.attrs.size;
+	     off += h.attr_size) {
+		if (pread(fd, &sec, sizeof(sec), off + h.attr_size - sizeof(sec)) !=
+		    (ssize_t)sizeof(sec) || sec.offset > size || sec.size > size - sec.offset) {
+			pr_err("dprof: %s is damaged: the ids of its event attribute at byte %" PRIu64
+			       " lie past the end of the file\n", path, off);
+			goto out_err;
+		}
 	}
 	/* the features' sections: a table right after the data */
 	nr = bitmap_weight(h.adds_features, HEADER_FEAT_BITS);
