@@ -39,10 +39,12 @@
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
 
+#include "util/annotate-data.h"
 #include "util/debug.h"
 #include "util/debuginfo.h"
 #include "util/dwarf-aux.h"
 #include "util/hashmap.h"
+#include "util/map_symbol.h"
 #include "util/strbuf.h"
 #include "cachenames.h"
 #include "dwtypes.h"
@@ -85,6 +87,8 @@ struct dprof_dwarf {
 	unsigned int		nr_vars;
 	int			index_err;	/* 1: not built yet */
 	char			*path;
+	/* while indexing: collect perf's global variables with it */
+	struct data_loc_info	*vars_dloc;
 };
 
 /* more nesting than this is a loop in broken DWARF */
@@ -267,6 +271,8 @@ static int dw_add_var(struct dprof_dwarf *dw, Dwarf_Die *die)
 
 static int dw_index_unit(struct dprof_dwarf *dw, Dwarf_Die *unit)
 {
+	struct die_var_type *vars = NULL;
+	bool vars_err = false;
 	Dwarf_Die die;
 	const char *name;
 	int ret = 0;
@@ -284,6 +290,9 @@ static int dw_index_unit(struct dprof_dwarf *dw, Dwarf_Die *unit)
 				ret = dw_chain_type(dw, name, dwarf_dieoffset(&die));
 			break;
 		case DW_TAG_variable:
+			/* perf's walk stops collecting a CU when out of memory */
+			if (dw->vars_dloc && !vars_err)
+				vars_err = die_collect_global_var(&die, &vars) != 0;
 			ret = dw_add_var(dw, &die);
 			break;
 		default:
@@ -291,6 +300,8 @@ static int dw_index_unit(struct dprof_dwarf *dw, Dwarf_Die *unit)
 		}
 	} while (ret == 0 && dwarf_siblingof(&die, &die) == 0);
 
+	if (dw->vars_dloc)
+		global_var_type__add_vars(dw->vars_dloc, vars);
 	return ret;
 }
 
@@ -378,6 +389,45 @@ int dprof_dwarf__index(struct dprof_dwarf *dw)
 		 path, dw->nr_types, dw->nr_vars);
 	dw->index_err = 0;
 	return 0;
+}
+
+/**
+ * dprof_dwarf__index_vars - index, and collect perf's global variables
+ * @dw: the handle
+ * @map: a map of the dso whose code perf's data-type profiling types
+ * @thread: the thread it types a sample of
+ * @cpumode: that sample's
+ *
+ * perf's data-type profiling collects the global variables of a dso's
+ * DWARF at its first variable lookup, in a walk over the top-level DIEs
+ * of every CU: the walk the index makes.  When the index is not built
+ * yet, build it now and hand each CU's variables to perf
+ * (global_var_type__add_vars()) as it goes, in CU order, with the map,
+ * thread and cpumode perf's first lookup would use: perf then finds them
+ * without a walk of its own.  Call it before perf types any code of the
+ * dso, with @dw's debuginfo lent to it (debuginfo_cache__use()).
+ *
+ * Return: as dprof_dwarf__index(); when the index was built before, perf
+ * collects on its own.
+ */
+int dprof_dwarf__index_vars(struct dprof_dwarf *dw, struct map *map,
+			    struct thread *thread, u8 cpumode)
+{
+	struct map_symbol ms = { .map = map };
+	struct data_loc_info dloc = {
+		.thread		= thread,
+		.ms		= &ms,
+		.cpumode	= cpumode,
+		.di		= dw->dinfo,
+	};
+	int err;
+
+	if (dw->index_err <= 0)
+		return dw->index_err;
+	dw->vars_dloc = &dloc;
+	err = dprof_dwarf__index(dw);
+	dw->vars_dloc = NULL;
+	return err;
 }
 
 /**
