@@ -78,6 +78,7 @@ struct dprof_dwarf {
 	struct debuginfo	*dinfo;
 	Dwarf			*dbg;
 	struct hashmap		*types;		/* name -> struct dw_type_name * */
+	struct hashmap		*type_strs;	/* its address -> the same, while indexing */
 	struct dw_die_link	*dies;		/* the chains of all type names */
 	u32			nr_dies;
 	u32			alloc_dies;
@@ -178,8 +179,12 @@ static int dw_add_type(struct dw_type_name *tn, Dwarf_Off off, u64 size)
 	return 0;
 }
 
-/* remember a named top-level type DIE; it is only looked at when its name is */
-static int dw_chain_type(struct dprof_dwarf *dw, const char *name, Dwarf_Off off)
+/*
+ * Remember a named top-level type DIE; it is only looked at when its name
+ * is.  @strs: the string's address names it too (see dw_chain_type_die()).
+ */
+static int dw_chain_type(struct dprof_dwarf *dw, const char *name, Dwarf_Off off,
+			 bool strs)
 {
 	struct dw_type_name *tn;
 	u32 idx = dw->nr_dies;
@@ -197,17 +202,48 @@ static int dw_chain_type(struct dprof_dwarf *dw, const char *name, Dwarf_Off off
 	dw->dies[idx].next = DW_CHAIN_END;
 	dw->nr_dies++;
 
-	if (hashmap__find(dw->types, name, &tn)) {
+	if (strs && hashmap__find(dw->type_strs, name, &tn)) {
 		dw->dies[tn->last].next = idx;
 		tn->last = idx;
 		return 0;
 	}
-	tn = zalloc(sizeof(*tn));
-	if (!tn)
-		return -ENOMEM;
-	tn->first = tn->last = idx;
-	dw->nr_types++;
-	return hashmap__add(dw->types, name, tn);
+	if (hashmap__find(dw->types, name, &tn)) {
+		dw->dies[tn->last].next = idx;
+		tn->last = idx;
+	} else {
+		tn = zalloc(sizeof(*tn));
+		if (!tn)
+			return -ENOMEM;
+		tn->first = tn->last = idx;
+		dw->nr_types++;
+		if (hashmap__add(dw->types, name, tn)) {
+			free(tn);
+			return -ENOMEM;
+		}
+	}
+	/* the first DIE with a name at this address: later ones find it so */
+	return strs ? hashmap__add(dw->type_strs, name, tn) : 0;
+}
+
+/*
+ * A type DIE's name is usually a reference into a string section, which
+ * the linker merged: every DIE of that name in every CU points at the
+ * same bytes.  Look such a name up by its address first, which saves
+ * hashing and comparing the string ~450k times on a vmlinux; a name held
+ * in the DIE itself (DW_FORM_string) is unique to it and goes by its
+ * string only.
+ */
+static int dw_chain_type_die(struct dprof_dwarf *dw, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name;
+
+	if (dwarf_attr(die, DW_AT_name, &attr) && attr.form != DW_FORM_string) {
+		name = dwarf_formstring(&attr);
+		return name ? dw_chain_type(dw, name, dwarf_dieoffset(die), true) : 0;
+	}
+	name = dwarf_diename(die);
+	return name ? dw_chain_type(dw, name, dwarf_dieoffset(die), false) : 0;
 }
 
 /* size the DIEs of a name's chain, in the order the pass met them */
@@ -274,7 +310,6 @@ static int dw_index_unit(struct dprof_dwarf *dw, Dwarf_Die *unit)
 	struct die_var_type *vars = NULL;
 	bool vars_err = false;
 	Dwarf_Die die;
-	const char *name;
 	int ret = 0;
 
 	if (dwarf_child(unit, &die))
@@ -285,9 +320,7 @@ static int dw_index_unit(struct dprof_dwarf *dw, Dwarf_Die *unit)
 		case DW_TAG_union_type:
 		case DW_TAG_class_type:
 		case DW_TAG_typedef:
-			name = dwarf_diename(&die);
-			if (name)
-				ret = dw_chain_type(dw, name, dwarf_dieoffset(&die));
+			ret = dw_chain_type_die(dw, &die);
 			break;
 		case DW_TAG_variable:
 			/* perf's walk stops collecting a CU when out of memory */
@@ -364,20 +397,26 @@ struct dprof_dwarf *dprof_dwarf__new(const char *path)
 int dprof_dwarf__index(struct dprof_dwarf *dw)
 {
 	const char *path = dw->path;
+	int err;
 
 	if (dw->index_err <= 0)
 		return dw->index_err;
 	dw->index_err = -ENOENT;
 
 	dw->types = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
+	dw->type_strs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 	dw->vars = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
 	dw->var_addrs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
-	if (IS_ERR(dw->types) || IS_ERR(dw->vars) || IS_ERR(dw->var_addrs)) {
+	if (IS_ERR(dw->types) || IS_ERR(dw->type_strs) || IS_ERR(dw->vars) ||
+	    IS_ERR(dw->var_addrs)) {
 		pr_debug("dprof: no memory for the DWARF index of %s\n", path);
 		return -ENOENT;
 	}
 
-	if (dw_build_index(dw)) {
+	err = dw_build_index(dw);
+	hashmap__free(dw->type_strs);
+	dw->type_strs = NULL;
+	if (err) {
 		pr_debug("dprof: failed to index the DWARF of %s\n", path);
 		return -ENOENT;
 	}
@@ -469,6 +508,8 @@ void dprof_dwarf__delete(struct dprof_dwarf *dw)
 		hashmap__free(dw->types);
 	}
 	free(dw->dies);
+	if (!IS_ERR_OR_NULL(dw->type_strs))
+		hashmap__free(dw->type_strs);
 	if (!IS_ERR_OR_NULL(dw->vars))
 		hashmap__free(dw->vars);
 	if (!IS_ERR_OR_NULL(dw->var_addrs))
