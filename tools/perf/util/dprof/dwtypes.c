@@ -32,7 +32,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include <dwarf.h>
+#include <gelf.h>
 #include <elfutils/libdw.h>
 #include <linux/compiler.h>
 #include <linux/err.h>
@@ -63,7 +66,11 @@ struct dw_type_ent {
 struct dw_die_link {
 	Dwarf_Off		off;
 	u32			next;
+	u32			size;	/* as dw_aggregate_def_size(); DW_SIZE_LATER */
 };
+
+/* a typedef (or a huge struct): sized when its name is looked up */
+#define DW_SIZE_LATER	((u32)-1)
 
 #define DW_CHAIN_END	((u32)-1)
 
@@ -184,7 +191,7 @@ static int dw_add_type(struct dw_type_name *tn, Dwarf_Off off, u64 size)
  * is.  @strs: the string's address names it too (see dw_chain_type_die()).
  */
 static int dw_chain_type(struct dprof_dwarf *dw, const char *name, Dwarf_Off off,
-			 bool strs)
+			 u32 size, bool strs)
 {
 	struct dw_type_name *tn;
 	u32 idx = dw->nr_dies;
@@ -200,6 +207,7 @@ static int dw_chain_type(struct dprof_dwarf *dw, const char *name, Dwarf_Off off
 	}
 	dw->dies[idx].off = off;
 	dw->dies[idx].next = DW_CHAIN_END;
+	dw->dies[idx].size = size;
 	dw->nr_dies++;
 
 	if (strs && hashmap__find(dw->type_strs, name, &tn)) {
@@ -233,17 +241,47 @@ static int dw_chain_type(struct dprof_dwarf *dw, const char *name, Dwarf_Off off
  * in the DIE itself (DW_FORM_string) is unique to it and goes by its
  * string only.
  */
-static int dw_chain_type_die(struct dprof_dwarf *dw, Dwarf_Die *die)
+static int dw_chain_type_die(struct dprof_dwarf *dw, Dwarf_Die *die, u32 size)
 {
 	Dwarf_Attribute attr;
 	const char *name;
 
 	if (dwarf_attr(die, DW_AT_name, &attr) && attr.form != DW_FORM_string) {
 		name = dwarf_formstring(&attr);
-		return name ? dw_chain_type(dw, name, dwarf_dieoffset(die), true) : 0;
+		return name ? dw_chain_type(dw, name, dwarf_dieoffset(die), size, true) : 0;
 	}
 	name = dwarf_diename(die);
-	return name ? dw_chain_type(dw, name, dwarf_dieoffset(die), false) : 0;
+	return name ? dw_chain_type(dw, name, dwarf_dieoffset(die), size, false) : 0;
+}
+
+/*
+ * dw_aggregate_def_size() of a struct/union DIE, read while the walk is
+ * on its page: sizing the copies of a name later would touch a page of
+ * .debug_info per CU that defines it, most of the section for a few
+ * hundred kernel structs.
+ */
+static u32 dw_walk_size(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word size;
+
+	if (dw_is_decl(die) ||
+	    !dwarf_attr_integrate(die, DW_AT_byte_size, &attr) ||
+	    dwarf_formudata(&attr, &size))
+		return 0;
+	return size < DW_SIZE_LATER ? size : DW_SIZE_LATER;
+}
+
+/*
+ * The same for a typedef: where its chain ends is in the same unit, most
+ * often on a page the walk has just read ("typedef struct { } atomic_t"
+ * is defined again in every unit that includes it).
+ */
+static u32 dw_walk_typedef_size(Dwarf_Die *die)
+{
+	u64 size = dw_aggregate_def_size(die);
+
+	return size < DW_SIZE_LATER ? size : DW_SIZE_LATER;
 }
 
 /* size the DIEs of a name's chain, in the order the pass met them */
@@ -253,12 +291,14 @@ static void dw_resolve_type(struct dprof_dwarf *dw, struct dw_type_name *tn)
 
 	tn->resolved = true;
 	for (i = tn->first; i != DW_CHAIN_END; i = dw->dies[i].next) {
+		u64 size = dw->dies[i].size;
 		Dwarf_Die die;
-		u64 size;
 
-		if (!dwarf_offdie(dw->dbg, dw->dies[i].off, &die))
-			continue;
-		size = dw_aggregate_def_size(&die);
+		if (size == DW_SIZE_LATER) {
+			if (!dwarf_offdie(dw->dbg, dw->dies[i].off, &die))
+				continue;
+			size = dw_aggregate_def_size(&die);
+		}
 		if (size && dw_add_type(tn, dw->dies[i].off, size))
 			break;	/* no memory: what was found so far */
 	}
@@ -319,8 +359,10 @@ static int dw_index_unit(struct dprof_dwarf *dw, Dwarf_Die *unit)
 		case DW_TAG_structure_type:
 		case DW_TAG_union_type:
 		case DW_TAG_class_type:
+			ret = dw_chain_type_die(dw, &die, dw_walk_size(&die));
+			break;
 		case DW_TAG_typedef:
-			ret = dw_chain_type_die(dw, &die);
+			ret = dw_chain_type_die(dw, &die, dw_walk_typedef_size(&die));
 			break;
 		case DW_TAG_variable:
 			/* perf's walk stops collecting a CU when out of memory */
@@ -387,6 +429,73 @@ struct dprof_dwarf *dprof_dwarf__new(const char *path)
 	return dw;
 }
 
+/*
+ * Is [@start, @end) inside a mapping of a file none of whose pages was
+ * written (libelf maps a file private and writable, and would only write
+ * to it to convert or relocate a section in place)?  Then giving its pages
+ * back loses nothing: they are read from the file again when touched.
+ */
+static bool dw_file_mapped_clean(unsigned long start, unsigned long end)
+{
+	unsigned long lo, hi, inode, kb;
+	char line[512];
+	bool in = false, ret = false;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %*4s %*x %*x:%*x %lu", &lo, &hi, &inode) == 3) {
+			if (in)
+				break;	/* no Anonymous: line */
+			in = lo <= start && end <= hi && inode;
+		} else if (in && sscanf(line, "Anonymous: %lu kB", &kb) == 1) {
+			ret = kb == 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * The walk read all of .debug_info (64 MB for a vmlinux) and the variables'
+ * locations; later lookups touch a few units.  libelf maps the file: give
+ * the pages walked back rather than keep them resident to the end.
+ */
+static void dw_drop_walked_pages(struct dprof_dwarf *dw)
+{
+	Elf *elf = dwarf_getelf(dw->dbg);
+	unsigned long page = sysconf(_SC_PAGESIZE);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, raw_size;
+	GElf_Ehdr ehdr;
+	char *raw;
+
+	raw = elf ? elf_rawfile(elf, &raw_size) : NULL;
+	if (!raw || !gelf_getehdr(elf, &ehdr) || ehdr.e_type == ET_REL ||
+	    elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		unsigned long start, end;
+		const char *name;
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
+		    (shdr.sh_flags & SHF_COMPRESSED) ||
+		    shdr.sh_offset > raw_size || shdr.sh_size > raw_size - shdr.sh_offset)
+			continue;
+		name = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (!name || (strcmp(name, ".debug_info") &&
+			      strcmp(name, ".debug_loclists") && strcmp(name, ".debug_loc")))
+			continue;
+		start = ((unsigned long)raw + shdr.sh_offset + page - 1) & ~(page - 1);
+		end = ((unsigned long)raw + shdr.sh_offset + shdr.sh_size) & ~(page - 1);
+		if (start < end && dw_file_mapped_clean(start, end))
+			madvise((void *)start, end - start, MADV_DONTNEED);
+	}
+}
+
 /**
  * dprof_dwarf__index - index the names of a handle's DWARF, once
  * @dw: the handle
@@ -416,6 +525,7 @@ int dprof_dwarf__index(struct dprof_dwarf *dw)
 	err = dw_build_index(dw);
 	hashmap__free(dw->type_strs);
 	dw->type_strs = NULL;
+	dw_drop_walked_pages(dw);
 	if (err) {
 		pr_debug("dprof: failed to index the DWARF of %s\n", path);
 		return -ENOENT;

@@ -793,6 +793,8 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 		r->session = NULL;
 		return err;
 	}
+	/* nothing keeps pointers into the events: the pages read can go */
+	r->session->drop_read_data = true;
 	err = perf_session__set_tracepoints_handlers(r->session, dprof_kmem_handlers);
 	if (err) {
 		pr_err("dprof: cannot set tracepoint handlers\n");
