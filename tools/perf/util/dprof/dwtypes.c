@@ -463,6 +463,8 @@ static bool dw_file_mapped_clean(unsigned long start, unsigned long end)
  * locations; later lookups touch a few units.  libelf maps the file: give
  * the pages walked back rather than keep them resident to the end.
  */
+#define DW_DROP_MIN	(1024 * 1024UL)
+
 static void dw_drop_walked_pages(struct dprof_dwarf *dw)
 {
 	Elf *elf = dwarf_getelf(dw->dbg);
@@ -470,6 +472,7 @@ static void dw_drop_walked_pages(struct dprof_dwarf *dw)
 	Elf_Scn *scn = NULL;
 	size_t shstrndx, raw_size;
 	GElf_Ehdr ehdr;
+	int clean = -1;	/* not asked yet: reading smaps costs ~1 ms */
 	char *raw;
 
 	raw = elf ? elf_rawfile(elf, &raw_size) : NULL;
@@ -491,7 +494,12 @@ static void dw_drop_walked_pages(struct dprof_dwarf *dw)
 			continue;
 		start = ((unsigned long)raw + shdr.sh_offset + page - 1) & ~(page - 1);
 		end = ((unsigned long)raw + shdr.sh_offset + shdr.sh_size) & ~(page - 1);
-		if (start < end && dw_file_mapped_clean(start, end))
+		if (end < start + DW_DROP_MIN)
+			continue;	/* a small library's: not worth it */
+		if (clean < 0)
+			clean = dw_file_mapped_clean((unsigned long)raw,
+						     (unsigned long)raw + raw_size);
+		if (clean)
 			madvise((void *)start, end - start, MADV_DONTNEED);
 	}
 }
