@@ -15,6 +15,7 @@
 struct dprof_sink;
 struct dprof_watch;
 struct evsel;
+struct tep_format_field;
 struct perf_session;
 
 /**
@@ -58,6 +59,17 @@ struct dprof_recording {
  * class and offset and counted in the profile, and every event handed to
  * the sinks (the views that need the stream, see sink.h).
  */
+/* The fields of a kmem tracepoint, found once rather than by name per event. */
+struct dprof_kmem_fields {
+	struct evsel			*evsel;
+	struct tep_format_field		*ptr;
+	struct tep_format_field		*call_site;
+	struct tep_format_field		*bytes_req;
+	struct tep_format_field		*bytes_alloc;
+};
+
+#define DPROF_KMEM_EVENTS	4	/* alloc, kmalloc, free, kfree */
+
 struct dprof_replay {
 	struct perf_tool	tool;
 	struct perf_data	data;
@@ -67,6 +79,7 @@ struct dprof_replay {
 	struct dprof_resolver	res;
 	struct list_head	sinks;
 	struct evsel		*access_evsel;	/* the access sampler */
+	struct dprof_kmem_fields kmem[DPROF_KMEM_EVENTS];
 	struct dprof_recording	rec;
 	bool			ready;		/* private: open succeeded */
 };
