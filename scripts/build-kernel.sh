@@ -24,6 +24,8 @@ out=${KERNEL_OUT:-$BUILD_DIR/kernel}
 frags="$REPO/scripts/guest/dprof-guest.config ${KERNEL_CONFIG_EXTRA:-}"
 
 die() { echo "build-kernel: $*" >&2; exit 1; }
+# the guest config compresses the kernel with LZ4: a fresh machine lacks lz4
+"$REPO/scripts/deps.sh" lz4 || die "lz4 is needed to compress the guest kernel: install it as above"
 log() { echo "build-kernel: $*" >&2; }
 
 for t in make gcc flex bison bc; do

@@ -53,7 +53,7 @@ since() { printf '%.1f' "$(echo "$(now) - $1" | bc)"; }
 # --- 1. build ---
 # QEMU boots the guest, Graphviz draws the flow pictures: install them
 # first, not after the long builds (deps.sh installs as root, else says how).
-"$REPO/scripts/deps.sh" qemu-system-x86 graphviz ||
+"$REPO/scripts/deps.sh" qemu-system-x86 graphviz lz4 ||
 	die "QEMU and Graphviz are needed: install them as above"
 [ -f "$BUILD_DIR/kernel/vmlinux" ] ||
 	say "first run: building perf and a guest kernel takes ~10 min on 2 cores (ccache makes the next ones fast)"
