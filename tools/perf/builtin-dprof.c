@@ -118,6 +118,8 @@ static int cmd_dprof_report(int argc, const char **argv)
 		     "hide rows below this percentage of samples",
 		     parse_percent_limit),
 	OPT_BOOLEAN('f', "force", &opts.force, "don't complain, do it"),
+	OPT_BOOLEAN(0, "no-snapshot", &opts.no_snapshot,
+		    "ignore the slab snapshot: objects allocated before recording typed by DWARF only"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
 	};

@@ -111,6 +111,13 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 		json_u64(fp, "frees", rec->nr_frees, false);
 		json_string(fp, "cache_names", rec->alloc_has_name ? "alloc events" :
 			    "free events", false);
+		json_u64(fp, "snapshot_slabs", rep->replay.no_snapshot ? 0 :
+			 rec->nr_snapshot_slabs, false);
+		json_u64(fp, "new_slabs", rec->nr_new_slabs, false);
+		json_u64(fp, "freed_slabs", rec->nr_freed_slabs, false);
+		json_u64(fp, "resolved_earlier", prof->resolved_earlier, false);
+		json_u64(fp, "resolved_free", prof->resolved_free, false);
+		json_u64(fp, "typed_in_slab", prof->typed_in_slab, false);
 		fprintf(fp, "}");
 	} else {
 		fprintf(fp, "null");

@@ -138,6 +138,20 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 			"learned from free events (6.12 kmem_cache_alloc has no name)");
 	else
 		fprintf(fp, "# address set: none (no kmem tracepoints recorded): slab objects unresolved\n");
+	if (rec->has_alloc && rec->nr_snapshot_slabs && !rep->replay.no_snapshot)
+		fprintf(fp, "# objects allocated before recording: slab snapshot of %" PRIu64
+			" slabs (%" PRIu64 " made, %" PRIu64 " freed since); %.1f%% of samples resolved through it, %.1f%% to free slab memory\n",
+			rec->nr_snapshot_slabs, rec->nr_new_slabs, rec->nr_freed_slabs,
+			dprof_pct(prof->resolved_earlier, total),
+			dprof_pct(prof->resolved_free, total));
+	else if (rec->has_alloc)
+		fprintf(fp, "# objects allocated before recording: %s; typed by DWARF operand only\n",
+			rep->replay.no_snapshot ? "slab snapshot ignored (--no-snapshot)" :
+			rec->has_snapshot ? "slab snapshot recorded but empty" :
+			"no slab snapshot (kernel-patches/ 0005, record -a as root)");
+	if (prof->typed_in_slab)
+		fprintf(fp, "# slab objects typed by DWARF operand only: %.1f%% of samples\n",
+			dprof_pct(prof->typed_in_slab, total));
 	dprof_watches__fprintf(rec->watches, fp);
 
 	if (rec->nr_lost)

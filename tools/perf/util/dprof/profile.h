@@ -127,6 +127,12 @@ struct dprof_profile {
 	u64		nr_samples;	/* every access sample, resolved or not */
 	u64		unres[DPROF_UNRES__MAX];
 	u64		resolved[DPROF_KIND__MAX];
+	/* slab and kmalloc: objects allocated before recording (snapshot) */
+	u64		resolved_earlier;
+	/* typed: the address was in a slab of the snapshot all the same */
+	u64		typed_in_slab;
+	/* slab and kmalloc: free memory of a cache (slab map, freed objects) */
+	u64		resolved_free;
 	/* DPROF_UNRES_INSN split by decoder reason */
 	u64		ea_reasons[DPROF_EA__MAX];
 	u64		nr_decoded;	/* software sampler: address decoded */

@@ -37,7 +37,7 @@ static const char * const dprof_kmem_tracepoints[] = {
 };
 
 /* Our arguments before the user's: "record --sample-cpu -T -m 8M" ... */
-#define DPROF_RECORD_ARGS	32
+#define DPROF_RECORD_ARGS	38
 /* ... and per memory event: "-e" EVENT, with room for perf mem's extras */
 #define DPROF_MEM_EVENT_ARGS	9
 
@@ -256,8 +256,64 @@ static int dprof_record_args__mem(struct dprof_record_args *a,
 	return 0;
 }
 
+/* perf record -a or -C: events of every task, perf's own included. */
+static bool dprof_record__system_wide(int argc, const char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-a") || !strcmp(argv[i], "--all-cpus") ||
+		    strstarts(argv[i], "-C") || strstarts(argv[i], "--cpu"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The slab snapshot: the kernel describes every slab when perf dprof
+ * writes its debugfs file, once perf record has enabled the events (the
+ * monitor does it).  The events come from perf dprof itself, so only a
+ * system-wide recording holds them.  Returns the file, or NULL.
+ */
+static char *dprof_record_args__snapshot(struct dprof_record_args *a,
+					 int argc, const char **argv)
+{
+	char *path;
+
+	if (!is_valid_tracepoint(DPROF_SNAPSHOT_TRACEPOINT)) {
+		pr_debug("dprof: no %s (kernel-patches/): objects allocated before recording are typed by DWARF only\n",
+			 DPROF_SNAPSHOT_TRACEPOINT);
+		return NULL;
+	}
+	if (!dprof_record__system_wide(argc, argv)) {
+		pr_debug("dprof: not system-wide (-a): no slab snapshot\n");
+		return NULL;
+	}
+	if (!debugfs__configured() && !debugfs__mount())
+		pr_debug("dprof: cannot mount debugfs\n");
+	if (asprintf(&path, "%s/%s", debugfs__mountpoint() ?: "/sys/kernel/debug",
+		     DPROF_SNAPSHOT_FILE) < 0)
+		return NULL;
+	if (access(path, W_OK)) {
+		pr_warning("dprof: cannot write %s (%m; root only): objects allocated before recording are typed by DWARF only\n",
+			   path);
+		free(path);
+		return NULL;
+	}
+	a->argv[a->argc++] = "-e";
+	a->argv[a->argc++] = DPROF_SNAPSHOT_TRACEPOINT;
+	if (is_valid_tracepoint(DPROF_SLAB_NEW_TRACEPOINT) &&
+	    is_valid_tracepoint(DPROF_SLAB_FREE_TRACEPOINT)) {
+		a->argv[a->argc++] = "-e";
+		a->argv[a->argc++] = DPROF_SLAB_NEW_TRACEPOINT;
+		a->argv[a->argc++] = "-e";
+		a->argv[a->argc++] = DPROF_SLAB_FREE_TRACEPOINT;
+	}
+	return path;
+}
+
 /* The kmem tracepoints, if this kernel and these privileges have them. */
-static void dprof_record_args__kmem(struct dprof_record_args *a)
+static bool dprof_record_args__kmem(struct dprof_record_args *a)
 {
 	size_t t;
 	bool ok = true;
@@ -269,12 +325,13 @@ static void dprof_record_args__kmem(struct dprof_record_args *a)
 		ok &= is_valid_tracepoint(dprof_kmem_tracepoints[t]);
 	if (!ok) {
 		pr_warning("dprof: no kmem tracepoints (need tracefs, and CAP_PERFMON or perf_event_paranoid <= -1): slab objects stay unresolved\n");
-		return;
+		return false;
 	}
 	for (t = 0; t < ARRAY_SIZE(dprof_kmem_tracepoints); t++) {
 		a->argv[a->argc++] = "-e";
 		a->argv[a->argc++] = dprof_kmem_tracepoints[t];
 	}
+	return true;
 }
 
 int dprof_record_args__init(struct dprof_record_args *a,
@@ -282,8 +339,8 @@ int dprof_record_args__init(struct dprof_record_args *a,
 			    int argc, const char **argv)
 {
 	struct perf_pmu *pmu = NULL;
-	bool use_mem = false;
-	char *regs = NULL;
+	bool use_mem = false, watches = false;
+	char *regs = NULL, *snapshot = NULL;
 	int nr_args, j, ret;
 
 	memset(a, 0, sizeof(*a));
@@ -354,16 +411,19 @@ int dprof_record_args__init(struct dprof_record_args *a,
 		ret = dprof_record_args__watch(a, opts);
 		if (ret < 0)
 			return ret;
-		if (ret > 0) {
-			ret = dprof_monitor__init(&a->monitor, opts->watch,
-						  opts->watch_histories, argc, argv);
-			if (ret < 0)
-				return ret;
-			a->monitor_on = ret > 0;
-		}
+		watches = ret > 0;
 	}
-	if (!opts->no_kmem)
-		dprof_record_args__kmem(a);
+	if (!opts->no_kmem && dprof_record_args__kmem(a))
+		snapshot = dprof_record_args__snapshot(a, argc, argv);
+	if (watches || snapshot) {
+		ret = dprof_monitor__init(&a->monitor, watches ? opts->watch : NULL,
+					  watches ? opts->watch_histories : 0,
+					  snapshot, argc, argv);
+		free(snapshot);
+		if (ret < 0)
+			return ret;
+		a->monitor_on = ret > 0;
+	}
 	if (a->monitor.arg[0])
 		a->argv[a->argc++] = a->monitor.arg;
 

@@ -7,6 +7,17 @@
 
 struct dprof_watch_spec;
 
+/*
+ * The slab map (kernel-patches/): with this tracepoint enabled, a write to
+ * the debugfs file makes the kernel describe every slab, so that objects
+ * allocated before recording resolve too; the others follow the slabs
+ * made and given back while recording.
+ */
+#define DPROF_SNAPSHOT_TRACEPOINT	"kmem:slab_snapshot"
+#define DPROF_SNAPSHOT_FILE		"slab/snapshot"	/* under debugfs */
+#define DPROF_SLAB_NEW_TRACEPOINT	"kmem:slab_new"
+#define DPROF_SLAB_FREE_TRACEPOINT	"kmem:slab_free"
+
 /**
  * struct dprof_record_opts - what perf dprof record was asked for
  * @period: -c: the access sampler's period

@@ -37,7 +37,9 @@
 #include "util/symbol.h"
 #include "util/thread.h"
 #include "util/tool.h"
+#include "record.h"
 #include "replay.h"
+#include "hashfn.h"
 #include "sink.h"
 #include "ea.h"
 #include "watch.h"
@@ -223,12 +225,15 @@ static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
 			      struct perf_sample *sample, bool named)
 {
 	u64 ptr = evsel__intval(evsel, sample, "ptr");
-	struct dprof_obj *obj;
+	struct dprof_obj *obj, *dead;
 
 	if (!ptr)
 		return 0;
 	r->rec.nr_frees++;
 
+	/* from now on the snapshot does not know whether it is allocated */
+	if (r->freed && hashmap__add(r->freed, ptr, 0) == -ENOMEM)
+		return -ENOMEM;
 	obj = dprof_addrset__find(&r->as, ptr);
 	if (obj && obj->base == ptr) {
 		struct dprof_class *cls = obj->priv;
@@ -240,10 +245,18 @@ static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
 		/* the freeing CPU touches the object too */
 		dprof_obj__mark_bounce(obj, sample->cpu);
 		obj->free_site = evsel__intval(evsel, sample, "call_site");
-		cls->life_sum += sample->time - obj->alloc_time;
-		cls->life_n++;
+		/* allocated before recording: its lifetime is unknown */
+		if (!obj->earlier) {
+			cls->life_sum += sample->time - obj->alloc_time;
+			cls->life_n++;
+		}
 		if (dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/false))
 			return -EINVAL;
+		dead = dprof_addrset__alloc(&r->dead, obj->base, obj->size,
+					    sample->time);
+		if (!dead)
+			return -ENOMEM;
+		dead->priv = cls;
 	}
 	dprof_addrset__free(&r->as, ptr);
 	return 0;
@@ -264,11 +277,239 @@ static int dprof_replay__kfree(struct dprof_replay *r, struct evsel *evsel,
 	return dprof_replay__free(r, evsel, sample, false);
 }
 
+/* ---------------------------------------------------------------------- */
+/* the slab snapshot: objects allocated before recording (kernel-patches/) */
+
+/*
+ * One slab described by kmem:slab_snapshot, an entry of r->slabs covering
+ * [addr, addr + objects * size): object i starts at first + i * size.
+ */
+struct dprof_snap_slab {
+	u64			first;
+	u64			size;
+	struct dprof_class	*cls;
+	bool			born;	/* kmem:slab_new: all objects free then */
+};
+
+static void dprof_snap_slab__release(struct dprof_addrset *as __maybe_unused,
+				     struct dprof_obj *obj, bool freed __maybe_unused)
+{
+	zfree(&obj->priv);
+}
+
+/*
+ * The class of a cache's objects allocated before recording: per cache,
+ * keyed by the name's hash below the 48 bits where a kmem class key has
+ * its size (a kernel call site has the top 16 bits set), so it never
+ * meets an allocation site's class.  kmalloc caches say where their
+ * objects came from: no call site is known.
+ */
+static struct dprof_class *dprof_replay__earlier_class(struct dprof_replay *r,
+						       const char *name,
+						       u64 object_size, u64 size)
+{
+	bool kmalloc = strstr(name, "kmalloc-");
+	struct dprof_class *cls;
+
+	cls = dprof_profile__findnew_class(&r->prof,
+					   kmalloc ? DPROF_KIND_KMALLOC : DPROF_KIND_SLAB,
+					   str_hash(name) & (BIT_ULL(DPROF_SITE_SIZE_SHIFT) - 1),
+					   NULL);
+	if (!cls || cls->name)
+		return cls;
+	cls->name = strdup(name);
+	if (kmalloc)
+		cls->site_name = strdup("(allocated earlier)");
+	cls->obj_size = object_size;
+	cls->alloc_size = size;
+	return cls->name ? cls : NULL;
+}
+
+/* A slab, from the snapshot or made during the recording (@born). */
+static int dprof_replay__slab(struct dprof_replay *r, struct evsel *evsel,
+			      struct perf_sample *sample, bool born)
+{
+	u64 addr = evsel__intval(evsel, sample, "addr");
+	u64 first = evsel__intval(evsel, sample, "first");
+	u64 size = evsel__intval(evsel, sample, "size");
+	u64 object_size = evsel__intval(evsel, sample, "object_size");
+	u64 objects = evsel__intval(evsel, sample, "objects");
+	const char *name = evsel__strval(evsel, sample, "name");
+	struct dprof_snap_slab *ss;
+	struct dprof_obj *slab;
+
+	if (!name || !size || !objects || first < addr || first - addr >= size ||
+	    object_size > size || objects > DPROF_OBJ_SIZE_MAX / size ||
+	    dprof_range__implausible(addr, objects * size)) {
+		r->rec.nr_implausible++;
+		return 0;
+	}
+	ss = zalloc(sizeof(*ss));
+	if (!ss)
+		return -ENOMEM;
+	ss->first = first;
+	ss->size = size;
+	ss->born = born;
+	ss->cls = dprof_replay__earlier_class(r, name, object_size, size);
+	/* a later snapshot of the same memory replaces this one */
+	slab = ss->cls ? dprof_addrset__alloc(&r->slabs, addr, objects * size,
+					      sample->time) : NULL;
+	if (!slab) {
+		free(ss);
+		return -ENOMEM;
+	}
+	slab->priv = ss;
+	if (born)
+		r->rec.nr_new_slabs++;
+	else
+		r->rec.nr_snapshot_slabs++;
+	return 0;
+}
+
+/* Read before the replay: see dprof_replay__preload_snapshot(). */
+static int dprof_replay__slab_snapshot(struct dprof_replay *r __maybe_unused,
+				       struct evsel *evsel __maybe_unused,
+				       struct perf_sample *sample __maybe_unused,
+				       struct machine *machine __maybe_unused)
+{
+	return 0;
+}
+
+struct dprof_preload {
+	struct perf_tool	tool;
+	struct dprof_replay	*r;
+};
+
+static int dprof_preload__sample(const struct perf_tool *tool,
+				 union perf_event *event __maybe_unused,
+				 struct perf_sample *sample,
+				 struct evsel *evsel,
+				 struct machine *machine __maybe_unused)
+{
+	struct dprof_preload *p = container_of(tool, struct dprof_preload, tool);
+
+	if (evsel->core.attr.type != PERF_TYPE_TRACEPOINT ||
+	    strcmp(evsel__name(evsel), DPROF_SNAPSHOT_TRACEPOINT))
+		return 0;
+	return dprof_replay__slab(p->r, evsel, sample, /*born=*/false);
+}
+
+/*
+ * The snapshot is the state of the slabs when recording starts, but its
+ * events come once perf record has enabled every event, after the first
+ * samples.  So it is read first, in a pass over the file that looks at
+ * nothing else (no sorting, no symbols), and every sample of the replay
+ * sees the objects allocated earlier.  A slab made before the snapshot
+ * is in it too; its kmem:slab_new, replayed in time, marks it as made
+ * during the recording.
+ */
+static int dprof_replay__preload_snapshot(struct dprof_replay *r)
+{
+	struct dprof_preload p = { .r = r, };
+	struct perf_data data = {
+		.path	= r->data.path,
+		.mode	= PERF_DATA_MODE_READ,
+		.force	= r->data.force,
+	};
+	struct perf_session *session;
+	int err;
+
+	perf_tool__init(&p.tool, /*ordered_events=*/false);
+	p.tool.sample = dprof_preload__sample;
+	session = perf_session__new(&data, &p.tool);
+	if (IS_ERR(session))
+		return PTR_ERR(session);
+	err = perf_session__process_events(session);
+	perf_session__delete(session);
+	return err;
+}
+
+static int dprof_replay__slab_new(struct dprof_replay *r, struct evsel *evsel,
+				  struct perf_sample *sample,
+				  struct machine *machine __maybe_unused)
+{
+	return dprof_replay__slab(r, evsel, sample, /*born=*/true);
+}
+
+/*
+ * The slab's pages went back to the page allocator: none of its objects
+ * is the cache's any more.  Those the events saw freed go too.
+ */
+static int dprof_replay__slab_free(struct dprof_replay *r, struct evsel *evsel,
+				   struct perf_sample *sample,
+				   struct machine *machine __maybe_unused)
+{
+	u64 addr = evsel__intval(evsel, sample, "addr");
+	u64 size = evsel__intval(evsel, sample, "size");
+	u64 objects = evsel__intval(evsel, sample, "objects");
+
+	if (!size || objects > DPROF_OBJ_SIZE_MAX / size ||
+	    dprof_range__implausible(addr, objects * size)) {
+		r->rec.nr_implausible++;
+		return 0;
+	}
+	r->rec.nr_freed_slabs++;
+	dprof_addrset__free(&r->slabs, addr);
+	/* an entry over the range evicts the objects in it, then goes */
+	if (!dprof_addrset__alloc(&r->dead, addr, objects * size, sample->time))
+		return -ENOMEM;
+	dprof_addrset__free(&r->dead, addr);
+	return 0;
+}
+
+/*
+ * @addr is in no object of the address set: if it is in an object of a
+ * slab the snapshot described, and nothing freed that object since, the
+ * object was allocated before recording and is still.  It joins the
+ * address set as the allocator's events would have put it there, with
+ * the CPU that touched it first as its home.  If the object was freed
+ * since, the access is to the cache's free memory (the allocator's own
+ * free list, a lockless reader of a SLAB_TYPESAFE_BY_RCU cache): counted
+ * for the cache, with no object.
+ *
+ * Return: 0, with the live object or NULL in @objp; 1, with the cache's
+ * class and the free object's start in @clsp and @basep; or -ENOMEM.
+ */
+static int dprof_replay__earlier_obj(struct dprof_replay *r, u64 addr, u32 cpu,
+				     struct dprof_obj **objp,
+				     struct dprof_class **clsp, u64 *basep)
+{
+	struct dprof_obj *slab = dprof_addrset__find(&r->slabs, addr), *obj;
+	const struct dprof_snap_slab *ss;
+	u64 base, len;
+
+	*objp = NULL;
+	if (!slab || r->no_snapshot)
+		return 0;
+	ss = slab->priv;
+	base = ss->first + (addr - slab->base) / ss->size * ss->size;
+	len = ss->size - (ss->first - slab->base);
+	if (addr < base)	/* the left red zone of an object */
+		return 0;
+	/* made during the recording: an object no alloc event gave is free */
+	if (ss->born || hashmap__find(r->freed, base, NULL)) {
+		*clsp = ss->cls;
+		*basep = base;
+		return 1;
+	}
+	obj = dprof_addrset__alloc(&r->as, base, len, 0);
+	if (!obj)
+		return -ENOMEM;
+	obj->priv = ss->cls;
+	obj->cpu = cpu;
+	obj->earlier = true;
+	*objp = obj;
+	return 0;
+}
+
 static const struct evsel_str_handler dprof_kmem_handlers[] = {
 	{ "kmem:kmem_cache_alloc",	dprof_replay__kmem_cache_alloc, },
 	{ "kmem:kmalloc",		dprof_replay__kmalloc, },
 	{ "kmem:kmem_cache_free",	dprof_replay__kmem_cache_free, },
 	{ "kmem:kfree",			dprof_replay__kfree, },
+	{ DPROF_SNAPSHOT_TRACEPOINT,	dprof_replay__slab_snapshot, },
+	{ DPROF_SLAB_NEW_TRACEPOINT,	dprof_replay__slab_new, },
+	{ DPROF_SLAB_FREE_TRACEPOINT,	dprof_replay__slab_free, },
 };
 
 /* ---------------------------------------------------------------------- */
@@ -353,8 +594,36 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 	struct dprof_class *cls;
 
 	obj = dprof_addrset__find(&r->as, acc->addr);
+	if (!obj) {
+		u64 base;
+		int ret = dprof_replay__earlier_obj(r, acc->addr, acc->cpu, &obj,
+						    &cls, &base);
+
+		if (ret < 0)
+			return ret;
+		if (ret > 0) {
+			r->prof.resolved_free++;
+			return dprof_replay__count_access(r, cls, thread,
+							  acc->addr - base, acc);
+		}
+	}
+	/*
+	 * An object freed during the recording: the memory is its cache's
+	 * (the allocator's free list, a lockless reader of a
+	 * SLAB_TYPESAFE_BY_RCU cache), counted there, with no object.
+	 */
+	if (!obj) {
+		struct dprof_obj *dead = dprof_addrset__find(&r->dead, acc->addr);
+
+		if (dead) {
+			r->prof.resolved_free++;
+			return dprof_replay__count_access(r, dead->priv, thread,
+							  acc->addr - dead->base, acc);
+		}
+	}
 	if (obj) {
 		cls = obj->priv;
+		r->prof.resolved_earlier += obj->earlier;
 		if (!obj->sampled) {
 			obj->sampled = true;
 			cls->nr_objects++;
@@ -386,6 +655,9 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 						   typed.key, typed.dso);
 		if (!cls)
 			return -ENOMEM;
+		/* a slab object all the same: the snapshot was not used */
+		if (dprof_addrset__find(&r->slabs, acc->addr))
+			r->prof.typed_in_slab++;
 		if (!cls->name) {
 			cls->name = strdup(typed.type_name);
 			cls->obj_size = typed.type_size;
@@ -687,6 +959,10 @@ static void dprof_replay__scan_evlist(struct dprof_replay *r, struct evlist *evl
 			if (!strcmp(name, dprof_kmem_handlers[0].name) ||
 			    !strcmp(name, dprof_kmem_handlers[1].name))
 				r->rec.has_alloc = true;
+			if (!strcmp(name, DPROF_SNAPSHOT_TRACEPOINT))
+				r->rec.has_snapshot = true;
+			if (!strcmp(name, DPROF_SLAB_NEW_TRACEPOINT))
+				r->rec.has_slab_events = true;
 			continue;
 		}
 		if (evsel__is_dummy_event(evsel))
@@ -813,9 +1089,17 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 		goto out_annotate;
 
 	dprof_addrset__init(&r->as, NULL);
+	dprof_addrset__init(&r->slabs, dprof_snap_slab__release);
+	dprof_addrset__init(&r->dead, NULL);
+	r->freed = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(r->freed)) {
+		r->freed = NULL;
+		err = -ENOMEM;
+		goto out_annotate;
+	}
 	err = dprof_profile__init(&r->prof);
 	if (err)
-		goto out_annotate;
+		goto out_freed;
 	err = dprof_resolver__init(&r->res, &r->session->machines.host);
 	if (err)
 		goto out_profile;
@@ -824,6 +1108,9 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 
 out_profile:
 	dprof_profile__exit(&r->prof);
+out_freed:
+	hashmap__free(r->freed);
+	r->freed = NULL;
 out_annotate:
 	annotation_options__exit();
 out_delete:
@@ -838,7 +1125,12 @@ void dprof_replay__add_sink(struct dprof_replay *r, struct dprof_sink *sink)
 
 int dprof_replay__run(struct dprof_replay *r, const char *path)
 {
-	int err = perf_session__process_events(r->session);
+	int err = 0;
+
+	if (r->rec.has_snapshot && !r->no_snapshot)
+		err = dprof_replay__preload_snapshot(r);
+	if (!err)
+		err = perf_session__process_events(r->session);
 
 	if (err) {
 		pr_err("dprof: failed to process %s (%d): the file is damaged\n", path, err);
@@ -859,6 +1151,10 @@ void dprof_replay__close(struct dprof_replay *r)
 	if (r->ready) {
 		dprof_resolver__exit(&r->res);
 		dprof_addrset__exit(&r->as);
+		dprof_addrset__exit(&r->slabs);
+		dprof_addrset__exit(&r->dead);
+		hashmap__free(r->freed);
+		r->freed = NULL;
 		dprof_profile__exit(&r->prof);
 		annotation_options__exit();
 		r->ready = false;

@@ -15,6 +15,7 @@
 struct dprof_sink;
 struct dprof_watch;
 struct evsel;
+struct hashmap;
 struct perf_session;
 
 /**
@@ -24,6 +25,11 @@ struct perf_session;
  * @has_mem_pmu: access samples of a memory PMU (data address)
  * @has_data_src: ... with a data source: measured misses
  * @alloc_has_name: the alloc events name the cache (kernel-patches/)
+ * @has_snapshot: the kmem:slab_snapshot tracepoint was recorded
+ * @has_slab_events: ... kmem:slab_new and kmem:slab_free too
+ * @nr_snapshot_slabs: slabs the snapshot described (kernel-patches/)
+ * @nr_new_slabs: slabs made during the recording
+ * @nr_freed_slabs: slabs given back to the page allocator meanwhile
  * @nr_allocs: allocations replayed
  * @nr_frees: frees replayed
  * @nr_lost: events lost while recording
@@ -38,6 +44,11 @@ struct dprof_recording {
 	bool			has_mem_pmu;
 	bool			has_data_src;
 	bool			alloc_has_name;
+	bool			has_snapshot;
+	bool			has_slab_events;
+	u64			nr_snapshot_slabs;
+	u64			nr_new_slabs;
+	u64			nr_freed_slabs;
 	u64			nr_allocs;
 	u64			nr_frees;
 	u64			nr_lost;
@@ -57,6 +68,17 @@ struct dprof_replay {
 	struct perf_data	data;
 	struct perf_session	*session;
 	struct dprof_addrset	as;
+	/*
+	 * The slab map, one entry per slab: the slabs the kernel described
+	 * when recording started, and those it made since: where the objects
+	 * allocated earlier are (no_snapshot: not used, for comparison).
+	 * @freed: every address freed since.
+	 */
+	struct dprof_addrset	slabs;
+	struct hashmap		*freed;
+	/* objects freed during the recording, as they were (priv: class) */
+	struct dprof_addrset	dead;
+	bool			no_snapshot;
 	struct dprof_profile	prof;
 	struct dprof_resolver	res;
 	struct list_head	sinks;

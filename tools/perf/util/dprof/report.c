@@ -58,6 +58,7 @@ int dprof_report__open(struct dprof_report *rep, const struct dprof_report_opts 
 	err = dprof_replay__open(&rep->replay, opts->input_name, opts->force);
 	if (err)
 		return err;
+	rep->replay.no_snapshot = opts->no_snapshot;
 
 	rec = &rep->replay.rec;
 	histories_only = rec->watches && opts->view != DPROF_VIEW_CLASSIFY &&

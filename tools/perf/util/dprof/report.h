@@ -34,6 +34,7 @@ const char *dprof_view_kind__str(enum dprof_view_kind kind);
  * @sort_str: --sort: samples, misses, latency or objects
  * @percent_limit: rows below this share of the samples are not shown
  * @force: read a file that is not ours (perf data's own -f)
+ * @no_snapshot: ignore the slab snapshot (what DWARF typing alone gives)
  */
 struct dprof_report_opts {
 	const char		*input_name;
@@ -43,6 +44,7 @@ struct dprof_report_opts {
 	const char		*sort_str;
 	float			percent_limit;
 	bool			force;
+	bool			no_snapshot;
 };
 
 /**
