@@ -149,6 +149,18 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 			rep->replay.no_snapshot ? "slab snapshot ignored (--no-snapshot)" :
 			rec->has_snapshot ? "slab snapshot recorded but empty" :
 			"no slab snapshot (kernel-patches/ 0005, record -a as root)");
+	if (rec->has_alloc)
+		fprintf(fp, "# lifetimes: %" PRIu64 " frees of objects allocated before recording%s, %"
+			PRIu64 " frees of unknown objects, %" PRIu64
+			" allocations over a live object (its free unseen)\n",
+			rec->nr_free_earlier,
+			rec->nr_snapshot_slabs && !rep->replay.no_snapshot ? "" :
+			" (no snapshot: counted as unknown)",
+			rec->nr_free_unknown, rep->replay.as.nr_evicted);
+	if (rec->nr_mempool_put || rec->nr_mempool_get)
+		fprintf(fp, "# recycled: %" PRIu64 " objects put aside by mempool-like caches (lifetime ends), %"
+			PRIu64 " taken back (lifetime starts; %" PRIu64 " of unknown objects)\n",
+			rec->nr_mempool_put, rec->nr_mempool_get, rec->nr_mempool_unknown);
 	if (prof->typed_in_slab)
 		fprintf(fp, "# slab objects typed by DWARF operand only: %.1f%% of samples\n",
 			dprof_pct(prof->typed_in_slab, total));

@@ -37,7 +37,7 @@ static const char * const dprof_kmem_tracepoints[] = {
 };
 
 /* Our arguments before the user's: "record --sample-cpu -T -m 8M" ... */
-#define DPROF_RECORD_ARGS	38
+#define DPROF_RECORD_ARGS	42
 /* ... and per memory event: "-e" EVENT, with room for perf mem's extras */
 #define DPROF_MEM_EVENT_ARGS	9
 
@@ -330,6 +330,14 @@ static bool dprof_record_args__kmem(struct dprof_record_args *a)
 	for (t = 0; t < ARRAY_SIZE(dprof_kmem_tracepoints); t++) {
 		a->argv[a->argc++] = "-e";
 		a->argv[a->argc++] = dprof_kmem_tracepoints[t];
+	}
+	/* recycled objects: lifetimes end and start without the allocator */
+	if (is_valid_tracepoint(DPROF_MEMPOOL_PUT_TRACEPOINT) &&
+	    is_valid_tracepoint(DPROF_MEMPOOL_GET_TRACEPOINT)) {
+		a->argv[a->argc++] = "-e";
+		a->argv[a->argc++] = DPROF_MEMPOOL_PUT_TRACEPOINT;
+		a->argv[a->argc++] = "-e";
+		a->argv[a->argc++] = DPROF_MEMPOOL_GET_TRACEPOINT;
 	}
 	return true;
 }

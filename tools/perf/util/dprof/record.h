@@ -17,6 +17,9 @@ struct dprof_watch_spec;
 #define DPROF_SNAPSHOT_FILE		"slab/snapshot"	/* under debugfs */
 #define DPROF_SLAB_NEW_TRACEPOINT	"kmem:slab_new"
 #define DPROF_SLAB_FREE_TRACEPOINT	"kmem:slab_free"
+/* Objects out of use in, and back from, mempool-like caches (kernel-patches/) */
+#define DPROF_MEMPOOL_PUT_TRACEPOINT	"kmem:mempool_put"
+#define DPROF_MEMPOOL_GET_TRACEPOINT	"kmem:mempool_get"
 
 /**
  * struct dprof_record_opts - what perf dprof record was asked for

@@ -86,6 +86,15 @@ static u64 dprof_obj__site(const struct dprof_obj *obj)
 	return dprof_kmem_key(cls->key, cls->alloc_size);
 }
 
+/*
+ * NULL, or ZERO_SIZE_PTR ((void *)16): what kmalloc(0) returns and
+ * kfree() takes, traced like an object but none.
+ */
+static bool dprof_ptr__no_object(u64 ptr)
+{
+	return ptr <= 16;
+}
+
 typedef int (*dprof_tp_handler)(struct dprof_replay *r, struct evsel *evsel,
 				struct perf_sample *sample,
 				struct machine *machine);
@@ -146,24 +155,14 @@ static int dprof_replay__sinks_obj(struct dprof_replay *r, struct dprof_obj *obj
 	return 0;
 }
 
-static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
-			       struct perf_sample *sample, struct machine *machine,
-			       enum dprof_kind kind)
+/* A new object, its class by call site and size: an allocation or a get. */
+static int dprof_replay__new_obj(struct dprof_replay *r, struct perf_sample *sample,
+				 struct machine *machine, enum dprof_kind kind,
+				 u64 ptr, u64 call_site, u64 bytes_req,
+				 u64 bytes_alloc, const char *name)
 {
-	u64 ptr = evsel__intval(evsel, sample, "ptr");
-	u64 call_site = evsel__intval(evsel, sample, "call_site");
-	u64 bytes_req = evsel__intval(evsel, sample, "bytes_req");
-	u64 bytes_alloc = evsel__intval(evsel, sample, "bytes_alloc");
 	struct dprof_class *cls;
 	struct dprof_obj *obj;
-
-	if (!ptr)	/* failed allocation */
-		return 0;
-	if (dprof_range__implausible(ptr, bytes_alloc)) {
-		r->rec.nr_implausible++;
-		return 0;
-	}
-	r->rec.nr_allocs++;
 
 	cls = dprof_profile__findnew_class(&r->prof, kind,
 					   dprof_kmem_key(call_site, bytes_alloc),
@@ -178,13 +177,9 @@ static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
 		if (kind == DPROF_KIND_KMALLOC)
 			cls->name = kmalloc_cache_name(bytes_alloc);
 	}
-	if (kind == DPROF_KIND_SLAB && !cls->name && evsel__field(evsel, "name")) {
-		const char *name = evsel__strval(evsel, sample, "name");
-
-		if (name) {
-			cls->name = strdup(name);
-			r->rec.alloc_has_name = true;
-		}
+	if (kind == DPROF_KIND_SLAB && !cls->name && name) {
+		cls->name = strdup(name);
+		r->rec.alloc_has_name = true;
 	}
 	cls->nr_allocs++;
 
@@ -194,6 +189,31 @@ static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
 	obj->priv = cls;
 	obj->cpu = sample->cpu;
 	return dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/true);
+}
+
+static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
+			       struct perf_sample *sample, struct machine *machine,
+			       enum dprof_kind kind)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr");
+	u64 call_site = evsel__intval(evsel, sample, "call_site");
+	u64 bytes_req = evsel__intval(evsel, sample, "bytes_req");
+	u64 bytes_alloc = evsel__intval(evsel, sample, "bytes_alloc");
+	const char *name = NULL;
+
+	if (dprof_ptr__no_object(ptr))	/* failed, or kmalloc(0) */
+		return 0;
+	if (dprof_range__implausible(ptr, bytes_alloc)) {
+		r->rec.nr_implausible++;
+		return 0;
+	}
+	r->rec.nr_allocs++;
+	if (r->parked)
+		hashmap__delete(r->parked, ptr, NULL, NULL);
+	if (kind == DPROF_KIND_SLAB && evsel__field(evsel, "name"))
+		name = evsel__strval(evsel, sample, "name");
+	return dprof_replay__new_obj(r, sample, machine, kind, ptr, call_site,
+				     bytes_req, bytes_alloc, name);
 }
 
 static int dprof_replay__kmem_cache_alloc(struct dprof_replay *r,
@@ -221,15 +241,16 @@ static void dprof_obj__mark_bounce(struct dprof_obj *obj, u32 cpu)
 	}
 }
 
-static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
-			      struct perf_sample *sample, bool named)
-{
-	u64 ptr = evsel__intval(evsel, sample, "ptr");
-	struct dprof_obj *obj, *dead;
+static bool dprof_replay__earlier_base(struct dprof_replay *r, u64 ptr);
 
-	if (!ptr)
-		return 0;
-	r->rec.nr_frees++;
+/*
+ * @ptr leaves use: freed, or put aside by a mempool-like cache (@put).
+ * An object put aside and then freed had its lifetime end at the put.
+ */
+static int dprof_replay__end_obj(struct dprof_replay *r, struct perf_sample *sample,
+				 u64 ptr, u64 call_site, const char *name, bool put)
+{
+	struct dprof_obj *obj, *dead;
 
 	/* from now on the snapshot does not know whether it is allocated */
 	if (r->freed && hashmap__add(r->freed, ptr, 0) == -ENOMEM)
@@ -237,14 +258,13 @@ static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
 	obj = dprof_addrset__find(&r->as, ptr);
 	if (obj && obj->base == ptr) {
 		struct dprof_class *cls = obj->priv;
-		const char *name = named ? evsel__strval(evsel, sample, "name") : NULL;
 
 		/* 6.12's kmem_cache_alloc has no name, its free has */
-		if (name && cls->kind == DPROF_KIND_SLAB && !cls->name)
+		if (name && *name && cls->kind == DPROF_KIND_SLAB && !cls->name)
 			cls->name = strdup(name);
 		/* the freeing CPU touches the object too */
 		dprof_obj__mark_bounce(obj, sample->cpu);
-		obj->free_site = evsel__intval(evsel, sample, "call_site");
+		obj->free_site = call_site;
 		/* allocated before recording: its lifetime is unknown */
 		if (!obj->earlier) {
 			cls->life_sum += sample->time - obj->alloc_time;
@@ -257,9 +277,31 @@ static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
 		if (!dead)
 			return -ENOMEM;
 		dead->priv = cls;
+	} else if (!put && r->parked && hashmap__delete(r->parked, ptr, NULL, NULL)) {
+		/* its lifetime ended when it was put aside */
+	} else if (dprof_replay__earlier_base(r, ptr)) {
+		r->rec.nr_free_earlier++;
+	} else {
+		r->rec.nr_free_unknown++;
 	}
+	if (put && r->parked && hashmap__add(r->parked, ptr, 0) == -ENOMEM)
+		return -ENOMEM;
 	dprof_addrset__free(&r->as, ptr);
 	return 0;
+}
+
+static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
+			      struct perf_sample *sample, bool named)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr");
+
+	if (dprof_ptr__no_object(ptr))
+		return 0;
+	r->rec.nr_frees++;
+	return dprof_replay__end_obj(r, sample, ptr,
+				     evsel__intval(evsel, sample, "call_site"),
+				     named ? evsel__strval(evsel, sample, "name") : NULL,
+				     /*put=*/false);
 }
 
 static int dprof_replay__kmem_cache_free(struct dprof_replay *r,
@@ -275,6 +317,66 @@ static int dprof_replay__kfree(struct dprof_replay *r, struct evsel *evsel,
 			       struct machine *machine __maybe_unused)
 {
 	return dprof_replay__free(r, evsel, sample, false);
+}
+
+/*
+ * kmem:mempool_put (kernel-patches/): a mempool, the sk_buff per-CPU
+ * caches or io_uring's put an object aside: its use, and its lifetime,
+ * end here, not at the slab free that may come much later.
+ */
+static int dprof_replay__mempool_put(struct dprof_replay *r, struct evsel *evsel,
+				     struct perf_sample *sample,
+				     struct machine *machine __maybe_unused)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr");
+
+	if (dprof_ptr__no_object(ptr))
+		return 0;
+	r->rec.nr_mempool_put++;
+	return dprof_replay__end_obj(r, sample, ptr,
+				     evsel__intval(evsel, sample, "call_site"),
+				     evsel__strval(evsel, sample, "name"), /*put=*/true);
+}
+
+static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr);
+
+/*
+ * kmem:mempool_get: an object put aside is taken back into use: a new
+ * lifetime, whose call site is the cache's user.  A fresh object that
+ * the cache got from a bulk allocation and never used ends unseen.
+ */
+static int dprof_replay__mempool_get(struct dprof_replay *r, struct evsel *evsel,
+				     struct perf_sample *sample, struct machine *machine)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr");
+	u64 call_site = evsel__intval(evsel, sample, "call_site");
+	const char *name = evsel__strval(evsel, sample, "name");
+	struct dprof_obj *obj, *dead;
+	u64 len = 0;
+
+	if (dprof_ptr__no_object(ptr))
+		return 0;
+	r->rec.nr_mempool_get++;
+	if (r->parked)
+		hashmap__delete(r->parked, ptr, NULL, NULL);
+	obj = dprof_addrset__find(&r->as, ptr);
+	if (obj && obj->base == ptr) {
+		len = obj->size;
+		if (dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/false))
+			return -EINVAL;
+		dprof_addrset__free(&r->as, ptr);
+	} else if ((dead = dprof_addrset__find(&r->dead, ptr)) && dead->base == ptr) {
+		len = dead->size;
+	} else {
+		len = dprof_replay__slab_obj_len(r, ptr);
+	}
+	if (!len || !name || !*name) {
+		r->rec.nr_mempool_unknown++;
+		return 0;
+	}
+	return dprof_replay__new_obj(r, sample, machine,
+				     strstr(name, "kmalloc-") ? DPROF_KIND_KMALLOC :
+				     DPROF_KIND_SLAB, ptr, call_site, len, len, name);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -502,6 +604,30 @@ static int dprof_replay__earlier_obj(struct dprof_replay *r, u64 addr, u32 cpu,
 	return 0;
 }
 
+/*
+ * @ptr, which no alloc event of the recording gave, starts an object of a
+ * slab the snapshot described: allocated before recording.
+ */
+static bool dprof_replay__earlier_base(struct dprof_replay *r, u64 ptr)
+{
+	struct dprof_obj *slab = dprof_addrset__find(&r->slabs, ptr);
+	const struct dprof_snap_slab *ss = slab ? slab->priv : NULL;
+
+	return ss && !ss->born && !r->no_snapshot && ptr >= ss->first &&
+	       !((ptr - ss->first) % ss->size);
+}
+
+/* The bytes of the slab object that starts at @ptr, per the slab map; 0: none. */
+static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr)
+{
+	struct dprof_obj *slab = dprof_addrset__find(&r->slabs, ptr);
+	const struct dprof_snap_slab *ss = slab ? slab->priv : NULL;
+
+	if (!ss || ptr < ss->first || (ptr - ss->first) % ss->size)
+		return 0;
+	return ss->size - (ss->first - slab->base);
+}
+
 static const struct evsel_str_handler dprof_kmem_handlers[] = {
 	{ "kmem:kmem_cache_alloc",	dprof_replay__kmem_cache_alloc, },
 	{ "kmem:kmalloc",		dprof_replay__kmalloc, },
@@ -510,6 +636,8 @@ static const struct evsel_str_handler dprof_kmem_handlers[] = {
 	{ DPROF_SNAPSHOT_TRACEPOINT,	dprof_replay__slab_snapshot, },
 	{ DPROF_SLAB_NEW_TRACEPOINT,	dprof_replay__slab_new, },
 	{ DPROF_SLAB_FREE_TRACEPOINT,	dprof_replay__slab_free, },
+	{ DPROF_MEMPOOL_PUT_TRACEPOINT,	dprof_replay__mempool_put, },
+	{ DPROF_MEMPOOL_GET_TRACEPOINT,	dprof_replay__mempool_get, },
 };
 
 /* ---------------------------------------------------------------------- */
@@ -1097,6 +1225,12 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 		err = -ENOMEM;
 		goto out_annotate;
 	}
+	r->parked = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(r->parked)) {
+		r->parked = NULL;
+		err = -ENOMEM;
+		goto out_freed;
+	}
 	err = dprof_profile__init(&r->prof);
 	if (err)
 		goto out_freed;
@@ -1109,6 +1243,8 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 out_profile:
 	dprof_profile__exit(&r->prof);
 out_freed:
+	hashmap__free(r->parked);
+	r->parked = NULL;
 	hashmap__free(r->freed);
 	r->freed = NULL;
 out_annotate:
@@ -1127,7 +1263,8 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 {
 	int err = 0;
 
-	if (r->rec.has_snapshot && !r->no_snapshot)
+	/* with --no-snapshot too: the header counts what it would resolve */
+	if (r->rec.has_snapshot)
 		err = dprof_replay__preload_snapshot(r);
 	if (!err)
 		err = perf_session__process_events(r->session);
@@ -1155,6 +1292,8 @@ void dprof_replay__close(struct dprof_replay *r)
 		dprof_addrset__exit(&r->dead);
 		hashmap__free(r->freed);
 		r->freed = NULL;
+		hashmap__free(r->parked);
+		r->parked = NULL;
 		dprof_profile__exit(&r->prof);
 		annotation_options__exit();
 		r->ready = false;

@@ -32,6 +32,11 @@ struct perf_session;
  * @nr_freed_slabs: slabs given back to the page allocator meanwhile
  * @nr_allocs: allocations replayed
  * @nr_frees: frees replayed
+ * @nr_free_earlier: ... of objects allocated before recording (snapshot)
+ * @nr_free_unknown: ... of objects no event and no snapshot explains
+ * @nr_mempool_put: objects put aside by mempool-like caches
+ * @nr_mempool_get: ... and taken back into use
+ * @nr_mempool_unknown: ... taken back, of no known object or size
  * @nr_lost: events lost while recording
  * @nr_implausible: events skipped: objects or watch hits past the top of
  *                  the address space, or bigger than any allocation
@@ -51,6 +56,11 @@ struct dprof_recording {
 	u64			nr_freed_slabs;
 	u64			nr_allocs;
 	u64			nr_frees;
+	u64			nr_free_earlier;
+	u64			nr_free_unknown;
+	u64			nr_mempool_put;
+	u64			nr_mempool_get;
+	u64			nr_mempool_unknown;
 	u64			nr_lost;
 	u64			nr_implausible;
 	struct dprof_mem_stats	mem;
@@ -76,6 +86,8 @@ struct dprof_replay {
 	 */
 	struct dprof_addrset	slabs;
 	struct hashmap		*freed;
+	/* objects a mempool-like cache holds: out of use (kmem:mempool_put) */
+	struct hashmap		*parked;
 	/* objects freed during the recording, as they were (priv: class) */
 	struct dprof_addrset	dead;
 	bool			no_snapshot;
