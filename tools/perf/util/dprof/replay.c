@@ -888,6 +888,11 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 	}
 	r->rec.nr_lost = r->session->evlist->stats.total_lost +
 			 r->session->evlist->stats.total_lost_samples;
+	/* perf's reader skipped these, or stopped there: the report says so */
+	r->rec.nr_damaged = r->session->evlist->stats.nr_damaged +
+			    r->session->evlist->stats.nr_unknown_events +
+			    r->session->evlist->stats.nr_unknown_id;
+	r->rec.unreadable_offset = r->session->evlist->stats.unreadable_offset;
 	return 0;
 }
 

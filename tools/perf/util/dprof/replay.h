@@ -30,6 +30,10 @@ struct perf_session;
  * @nr_lost: events lost while recording
  * @nr_implausible: events skipped: objects or watch hits past the top of
  *                  the address space, or bigger than any allocation
+ * @nr_damaged: records skipped by perf's reader: their sample did not
+ *              parse, or their type or event id is unknown
+ * @unreadable_offset: file offset from which the data could not be read (a
+ *                     damaged record size), or 0
  * @mem: the memory PMU's data sources, decoded
  * @watches: the slab_watch events (object histories), or NULL
  */
@@ -43,6 +47,8 @@ struct dprof_recording {
 	u64			nr_frees;
 	u64			nr_lost;
 	u64			nr_implausible;
+	u64			nr_damaged;
+	u64			unreadable_offset;
 	struct dprof_mem_stats	mem;
 	struct dprof_watch	*watches;
 };
