@@ -59,7 +59,7 @@ static void dprof_mem_stats__fprintf(const struct dprof_mem_stats *st, FILE *fp)
 	if (known < st->samples)
 		fprintf(fp, ", not said %.1f%%", dprof_pct(st->samples - known, st->samples));
 	fprintf(fp, "\n");
-	fprintf(fp, "# HITM %" PRIu64 ", peer/forward %" PRIu64 ", remote %" PRIu64
+	fprintf(fp, "# HITM %" PRIu64 ", peer %" PRIu64 ", remote %" PRIu64
 		", TLB miss %" PRIu64 ", locked %" PRIu64 " samples\n",
 		st->hitm, st->peer, st->remote, st->tlb_miss, st->locked);
 }
@@ -119,6 +119,12 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 	else
 		fprintf(fp, "# access samples: none recorded\n");
 
+	if (rec->ldlat_pmu && rec->ldlat)
+		fprintf(fp, "# load latency threshold: %u cycles (%s): faster loads, most L1 and L2 hits, are not sampled; the miss share is of the slower loads and the stores\n",
+			rec->ldlat, !strcmp(rec->ldlat_pmu, "spe") ? "SPE min_latency" :
+			!strcmp(rec->ldlat_pmu, "pebs") ? "PEBS ldlat" : "IBS ldlat");
+	else if (rec->ldlat_pmu && !strcmp(rec->ldlat_pmu, "ibs"))
+		fprintf(fp, "# load latency threshold: none (IBS samples every op): the miss share is of all loads and stores\n");
 	if (prof->has_levels)
 		fprintf(fp, "# sampled misses (not an L1 hit): %" PRIu64 " of %" PRIu64
 			" samples with a level (%.1f%%)\n", prof->total.misses,

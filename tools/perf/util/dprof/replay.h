@@ -29,6 +29,9 @@ struct perf_session;
  * @nr_lost: events lost while recording
  * @nr_implausible: events skipped: objects or watch hits past the top of
  *                  the address space, or bigger than any allocation
+ * @ldlat_pmu: the memory PMU: "ibs", "pebs" or "spe", NULL if unknown
+ * @ldlat: its load latency threshold in cycles (PEBS ldlat, SPE
+ *	   min_latency; an IBS with an ldlat filter), 0 if none
  * @mem: the memory PMU's data sources, decoded
  * @watches: the slab_watch events (object histories), or NULL
  */
@@ -42,6 +45,8 @@ struct dprof_recording {
 	u64			nr_frees;
 	u64			nr_lost;
 	u64			nr_implausible;
+	const char		*ldlat_pmu;
+	unsigned int		ldlat;
 	struct dprof_mem_stats	mem;
 	struct dprof_watch	*watches;
 };
