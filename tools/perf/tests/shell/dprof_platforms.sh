@@ -10,7 +10,9 @@
 # source as perf script -F data_src prints it ("|OP LOAD|LVL L3 hit|SNP
 # HitM|..."), sorted into the report's levels by the words perf prints,
 # must give the counts perf dprof report --json says it decoded, level by
-# level, with the same HITM count, and the same total.
+# level, with the same HITM count, and the same total.  The profile's
+# HITM% and Rmt% columns must be there exactly when perf script shows
+# HITM or remote-node data, and never for the software sampler.
 
 set -u
 
@@ -93,5 +95,24 @@ for plat in zen2 ibs pebs spr adl; do
 	else
 		echo "$plat ($events): $(tr '\n' ' ' < "$tmp/perf")"
 	fi
+	cols=$(perf dprof report --stdio -i "$data" 2>/dev/null | grep '^# *Type ')
+	want_hitm=$(awk '$1 == "hitm" && $2 > 0' "$tmp/perf")
+	want_rmt=$(awk '$1 == "rcache" || $1 == "rDRAM"' "$tmp/perf")
+	case $cols in *HITM%*) has_hitm=y ;; *) has_hitm= ;; esac
+	case $cols in *Rmt%*) has_rmt=y ;; *) has_rmt= ;; esac
+	if [ "${want_hitm:+y}" != "$has_hitm" ] || [ "${want_rmt:+y}" != "$has_rmt" ]; then
+		echo "dprof platforms test [Failed: $plat: columns '$cols', perf script: HITM '${want_hitm}', remote '${want_rmt}']"
+		err=1
+	fi
 done
+
+# The software sampler measures neither: no such columns.
+if perf dprof record --sampler=soft --no-kmem -o "$tmp/soft.data" -- \
+	perf test -w noploop 1 > /dev/null 2>&1; then
+	cols=$(perf dprof report --stdio -i "$tmp/soft.data" 2>/dev/null | grep '^# *Type ')
+	case $cols in
+	*HITM%*|*Rmt%*) echo "dprof platforms test [Failed: software sampler: '$cols']"; err=1 ;;
+	*) echo "software sampler: no HITM%/Rmt% columns" ;;
+	esac
+fi
 exit $err

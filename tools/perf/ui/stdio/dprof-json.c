@@ -190,6 +190,16 @@ static void dprof_json__type(const struct dprof_report *rep, const struct dprof_
 	else
 		json_null(fp, "miss_share", false);
 	dprof_json__stats(rep, &row->stats, fp);
+	if (dprof_report__hitm_measured(rep))
+		json_double(fp, "hitm_share", dprof_pct(row->stats.hitm,
+							row->stats.level_known), false);
+	else
+		json_null(fp, "hitm_share", false);
+	if (dprof_report__remote_measured(rep))
+		json_double(fp, "remote_share", dprof_pct(row->stats.remote,
+							  row->stats.level_known), false);
+	else
+		json_null(fp, "remote_share", false);
 	json_u64(fp, "objects", row->nr_objects, false);
 	json_u64(fp, "ws_bytes", row->ws_bytes, false);
 	json_u64(fp, "bounced_objects", row->nr_bounced, false);

@@ -226,10 +226,29 @@ out:
 	return ms;
 }
 
-void dprof_profile_cols__init(struct dprof_profile_cols *c, const struct dprof_rows *t)
+/*
+ * HITM and remote-node data are measured by a memory PMU's data source
+ * (perf c2c's evidence); a recording that has none of either (the
+ * software sampler, an IBS without cache_hit_st, one socket) gets no
+ * such column rather than a column of zeros that looks measured.
+ */
+bool dprof_report__hitm_measured(const struct dprof_report *rep)
+{
+	return rep->replay.rec.has_data_src && rep->replay.rec.mem.hitm;
+}
+
+bool dprof_report__remote_measured(const struct dprof_report *rep)
+{
+	return rep->replay.rec.has_data_src && rep->replay.rec.mem.remote;
+}
+
+void dprof_profile_cols__init(struct dprof_profile_cols *c, const struct dprof_report *rep,
+			      const struct dprof_rows *t)
 {
 	size_t i;
 
+	c->hitm = dprof_report__hitm_measured(rep);
+	c->remote = dprof_report__remote_measured(rep);
 	c->type_width = DPROF_TYPE_WIDTH_MIN;
 	c->desc_width = DPROF_DESC_WIDTH_MIN;
 	for (i = 0; i < t->nr; i++) {
@@ -248,8 +267,13 @@ void dprof_rows__fprintf_columns(const struct dprof_profile_cols *c, FILE *fp)
 	fprintf(fp, "#");
 	dprof__fprint_column(fp, "Type", c->type_width);
 	dprof__fprint_column(fp, "Cache / kind", c->desc_width);
-	fprintf(fp, " %7s %7s %7s %8s %8s %6s  %s\n", "Samples", "Misses",
-		"AvgLat", "Objects", "WS size", "Bounce", "Hot members");
+	fprintf(fp, " %7s %7s %7s %8s %8s %6s", "Samples", "Misses",
+		"AvgLat", "Objects", "WS size", "Bounce");
+	if (c->hitm)
+		fprintf(fp, " %6s", "HITM%");
+	if (c->remote)
+		fprintf(fp, " %6s", "Rmt%");
+	fprintf(fp, "  %s\n", "Hot members");
 }
 
 void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_rows *t,
@@ -269,7 +293,13 @@ void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_
 	dprof_report__fprintf_misses(rep, &row->stats, fp);
 	fprintf(fp, " %8" PRIu64, row->nr_objects);
 	dprof__fprint_size(fp, row->ws_bytes, true);
-	fprintf(fp, " %6s  ", row->nr_bounced ? "yes" : "no");
+	fprintf(fp, " %6s", row->nr_bounced ? "yes" : "no");
+	/* of the type's samples with a data source */
+	if (c->hitm)
+		fprintf(fp, " %5.1f%%", dprof_pct(row->stats.hitm, row->stats.level_known));
+	if (c->remote)
+		fprintf(fp, " %5.1f%%", dprof_pct(row->stats.remote, row->stats.level_known));
+	fprintf(fp, "  ");
 
 	ms = dprof_row__members(ri, &m);
 	for (k = 0; ms && k < m.nr && k < DPROF_HOT_MEMBERS; k++)
@@ -365,7 +395,7 @@ static int dprof_report__fprintf_profile(struct dprof_report *rep, FILE *fp)
 	err = dprof_rows__init(&t, rep, /*sorted=*/true, /*filter=*/true);
 	if (err)
 		return err;
-	dprof_profile_cols__init(&c, &t);
+	dprof_profile_cols__init(&c, rep, &t);
 	dprof_report__fprintf_header(rep, fp);
 	dprof_rows__fprintf_columns(&c, fp);
 	for (i = 0; i < t.nr; i++) {

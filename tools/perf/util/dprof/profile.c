@@ -58,6 +58,8 @@ void dprof_stats__add(struct dprof_stats *dst, const struct dprof_stats *src)
 	dst->misses += src->misses;
 	dst->lat_sum += src->lat_sum;
 	dst->lat_n += src->lat_n;
+	dst->hitm += src->hitm;
+	dst->remote += src->remote;
 }
 
 /**
@@ -115,6 +117,8 @@ static void dprof_stats__count(struct dprof_stats *st,
 	if (acc->level_known) {
 		st->level_known++;
 		st->misses += acc->miss;
+		st->hitm += acc->hitm;
+		st->remote += acc->remote;
 		if (acc->level < DPROF_MEM_LVL__MAX)
 			st->level[acc->level]++;
 	}
