@@ -179,7 +179,7 @@ if [ "$(id -u)" = 0 ] && setpriv --reuid=65534 --regid=65534 --clear-groups --in
 		fail "zen4, paranoid 2, --sampler=mem: no single error line"
 	argv "$z4" nobody -a > "$tmp/got"
 	[ "$(cat "$tmp/rc")" != 0 ] &&
-		grep -q "^dprof: -a needs kernel.perf_event_paranoid <= 0 (it is 2) or CAP_PERFMON" "$tmp/err" ||
+		grep -q "^dprof: -a/-C (CPU-wide) needs kernel.perf_event_paranoid <= 0 (it is 2) or CAP_PERFMON" "$tmp/err" ||
 		fail "-a at paranoid 2: no dprof line naming the knob: $(head -2 "$tmp/err")"
 	echo 1 > "$z2/proc/sys/kernel/perf_event_paranoid"
 	argv "$z2" nobody > "$tmp/got"

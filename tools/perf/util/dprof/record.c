@@ -374,8 +374,10 @@ static bool dprof_record__system_wide(int argc, const char **argv)
 		if (!strcmp(argv[j], "-a") || !strcmp(argv[j], "--all-cpus") ||
 		    strstarts(argv[j], "-C") || strstarts(argv[j], "--cpu"))
 			return true;
-		/* a bundle of short options: -aT */
-		if (argv[j][0] == '-' && argv[j][1] != '-' && strchr(argv[j], 'a'))
+		/* a bundle of perf record's short flags that take no value: -aT */
+		if (argv[j][0] == '-' && argv[j][1] && argv[j][1] != '-' &&
+		    strchr(argv[j], 'a') &&
+		    strspn(argv[j] + 1, "abdgiknNPqRsTvWx") == strlen(argv[j] + 1))
 			return true;
 	}
 	return false;
@@ -555,7 +557,7 @@ int dprof_record_args__init(struct dprof_record_args *a,
 	}
 	dprof_pmu_desc__read(&desc);
 	if (system_wide && !desc.perfmon && desc.paranoid > 0) {
-		pr_err("dprof: -a needs kernel.perf_event_paranoid <= 0 (it is %d) or CAP_PERFMON\n",
+		pr_err("dprof: -a/-C (CPU-wide) needs kernel.perf_event_paranoid <= 0 (it is %d) or CAP_PERFMON\n",
 		       desc.paranoid);
 		return -EACCES;
 	}
