@@ -6,9 +6,12 @@
 # events; the kmem tracepoints recorded with them must not carry ADDR,
 # DATA_SRC, WEIGHT or PHYS_ADDR, which the kernel never fills for a
 # tracepoint (patches/perf/0020).  cpu-clock stands in for the memory
-# PMU.  The record sizes perf script -D shows for kmem:kmalloc and
-# kmem:kfree (fixed-size formats) must equal those of a plain
-# perf record -e kmem:..., and perf evlist must show no such bits.
+# PMU.  With the software sampler (perf dprof record --sampler=soft), the
+# tracepoints must not carry its interrupt registers either
+# (intr-regs=0, patches/perf/0021).  The record sizes perf script -D
+# shows for kmem:kmalloc and kmem:kfree (fixed-size formats) must equal
+# those of a plain perf record -e kmem:..., and perf evlist must show no
+# such bits.
 
 set -u
 
@@ -45,22 +48,29 @@ bytes() {
 	END { for (s in n) print s }' | sort -n | tr '\n' ' '
 }
 
+perf dprof record --sampler=soft -a -o "$tmp/soft.data" -- sleep 0.2 > /dev/null 2>&1 ||
+	{ echo "dprof kmem bytes test [Failed: perf dprof record --sampler=soft -a failed]"; exit 1; }
+
 err=0
 for ev in kmalloc kfree; do
 	plain=$(bytes $ev "$tmp/plain.data")
-	mem=$(bytes $ev "$tmp/mem.data")
-	if [ -z "$plain" ] || [ -z "$mem" ]; then
-		echo "kmem:$ev: no records (plain '$plain', with -W -d '$mem')"
-	elif [ "$plain" != "$mem" ]; then
-		echo "dprof kmem bytes test [Failed: kmem:$ev records are $mem bytes with -W -d --phys-data, $plain plain]"
+	for f in mem soft; do
+		got=$(bytes $ev "$tmp/$f.data")
+		if [ -z "$plain" ] || [ -z "$got" ]; then
+			echo "kmem:$ev: no records (plain '$plain', $f '$got')"
+		elif [ "$plain" != "$got" ]; then
+			echo "dprof kmem bytes test [Failed: kmem:$ev records are $got bytes in the $f recording, $plain plain]"
+			err=1
+		else
+			echo "kmem:$ev: $got bytes per record in the $f recording, as plain perf record"
+		fi
+	done
+done
+for f in mem soft; do
+	if perf evlist -v -i "$tmp/$f.data" 2>/dev/null | grep "^kmem:" |
+	   grep -E "sample_type: [A-Z_|]*(ADDR|DATA_SRC|WEIGHT|REGS_INTR)"; then
+		echo "dprof kmem bytes test [Failed: sample bits of the access events on the tracepoints ($f)]"
 		err=1
-	else
-		echo "kmem:$ev: $mem bytes per record, as plain perf record"
 	fi
 done
-if perf evlist -v -i "$tmp/mem.data" 2>/dev/null | grep "^kmem:" |
-   grep -E "sample_type: [A-Z_|]*(ADDR|DATA_SRC|WEIGHT)"; then
-	echo "dprof kmem bytes test [Failed: memory-sample bits on the tracepoints]"
-	err=1
-fi
 exit $err

@@ -513,8 +513,19 @@ static int dprof_record_args__mem(struct dprof_record_args *a,
 	return 0;
 }
 
-/* The kmem tracepoints, if this kernel and these privileges have them. */
-static void dprof_record_args__kmem(struct dprof_record_args *a)
+/*
+ * The kmem tracepoints, if this kernel and these privileges have them;
+ * with @no_regs, without the software sampler's interrupt registers
+ * (patches/perf/0021): the replay reads none of them.
+ */
+static const char * const dprof_kmem_tracepoints_no_regs[] = {
+	"kmem:kmem_cache_alloc/intr-regs=0/",
+	"kmem:kmalloc/intr-regs=0/",
+	"kmem:kmem_cache_free/intr-regs=0/",
+	"kmem:kfree/intr-regs=0/",
+};
+
+static void dprof_record_args__kmem(struct dprof_record_args *a, bool no_regs)
 {
 	size_t t;
 	bool ok = true;
@@ -530,7 +541,8 @@ static void dprof_record_args__kmem(struct dprof_record_args *a)
 	}
 	for (t = 0; t < ARRAY_SIZE(dprof_kmem_tracepoints); t++) {
 		a->argv[a->argc++] = "-e";
-		a->argv[a->argc++] = dprof_kmem_tracepoints[t];
+		a->argv[a->argc++] = no_regs ? dprof_kmem_tracepoints_no_regs[t] :
+					       dprof_kmem_tracepoints[t];
 	}
 }
 
@@ -639,7 +651,7 @@ int dprof_record_args__init(struct dprof_record_args *a,
 		}
 	}
 	if (!opts->no_kmem)
-		dprof_record_args__kmem(a);
+		dprof_record_args__kmem(a, regs != NULL);
 	if (a->monitor.arg[0])
 		a->argv[a->argc++] = a->monitor.arg;
 
