@@ -149,6 +149,8 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 	}
 	json_u64(fp, "lost_events", rec->nr_lost, false);
 	json_u64(fp, "damaged_events", rec->nr_implausible, false);
+	json_u64(fp, "damaged_records", rec->nr_damaged, false);
+	json_u64(fp, "unreadable_from", rec->unreadable_offset, false);
 	dprof_json__data_source(rec, fp);
 }
 

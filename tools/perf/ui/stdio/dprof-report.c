@@ -152,6 +152,12 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 	if (rec->nr_implausible)
 		fprintf(fp, "# DAMAGED: %" PRIu64 " allocations or watch hits skipped (past the top of the address space, or over 1 GiB)\n",
 			rec->nr_implausible);
+	if (rec->nr_damaged)
+		fprintf(fp, "# DAMAGED: %" PRIu64 " damaged records skipped (their sample does not parse, or their type or event is unknown)\n",
+			rec->nr_damaged);
+	if (rec->unreadable_offset)
+		fprintf(fp, "# DAMAGED: data unreadable from file offset %#" PRIx64 " on (a record size is damaged): only what came before is reported\n",
+			rec->unreadable_offset);
 	for (k = 0; k < DPROF_KIND__MAX; k++)
 		resolved += prof->resolved[k];
 	fprintf(fp, "# resolved %.1f%% of %" PRIu64 " samples:", dprof_pct(resolved, total), total);
@@ -525,7 +531,7 @@ int dprof_report__fprintf_flow(const struct dprof_report *rep, struct dprof_clas
 {
 	struct dprof_flow_report r = {
 		.h = rep->hist, .name = name, .machine = rep->replay.res.machine,
-		.flow = flow, .graph = graph, .row = row,
+		.flow = flow, .graph = graph, .row = row, .fold = &rep->opts.fold,
 	};
 
 	return dprof_flow__report(&r, fp);

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "flow.h"
 #include "replay.h"
 #include "typeinfo.h"
 
@@ -34,6 +35,7 @@ const char *dprof_view_kind__str(enum dprof_view_kind kind);
  * @sort_str: --sort: samples, misses, latency or objects
  * @percent_limit: rows below this share of the samples are not shown
  * @force: read a file that is not ours (perf data's own -f)
+ * @fold: --fold: the rare paths the flow view leaves out
  */
 struct dprof_report_opts {
 	const char		*input_name;
@@ -43,6 +45,7 @@ struct dprof_report_opts {
 	const char		*sort_str;
 	float			percent_limit;
 	bool			force;
+	struct dprof_flow_fold	fold;
 };
 
 /**

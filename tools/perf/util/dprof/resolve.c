@@ -320,7 +320,7 @@ static int dprof_resolver__find_type(struct dprof_resolver *r,
 		struct debuginfo *dbg;
 
 		r->typed_dso = map__dso(al.map);
-		dbg = r->debuginfo(r->debuginfo_arg, r->typed_dso);
+		dbg = r->debuginfo(r->debuginfo_arg, al.map, thread, cpumode);
 		if (dbg)
 			debuginfo_cache__use(r->typed_dso, dbg);
 	}

@@ -119,10 +119,17 @@ static struct dprof_dwarf *dprof_typeinfo__dwarf(struct dprof_typeinfo *ti,
 /*
  * The operand typing reads the same files: lend it the open debuginfo
  * rather than have it open a vmlinux's DWARF (~0.06 s, ~230 MB) again.
+ * Its first global variable lookup walks every CU for the variables, as
+ * the index does: build the index now and collect them in the same walk.
  */
-struct debuginfo *dprof_typeinfo__debuginfo(void *arg, struct dso *dso)
+struct debuginfo *dprof_typeinfo__debuginfo(void *arg, struct map *map,
+					    struct thread *thread, u8 cpumode)
 {
-	return dprof_dwarf__debuginfo(dprof_typeinfo__dwarf_open(arg, dso));
+	struct dprof_dwarf *dw = dprof_typeinfo__dwarf_open(arg, map__dso(map));
+
+	if (dw)
+		dprof_dwarf__index_vars(dw, map, thread, cpumode);
+	return dprof_dwarf__debuginfo(dw);
 }
 
 /*
