@@ -241,6 +241,7 @@ static int cmd_dprof_record(int argc, const char **argv)
 {
 	struct dprof_record_opts opts = {
 		.sampler	= "auto",
+		.ldlat		= DPROF_LDLAT,
 		.watch_patience	= DPROF_WATCH_PATIENCE,
 	};
 	const char * const usage[] = {
@@ -254,6 +255,10 @@ static int cmd_dprof_record(int argc, const char **argv)
 	OPT_STRING('F', "freq", &opts.freq, "n", "access sampling frequency"),
 	OPT_STRING(0, "sampler", &opts.sampler, "auto|mem|soft",
 		   "access sampler: memory PMU, or cpu-clock + registers"),
+	OPT_UINTEGER(0, "ldlat", &opts.ldlat,
+		     "load latency threshold in cycles (Intel PEBS, Arm SPE; default 30)"),
+	OPT_BOOLEAN(0, "l3missonly", &opts.l3missonly,
+		    "AMD IBS: sample only ops that missed the L3 (Zen 4 on)"),
 	OPT_BOOLEAN(0, "no-kmem", &opts.no_kmem,
 		    "do not record the slab address set"),
 	OPT_STRING(0, "watch", &opts.watch, "cache[:offset[/len]],...",

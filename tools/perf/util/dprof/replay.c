@@ -694,6 +694,29 @@ static void dprof_replay__watch_add(struct dprof_replay *r, struct evsel *evsel)
 }
 
 /* ---------------------------------------------------------------------- */
+/*
+ * The load latency threshold the access samples were taken with: the
+ * ldlat term of Intel's load event (config1), SPE's min_latency (config2
+ * bits 0-11) and AMD IBS's ldlat filter (config1 bits 0-11, Zen 5 on),
+ * as perf's format files place them.  IBS without it samples every op.
+ */
+static void dprof_replay__ldlat(struct dprof_replay *r, struct evsel *evsel)
+{
+	const char *name = evsel__name(evsel);
+	const struct perf_event_attr *attr = &evsel->core.attr;
+
+	if (strstr(name, "mem-loads") && !strstr(name, "mem-loads-aux")) {
+		r->rec.ldlat_pmu = "pebs";
+		r->rec.ldlat = attr->config1 & 0xffff;
+	} else if (strstarts(name, "arm_spe")) {
+		r->rec.ldlat_pmu = "spe";
+		r->rec.ldlat = attr->config2 & 0xfff;
+	} else if (strstarts(name, "ibs_op")) {
+		r->rec.ldlat_pmu = "ibs";
+		r->rec.ldlat = strstr(name, "ldlat=") ? attr->config1 & 0xfff : 0;
+	}
+}
+
 /* the session                                                             */
 
 static int dprof_replay__sample(const struct perf_tool *tool,
@@ -740,6 +763,7 @@ static void dprof_replay__scan_evlist(struct dprof_replay *r, struct evlist *evl
 			r->rec.has_soft = true;
 		else if (type & PERF_SAMPLE_ADDR)
 			r->rec.has_mem_pmu = true;
+		dprof_replay__ldlat(r, evsel);
 		if (!(type & PERF_SAMPLE_REGS_INTR) && (type & PERF_SAMPLE_DATA_SRC))
 			r->rec.has_data_src = true;
 	}

@@ -34,6 +34,9 @@ struct perf_session;
  *              parse, or their type or event id is unknown
  * @unreadable_offset: file offset from which the data could not be read (a
  *                     damaged record size), or 0
+ * @ldlat_pmu: the memory PMU: "ibs", "pebs" or "spe", NULL if unknown
+ * @ldlat: its load latency threshold in cycles (PEBS ldlat, SPE
+ *	   min_latency; an IBS with an ldlat filter), 0 if none
  * @mem: the memory PMU's data sources, decoded
  * @watches: the slab_watch events (object histories), or NULL
  */
@@ -49,6 +52,8 @@ struct dprof_recording {
 	u64			nr_implausible;
 	u64			nr_damaged;
 	u64			unreadable_offset;
+	const char		*ldlat_pmu;
+	unsigned int		ldlat;
 	struct dprof_mem_stats	mem;
 	struct dprof_watch	*watches;
 };

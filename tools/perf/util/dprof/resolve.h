@@ -55,6 +55,7 @@ struct dprof_static {
 
 int dprof_resolver__init(struct dprof_resolver *r, struct machine *machine);
 void dprof_resolver__exit(struct dprof_resolver *r);
+void dprof_resolver__trim(struct dprof_resolver *r);
 
 /* Code at @ip and the instruction before it; returns bytes at @ip or -1. */
 int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,

@@ -76,6 +76,16 @@ void dprof_typeinfo__set_evsel(struct dprof_typeinfo *ti, struct evsel *evsel)
 	ti->evsel = evsel;
 }
 
+/* Give back the DWARF pages read so far (see dprof_dwarf__trim()). */
+void dprof_typeinfo__trim(struct dprof_typeinfo *ti)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	hashmap__for_each_entry(ti->dwarf, cur, bkt)
+		dprof_dwarf__trim(cur->pvalue);
+}
+
 /*
  * One handle per file, not per dso: a recording can have several dsos for
  * the same vmlinux (the kernel map and those the samples' maps were made
