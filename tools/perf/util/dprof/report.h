@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "flow.h"
 #include "replay.h"
 #include "typeinfo.h"
 
@@ -35,6 +36,7 @@ const char *dprof_view_kind__str(enum dprof_view_kind kind);
  * @percent_limit: rows below this share of the samples are not shown
  * @force: read a file that is not ours (perf data's own -f)
  * @no_snapshot: ignore the slab snapshot (what DWARF typing alone gives)
+ * @fold: --fold: the rare paths the flow view leaves out
  */
 struct dprof_report_opts {
 	const char		*input_name;
@@ -45,6 +47,7 @@ struct dprof_report_opts {
 	float			percent_limit;
 	bool			force;
 	bool			no_snapshot;
+	struct dprof_flow_fold	fold;
 };
 
 /**
