@@ -117,6 +117,8 @@ static int cmd_dprof_report(int argc, const char **argv)
 	OPT_CALLBACK(0, "percent-limit", &opts.percent_limit, "percent",
 		     "hide rows below this percentage of samples",
 		     parse_percent_limit),
+	OPT_BOOLEAN(0, "samples", &opts.samples,
+		    "--stdio: every access sample with its type, instead of a view"),
 	OPT_BOOLEAN('f', "force", &opts.force, "don't complain, do it"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
@@ -145,9 +147,9 @@ static int cmd_dprof_report(int argc, const char **argv)
 	/*
 	 * As perf report: the TUI on a terminal when built with slang
 	 * (setup_browser() decides), --stdio otherwise.  --graph writes a
-	 * file and prints, so it stays on stdio, as --json does.
+	 * file and prints, so it stays on stdio, as --json and --samples do.
 	 */
-	if (use_stdio || graph || json)
+	if (use_stdio || graph || json || opts.samples)
 		use_browser = 0;
 #ifdef HAVE_SLANG_SUPPORT
 	else if (use_tui)

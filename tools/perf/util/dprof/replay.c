@@ -295,9 +295,22 @@ static bool dprof_replay__decode_data_src(struct dprof_replay *r,
 	return mem.mem_op;
 }
 
-static void dprof_replay__unresolved(struct dprof_replay *r, enum dprof_unres why)
+static int dprof_replay__unresolved(struct dprof_replay *r,
+				    const struct dprof_access *acc,
+				    enum dprof_unres why)
 {
+	struct dprof_sink *sink;
+	int err;
+
 	r->prof.unres[why]++;
+	list_for_each_entry(sink, &r->sinks, node) {
+		if (sink->unresolved) {
+			err = sink->unresolved(sink, acc, why);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
 }
 
 /* The function at a site's ip, found once per site. */
@@ -397,10 +410,36 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 	}
 
 	if (machine__kernel_ip(r->res.machine, acc->addr))
-		dprof_replay__unresolved(r, DPROF_UNRES_NO_OBJECT);
-	else
-		dprof_replay__unresolved(r, DPROF_UNRES_USER_DYNAMIC);
-	return 0;
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_NO_OBJECT);
+	return dprof_replay__unresolved(r, acc, DPROF_UNRES_USER_DYNAMIC);
+}
+
+/*
+ * A stack slot: a local variable when the DWARF of the function locates
+ * one there (perf's data-type profiling types stack operands by the frame
+ * base), counted as its type under the stack kind; else a spill or a
+ * frame's bookkeeping, no data type.
+ */
+static int dprof_replay__resolve_stack(struct dprof_replay *r, struct thread *thread,
+				       struct evsel *evsel, struct dprof_access *acc)
+{
+	struct dprof_typed typed;
+	struct dprof_class *cls;
+
+	if (dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed))
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_STACK);
+	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_STACK,
+					   typed.key, typed.dso);
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->name) {
+		cls->name = strdup(typed.type_name);
+		cls->obj_size = typed.type_size;
+	}
+	if (dprof_class__touch_base(cls, acc->addr - typed.offset,
+				    typed.type_size, acc->cpu))
+		return -ENOMEM;
+	return dprof_replay__count_access(r, cls, thread, typed.offset, acc);
 }
 
 static int dprof_replay__resolve_percpu(struct dprof_replay *r, struct thread *thread,
@@ -412,10 +451,8 @@ static int dprof_replay__resolve_percpu(struct dprof_replay *r, struct thread *t
 	int err;
 
 	sym = dprof_resolver__percpu(&r->res, off, &offset);
-	if (!sym) {
-		dprof_replay__unresolved(r, DPROF_UNRES_NO_OBJECT);
-		return 0;
-	}
+	if (!sym)
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_NO_OBJECT);
 	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_PERCPU,
 					   sym->start, NULL);
 	if (!cls)
@@ -431,6 +468,35 @@ static int dprof_replay__resolve_percpu(struct dprof_replay *r, struct thread *t
 		return err;
 	cls->nr_objects += err;
 	return dprof_replay__count_access(r, cls, thread, offset, acc);
+}
+
+/*
+ * Neither the sampled instruction nor the one before touches memory: an
+ * lea (an address computed, not accessed) or a compare fused with its
+ * jump.  perf's data-type profiling still gives such an ip the type of
+ * its operand (or of the fused instruction's): count the sample under that
+ * type, with no address and so no object, as perf report --sort type does.
+ */
+static int dprof_replay__typed_noaddr(struct dprof_replay *r, struct thread *thread,
+				      struct evsel *evsel, struct dprof_access *acc)
+{
+	struct dprof_typed typed;
+	struct dprof_class *cls;
+
+	if (dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed)) {
+		r->prof.ea_reasons[DPROF_EA_NO_MEMOP]++;
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_INSN);
+	}
+	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_TYPED,
+					   typed.key, typed.dso);
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->name) {
+		cls->name = strdup(typed.type_name);
+		cls->obj_size = typed.type_size;
+	}
+	r->prof.nr_typed_noaddr++;
+	return dprof_replay__count_access(r, cls, thread, typed.offset, acc);
 }
 
 /*
@@ -451,10 +517,8 @@ static int dprof_replay__soft_access(struct dprof_replay *r, struct thread *thre
 
 	len = dprof_resolver__code(&r->res, thread, sample->ip, &code,
 				   &prev, &prev_len);
-	if (len <= 0) {
-		dprof_replay__unresolved(r, DPROF_UNRES_NO_CODE);
-		return 0;
-	}
+	if (len <= 0)
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_NO_CODE);
 
 	why = dprof_ea__decode(code, len, sample->ip, &sample->intr_regs, &ea);
 	/*
@@ -486,26 +550,23 @@ static int dprof_replay__soft_access(struct dprof_replay *r, struct thread *thre
 			return dprof_replay__resolve_percpu(r, thread, acc, ea.addr);
 		}
 		/* %fs in user space: thread-local storage */
-		dprof_replay__unresolved(r, DPROF_UNRES_USER_DYNAMIC);
-		return 0;
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_USER_DYNAMIC);
 	}
-	if (why == DPROF_EA_STACK) {
-		dprof_replay__unresolved(r, DPROF_UNRES_STACK);
-		return 0;
-	}
+	/* push, pop, call, ret: no variable is accessed */
+	if (why == DPROF_EA_STACK)
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_STACK);
+	if (why == DPROF_EA_NO_MEMOP)
+		return dprof_replay__typed_noaddr(r, thread, evsel, acc);
 	if (why != DPROF_EA_OK) {
-		dprof_replay__unresolved(r, DPROF_UNRES_INSN);
 		if (why < ARRAY_SIZE(r->prof.ea_reasons))
 			r->prof.ea_reasons[why]++;
-		return 0;
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_INSN);
 	}
 
 	acc->addr = ea.addr;
 	if (!dprof_ea__stack_pointer(&sample->intr_regs, &sp) &&
-	    (acc->addr - sp < DPROF_STACK_SPAN || sp - acc->addr < DPROF_STACK_SPAN)) {
-		dprof_replay__unresolved(r, DPROF_UNRES_STACK);
-		return 0;
-	}
+	    (acc->addr - sp < DPROF_STACK_SPAN || sp - acc->addr < DPROF_STACK_SPAN))
+		return dprof_replay__resolve_stack(r, thread, evsel, acc);
 	return dprof_replay__resolve_addr(r, thread, evsel, acc);
 }
 
@@ -514,6 +575,7 @@ static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
 {
 	struct dprof_access acc = {
 		.ip	= sample->ip,
+		.sample_ip = sample->ip,
 		.time	= sample->time,
 		.cpu	= sample->cpu,
 	};
@@ -534,6 +596,7 @@ static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
 	thread = machine__findnew_thread(machine, sample->pid, sample->tid);
 	if (!thread)
 		return -ENOMEM;
+	acc.thread = thread;
 
 	if (evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR &&
 	    sample->intr_regs.regs) {
@@ -542,8 +605,7 @@ static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
 		acc.addr = sample->addr;
 		ret = dprof_replay__resolve_addr(r, thread, evsel, &acc);
 	} else {
-		dprof_replay__unresolved(r, DPROF_UNRES_NO_ADDR);
-		ret = 0;
+		ret = dprof_replay__unresolved(r, &acc, DPROF_UNRES_NO_ADDR);
 	}
 	thread__put(thread);
 	return ret;

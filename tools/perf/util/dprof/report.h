@@ -10,6 +10,7 @@
 struct dprof_class;
 struct dprof_classify;
 struct dprof_histories;
+struct dprof_samples;
 struct dprof_workingset;
 
 /* The views of perf dprof report. */
@@ -34,6 +35,7 @@ const char *dprof_view_kind__str(enum dprof_view_kind kind);
  * @sort_str: --sort: samples, misses, latency or objects
  * @percent_limit: rows below this share of the samples are not shown
  * @force: read a file that is not ours (perf data's own -f)
+ * @samples: list every access sample with its type (--samples)
  */
 struct dprof_report_opts {
 	const char		*input_name;
@@ -43,6 +45,7 @@ struct dprof_report_opts {
 	const char		*sort_str;
 	float			percent_limit;
 	bool			force;
+	bool			samples;
 };
 
 /**
@@ -53,6 +56,7 @@ struct dprof_report_opts {
  * @cl: the miss classification, or NULL
  * @ws: the working set, or NULL
  * @hist: the object histories, or NULL
+ * @samples: the access samples one by one, or NULL
  * @all_views: every view's model was computed (the TUI switches views)
  * @no_geom: @all_views without a cache geometry: no @cl, no @ws
  */
@@ -63,6 +67,7 @@ struct dprof_report {
 	struct dprof_classify		*cl;
 	struct dprof_workingset		*ws;
 	struct dprof_histories		*hist;
+	struct dprof_samples		*samples;
 	bool				all_views;
 	bool				no_geom;
 };

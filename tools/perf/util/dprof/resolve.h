@@ -33,7 +33,7 @@ struct dprof_resolver {
 	size_t			nr_percpu;
 	bool			percpu_loaded;
 	bool			typed_checked;
-	bool			typed_ok;	/* kernel code has DWARF */
+	bool			typed_ok;	/* kernel code has DWARF (vmlinux) */
 	u64			nr_code_misses;
 	/*
 	 * The debuginfo of a dso, opened by the caller, for the operand
@@ -42,6 +42,7 @@ struct dprof_resolver {
 	struct debuginfo	*(*debuginfo)(void *arg, struct dso *dso);
 	void			*debuginfo_arg;
 	struct dso		*typed_dso;	/* whose debuginfo was lent last */
+	struct debuginfo	*typed_dbg;	/* ... that one, NULL: no DWARF */
 };
 
 struct dprof_static {
