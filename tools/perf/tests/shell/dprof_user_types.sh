@@ -4,7 +4,8 @@
 #
 # Build small programs of known layout with -g -fno-inline (heap structs
 # in a hash table, a heap array of structs with a struct on the stack, C++
-# objects made with new), record each with the software sampler, and compare
+# objects made with new), record each with the software sampler (without
+# the allocator's uprobes: the types come from DWARF alone), and compare
 # perf dprof report --samples with perf report --sort symoff,type on the
 # same perf.data: every sample perf's data-type profiling types, dprof
 # must type the same, or more precisely (an allocator object or a named
@@ -67,7 +68,7 @@ while IFS=: read -r prog cc type kind; do
 			err=1
 			continue
 		fi
-		if ! perf dprof record --sampler=soft --no-kmem -o "${dir}/${prog}.data" \
+		if ! perf dprof record --sampler=soft --no-kmem --no-heap -o "${dir}/${prog}.data" \
 				-- "${dir}/${prog}" 1 > "${dir}/rec.out" 2>&1; then
 			echo "dprof user types test [Failed: record ${prog}]"
 			cat "${dir}/rec.out"

@@ -141,6 +141,10 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 			"learned from free events (6.12 kmem_cache_alloc has no name)");
 	else
 		fprintf(fp, "# address set: none (no kmem tracepoints recorded): slab objects unresolved\n");
+	if (rec->has_heap)
+		fprintf(fp, "# user heap: allocator uprobes, %" PRIu64 " allocs, %" PRIu64
+			" frees, %" PRIu64 " frees of pointers not allocated in the recording\n",
+			rec->nr_heap_allocs, rec->nr_heap_frees, rec->nr_heap_unknown_free);
 	dprof_watches__fprintf(rec->watches, fp);
 
 	if (rec->nr_lost)

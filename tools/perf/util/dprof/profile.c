@@ -35,6 +35,7 @@ static const char * const kind_str[DPROF_KIND__MAX] = {
 	[DPROF_KIND_PERCPU]	= "percpu",
 	[DPROF_KIND_TYPED]	= "DWARF-typed",
 	[DPROF_KIND_STACK]	= "stack",
+	[DPROF_KIND_HEAP]	= "heap",
 };
 
 const char *dprof_unres__str(enum dprof_unres r)
@@ -402,6 +403,7 @@ static bool dprof_class__same_row(const struct dprof_class *a,
 		return a->name && b->name && !strcmp(a->name, b->name);
 	case DPROF_KIND_STATIC:
 	case DPROF_KIND_PERCPU:
+	case DPROF_KIND_HEAP:	/* per allocation site */
 	case DPROF_KIND__MAX:
 	default:
 		return a == b;

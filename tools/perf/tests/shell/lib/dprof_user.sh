@@ -49,8 +49,8 @@ dprof_user_compare() {
 	# perf report -t "|": samples|[.] symoff|type
 	{
 		split($0, f, "|")
-		cnt = trim(f[1]); where = trim(f[2]); type = trim(f[3])
-		if (cnt !~ /^[0-9]+$/)
+		cnt = trim(f[1]) + 0; where = trim(f[2]); type = trim(f[3])
+		if (trim(f[1]) !~ /^[0-9]+$/)
 			next
 		sub(/^\[.\] /, "", where)
 		if (type == "(unknown)" || type == "(stack operation)" ||
