@@ -9,6 +9,9 @@
  *                        address was reused
  *   heap shared SECS     two threads on CPUs 0 and 1 touch the same nodes
  *   heap private SECS    ... each its own nodes, allocated on its CPU
+ *   heap churn N         N malloc + free pairs (allocation-heavy)
+ *   heap work N ITER     N nodes, then ITER random touches (a typical
+ *                        program: allocates, then computes)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -116,11 +119,37 @@ static int threads(double secs, int shared)
 	return 0;
 }
 
+static void compute(int nr, long iter)
+{
+	struct node **nodes = calloc(nr, sizeof(*nodes));
+	unsigned long x = 1;
+	long i;
+
+	if (!nodes)
+		exit(1);
+	for (i = 0; i < nr; i++)
+		nodes[i] = new_node();
+	for (i = 0; i < iter; i++) {
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+		nodes[(x >> 33) % nr]->hits++;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct node **nodes, *old;
 	double secs;
 	int i, nr;
+
+	if (argc > 2 && !strcmp(argv[1], "churn")) {
+		for (i = atoi(argv[2]); i > 0; i--)
+			free(new_node());
+		return 0;
+	}
+	if (argc > 3 && !strcmp(argv[1], "work")) {
+		compute(atoi(argv[2]), atol(argv[3]));
+		return 0;
+	}
 
 	if (argc > 2 && !strcmp(argv[1], "shared"))
 		return threads(atof(argv[2]), 1);
