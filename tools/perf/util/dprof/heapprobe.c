@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +149,39 @@ static int dprof_heap__add_event(struct dprof_heap_probes *hp, const char *event
 	return 0;
 }
 
+/*
+ * A perf dprof record that was killed (SIGKILL, a crash) left its probes:
+ * remove the groups of processes that no longer exist.
+ */
+static void dprof_heap__remove_stale(void)
+{
+	char path[PATH_MAX], line[PATH_MAX + 256], cmd[128];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/uprobe_events", tracing_path_mount());
+	fp = fopen(path, "r");
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		char *group = strchr(line, ':'), *event, *end;
+		long pid;
+
+		/* "p:dprof_heap_123/malloc /lib/...:0x... size=..." */
+		if (!group || strncmp(group + 1, DPROF_HEAP_GROUP, strlen(DPROF_HEAP_GROUP)))
+			continue;
+		group++;
+		pid = strtol(group + strlen(DPROF_HEAP_GROUP), &end, 10);
+		event = end;
+		if (*event != '/' || pid <= 0 || !kill(pid, 0) || errno != ESRCH)
+			continue;
+		event[strcspn(event, "\n ")] = '\0';
+		snprintf(cmd, sizeof(cmd), "-:%.*s%s\n", (int)(end - group), group, event);
+		if (!dprof_heap__write(cmd))
+			pr_debug("dprof: removed the stale uprobe %s", cmd + 2);
+	}
+	fclose(fp);
+}
+
 int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size)
 {
 	char *libs[ARRAY_SIZE(dprof_heap_fns)] = { NULL };
@@ -156,6 +190,7 @@ int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size
 	int err = 0;
 
 	memset(hp, 0, sizeof(*hp));
+	dprof_heap__remove_stale();
 	snprintf(hp->group, sizeof(hp->group), DPROF_HEAP_GROUP "%d", (int)getpid());
 	snprintf(filter, sizeof(filter), "size >= %u", min_size);
 	for (i = 0; i < ARRAY_SIZE(dprof_heap_fns) && !err; i++) {
