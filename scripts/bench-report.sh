@@ -5,8 +5,20 @@
 #
 # Default input: the main job's recording ($BUILD_DIR/demo/perf.data, made
 # by 'make run') and its vmlinux.  Runs each report REPS times (default 3),
-# takes the fastest wall time and the peak RSS, and prints the ratio
-# perf report / perf dprof report: >= 1.0 means dprof is at least as fast.
+# takes the fastest wall time and the largest peak RSS, and prints the
+# ratios perf report / perf dprof report: >= 1.0 means dprof is at least as
+# fast, or needs no more memory.  The runs of the tools alternate, so that
+# the load of a shared machine falls on both alike.
+#
+# env: PERF         perf binary (default $BUILD_DIR/perf/perf)
+#      REPS         runs of each report (default 3)
+#      SORT_TYPE=0  do not also time perf's data-type profiling
+#                   ('perf report --sort type', slower than both)
+#      LARGE=1      also the same on a longer recording ($BUILD_DIR/bench-large,
+#                   made once with scripts/run-demo.sh: DEMO_SECONDS=$LARGE_SECONDS,
+#                   default 40, ten times the demo's 4 s; ~1 GB of perf.data,
+#                   a few minutes of QEMU TCG on 2 cores; no watch recordings)
+#      LARGE_DATA   a longer recording to use instead (LARGE_VMLINUX its vmlinux)
 set -eu
 
 # shellcheck source=lib/env.sh
@@ -18,29 +30,71 @@ reps=${REPS:-3}
 
 [ -x "$PERF" ] || { echo "bench-report: no perf at $PERF (make)" >&2; exit 1; }
 [ -f "$data" ] || { echo "bench-report: no $data (make run records one)" >&2; exit 1; }
-kopt=()
-[ -f "$vmlinux" ] && kopt=(-k "$vmlinux")
-
-# best wall time (s) and peak RSS (KB) of REPS runs of "$@"
-measure() {
-	local best="" rss=0 t m i
-	for ((i = 0; i < reps; i++)); do
-		/usr/bin/time -f '%e %M' -o "$tmp/time" "$@" >/dev/null 2>&1 ||
-			{ echo "bench-report: failed: $*" >&2; exit 1; }
-		read -r t m < "$tmp/time"
-		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; fi
-		[ "$m" -gt "$rss" ] && rss=$m
-	done
-	echo "$best $rss"
-}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-samples=$("$PERF" report -i "$data" --stats 2>/dev/null | sed -nE 's/^ *SAMPLE events: *([0-9]+).*/\1/p' | head -1)
-echo "input: $data (${samples:-?} samples, $(du -h "$data" | cut -f1)), ${kopt[*]:-no vmlinux}, best of $reps"
-read -r t_rep m_rep < <(measure "$PERF" report --stdio -i "$data" "${kopt[@]}" --sort sym)
-read -r t_dp m_dp < <(measure "$PERF" dprof report --stdio -i "$data" "${kopt[@]}")
-printf 'perf report --stdio --sort sym : %6.2f s  %7d KB\n' "$t_rep" "$m_rep"
-printf 'perf dprof report --stdio      : %6.2f s  %7d KB\n' "$t_dp" "$m_dp"
-printf 'speed ratio (perf report / dprof report): %.2fx  (goal >= 1.0x)\n' \
-	"$(echo "scale=4; $t_rep / $t_dp" | bc)"
+
+# one run of "$@": appends "wall_s peak_rss_kb" to $tmp/$tag
+run() {
+	local tag=$1 t m
+	shift
+	/usr/bin/time -f '%e %M' -o "$tmp/time" "$@" >/dev/null 2>&1 ||
+		{ echo "bench-report: failed: $*" >&2; exit 1; }
+	read -r t m < "$tmp/time"
+	echo "$t $m" >> "$tmp/$tag"
+}
+
+# fastest wall time and largest peak RSS of a tag's runs
+best() {
+	sort -n "$tmp/$1" | awk 'NR == 1 { t = $1 } $2 > m { m = $2 } END { print t, m }'
+}
+
+ratio() { echo "scale=4; $1 / $2" | bc; }
+
+# bench DATA VMLINUX: the table for one recording
+bench() {
+	local data=$1 vmlinux=$2 kopt=() samples i tags=(sym dprof)
+	local t_sym m_sym t_dp m_dp t_ty m_ty
+
+	[ -f "$vmlinux" ] && kopt=(-k "$vmlinux")
+	[ "${SORT_TYPE:-1}" = 0 ] || tags+=(type)
+	rm -f "$tmp/sym" "$tmp/dprof" "$tmp/type"
+	samples=$("$PERF" report -i "$data" --stats 2>/dev/null |
+		  sed -nE 's/^ *SAMPLE events: *([0-9]+).*/\1/p' | head -1)
+	echo "input: $data (${samples:-?} samples, $(du -h "$data" | cut -f1)), ${kopt[*]:-no vmlinux}, best of $reps"
+	for ((i = 0; i < reps; i++)); do
+		run sym "$PERF" report --stdio -i "$data" "${kopt[@]}" --sort sym
+		run dprof "$PERF" dprof report --stdio -i "$data" "${kopt[@]}"
+		[ "${SORT_TYPE:-1}" = 0 ] ||
+			run type "$PERF" report --stdio -i "$data" "${kopt[@]}" --sort type
+	done
+	read -r t_sym m_sym < <(best sym)
+	read -r t_dp m_dp < <(best dprof)
+	printf 'perf report --stdio --sort sym : %6.2f s  %7d KB\n' "$t_sym" "$m_sym"
+	if [ "${SORT_TYPE:-1}" != 0 ]; then
+		read -r t_ty m_ty < <(best type)
+		printf 'perf report --stdio --sort type: %6.2f s  %7d KB\n' "$t_ty" "$m_ty"
+	fi
+	printf 'perf dprof report --stdio      : %6.2f s  %7d KB\n' "$t_dp" "$m_dp"
+	printf 'speed ratio (perf report / dprof report): %.2fx  (goal >= 1.0x)\n' \
+		"$(ratio "$t_sym" "$t_dp")"
+	printf 'memory ratio (perf report / dprof report): %.2fx  (goal >= 1.0x)\n' \
+		"$(ratio "$m_sym" "$m_dp")"
+	[ "${SORT_TYPE:-1}" = 0 ] ||
+		printf 'vs perf report --sort type: %.2fx the speed, %.2fx the memory\n' \
+			"$(ratio "$t_ty" "$t_dp")" "$(ratio "$m_ty" "$m_dp")"
+}
+
+bench "$data" "$vmlinux"
+
+[ "${LARGE:-0}" = 1 ] || [ -n "${LARGE_DATA:-}" ] || exit 0
+large=${LARGE_DATA:-$BUILD_DIR/bench-large/perf.data}
+if [ ! -f "$large" ]; then
+	echo "bench-report: recording $large (DEMO_SECONDS=${LARGE_SECONDS:-40})"
+	DEMO_DIR=${large%/*} DEMO_SECONDS=${LARGE_SECONDS:-40} DEMO_WATCH= DEMO_HANDOFF=0 \
+	DEMO_REPORT=--percent-limit=1 VM_MEM=${VM_MEM:-4G} \
+		"$REPO/scripts/run-demo.sh" >/dev/null ||
+		{ echo "bench-report: recording $large failed" >&2; exit 1; }
+fi
+echo
+bench "$large" "${LARGE_VMLINUX:-$vmlinux}"

@@ -5,8 +5,9 @@
 #   1. build perf with -fsanitize=address,undefined in $BUILD_DIR/fuzz
 #   2. seeds: recordings 'perf test -w dprof_cachemodel' writes as AMD IBS
 #      and Intel PEBS machines would, and the real PEBS file of the tests
-#   3. FUZZ_N mutants (scripts/fuzz/mutate.py), each through the profile
-#      and one of the classify / workingset views
+#   3. FUZZ_N mutants (scripts/fuzz/mutate.py), each through one of the
+#      views of FUZZ_VIEWS in turn (default: profile classify workingset;
+#      each replays the whole file through perf's reader)
 #   4. a crash is death by a signal, a hang a run over FUZZ_TIMEOUT s, a
 #      sanitizer report any ASan/UBSan message; each is kept with what was
 #      damaged in $BUILD_DIR/fuzz/found
@@ -15,7 +16,9 @@
 # exit 1 when any is not 0.
 #
 # env: FUZZ_N (default 2000), FUZZ_SEED (1), FUZZ_TIMEOUT (20),
-#      FUZZ_PERF (a sanitizer build to use instead of building one)
+#      FUZZ_PERF (a sanitizer build to use instead of building one),
+#      FUZZ_VIEWS (see 3.), FUZZ_DIR (default $BUILD_DIR/fuzz: two runs
+#      side by side need two)
 set -eu
 
 # shellcheck source=lib/env.sh
@@ -23,7 +26,8 @@ set -eu
 n=${FUZZ_N:-2000}
 seed=${FUZZ_SEED:-1}
 limit=${FUZZ_TIMEOUT:-20}
-dir=$BUILD_DIR/fuzz
+dir=${FUZZ_DIR:-$BUILD_DIR/fuzz}
+read -r -a views <<< "${FUZZ_VIEWS:-profile classify workingset}"
 say() { echo "fuzz: $*" >&2; }
 
 perf=${FUZZ_PERF:-}
@@ -51,10 +55,12 @@ python3 "$REPO/scripts/fuzz/mutate.py" "$seed" "$n" "$dir/mutants" "$dir"/seeds/
 
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-views=(classify workingset)
 crashes=0 hangs=0 reports=0 runs=0
+summary() { echo "mutants $runs, crashes $crashes, hangs $hangs, sanitizer reports $reports"; }
+# stopped early (kill -TERM): what ran so far
+trap 'summary; echo "fuzz: stopped after $runs of $n mutants" >&2; exit 1' TERM INT
 for m in "$dir"/mutants/m*.data; do
-	for view in profile "${views[$((runs % 2))]}"; do
+	for view in "${views[$((runs % ${#views[@]}))]}"; do
 		rc=0
 		timeout -s KILL "$limit" "$perf" dprof report --stdio -i "$m" \
 			--view=$view > /dev/null 2> "$dir/err" || rc=$?
@@ -75,6 +81,7 @@ for m in "$dir"/mutants/m*.data; do
 		fi
 	done
 	runs=$((runs + 1))
+	[ $((runs % 500)) != 0 ] || say "$(summary)"
 done
-echo "mutants $runs, crashes $crashes, hangs $hangs, sanitizer reports $reports"
+summary
 [ $((crashes + hangs + reports)) = 0 ]

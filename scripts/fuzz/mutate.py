@@ -7,7 +7,8 @@ usage: mutate.py SEED N OUTDIR SEED_FILE...
 Each mutant takes one seed and one damage: bit flips in the data section,
 a record's size field, a u64 of a record set to an extreme (0, 2^64 - 1,
 the top of the address space, a huge size), a truncation, a header field,
-or a record duplicated over its neighbour.  The damage is written in
+a record duplicated over its neighbour, or bytes of a feature section
+(TRACING_DATA, strings, topology: what perf reads before any record).  The damage is written in
 OUTDIR/mNNNNN.data.why for the triage.
 """
 import random
@@ -30,10 +31,44 @@ def records(b, off, size):
     return out
 
 
+def sections(b, off, size):
+    """(offset, size) of each feature section, from the table after the data."""
+    feat = struct.unpack_from("<4Q", b, 72)
+    nr = sum(bin(w).count("1") for w in feat)
+    out, pos = [], off + size
+    for _ in range(nr):
+        if pos + 16 > len(b):
+            break
+        o, n = struct.unpack_from("<QQ", b, pos)
+        if n and o + n <= len(b):
+            out.append((o, n))
+        pos += 16
+    return out
+
+
 def mutate(rnd, b):
     off, size = struct.unpack_from("<QQ", b, 40)
     recs = records(b, off, size) or [(off, 8)]
-    kind = rnd.randrange(7)
+    kind = rnd.randrange(8)
+    if kind == 7:
+        secs = sections(b, off, size)
+        if not secs:
+            return b, "nothing (no feature sections)"
+        o, n = rnd.choice(secs)
+        what = rnd.randrange(3)
+        if what == 0:
+            flips = rnd.randint(1, 8)
+            for _ in range(flips):
+                p = rnd.randrange(o, o + n)
+                b[p] ^= 1 << rnd.randrange(8)
+            return b, "feature section at %#x: %d bit flips" % (o, flips)
+        p = rnd.randrange(o, o + n)
+        if what == 1 and p + 4 <= len(b):
+            v = rnd.choice([0, 0xffffffff, 0x7fffffff, rnd.randrange(1 << 32)])
+            struct.pack_into("<I", b, p, v)
+            return b, "feature section at %#x: u32 at %#x -> %#x" % (o, p, v)
+        b[p] = rnd.randrange(256)
+        return b, "feature section at %#x: byte at %#x -> %#x" % (o, p, b[p])
     if kind == 0:
         flips = rnd.randint(1, 16)
         for _ in range(flips):

@@ -53,6 +53,17 @@ static int parse_percent_limit(const struct option *opt, const char *str,
 	return 0;
 }
 
+static int parse_fold(const struct option *opt, const char *str,
+		      int unset __maybe_unused)
+{
+	if (dprof_flow_fold__parse(opt->value, str)) {
+		pr_err("dprof: --fold=%s: want a number of histories (0: fold nothing) or a percentage, e.g. 2 or 1%%\n",
+		       str);
+		return -1;
+	}
+	return 0;
+}
+
 /* --graph: a file that can be written, before a long report runs. */
 static bool dprof__writable(const char *path)
 {
@@ -90,6 +101,7 @@ static int cmd_dprof_report(int argc, const char **argv)
 {
 	struct dprof_report_opts opts = {
 		.input_name	= "perf.data",
+		.fold		= DPROF_FLOW_FOLD_DEFAULT,
 	};
 	const char *view = "profile", *graph = NULL;
 	bool use_stdio = false, use_tui = false, json = false;
@@ -119,6 +131,9 @@ static int cmd_dprof_report(int argc, const char **argv)
 		     parse_percent_limit),
 	OPT_BOOLEAN(0, "samples", &opts.samples,
 		    "--stdio: every access sample with its type, instead of a view"),
+	OPT_CALLBACK(0, "fold", &opts.fold, "N|P%",
+		     "--view=flow: fold paths taken by fewer than N histories (or P% of them); default 2, 0: none",
+		     parse_fold),
 	OPT_BOOLEAN('f', "force", &opts.force, "don't complain, do it"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
@@ -228,6 +243,7 @@ static int cmd_dprof_record(int argc, const char **argv)
 {
 	struct dprof_record_opts opts = {
 		.sampler	= "auto",
+		.ldlat		= DPROF_LDLAT,
 		.watch_patience	= DPROF_WATCH_PATIENCE,
 	};
 	const char * const usage[] = {
@@ -241,6 +257,10 @@ static int cmd_dprof_record(int argc, const char **argv)
 	OPT_STRING('F', "freq", &opts.freq, "n", "access sampling frequency"),
 	OPT_STRING(0, "sampler", &opts.sampler, "auto|mem|soft",
 		   "access sampler: memory PMU, or cpu-clock + registers"),
+	OPT_UINTEGER(0, "ldlat", &opts.ldlat,
+		     "load latency threshold in cycles (Intel PEBS, Arm SPE; default 30)"),
+	OPT_BOOLEAN(0, "l3missonly", &opts.l3missonly,
+		    "AMD IBS: sample only ops that missed the L3 (Zen 4 on)"),
 	OPT_BOOLEAN(0, "no-kmem", &opts.no_kmem,
 		    "do not record the slab address set"),
 	OPT_BOOLEAN(0, "no-heap", &opts.no_heap,

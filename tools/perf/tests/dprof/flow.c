@@ -297,7 +297,7 @@ static int test__paths_and_flow(void)
 	    paths[0]->steps[3].stats.misses != paths[0]->count)
 		goto out;
 
-	if (dprof_flow__build(&f, &p))
+	if (dprof_flow__build(&f, &p, NULL))
 		goto out;
 	/* root, alloc, fill, enq, deq, xmit, recv, one free for both */
 	if (f.nr_nodes != 8 || f.nr_histories != NR_OBJS) {
@@ -447,7 +447,7 @@ static int test__levels(void)
 	fp = open_memstream(&buf, &sz);
 	TEST_ASSERT_VAL("memstream", fp);
 	dprof_paths__fprintf(&p, "struct pkt", &names, fp);
-	if (!dprof_flow__build(&f, &p))
+	if (!dprof_flow__build(&f, &p, NULL))
 		dprof_flow__fprintf(&f, "struct pkt", &names, fp);
 	fclose(fp);
 	pr_debug("%s", buf);
@@ -477,6 +477,110 @@ out_paths:
 	return ret;
 }
 
+/* Does the graph @f have a node for function @key? */
+static bool flow_test__has(const struct dprof_flow *f, u64 key)
+{
+	size_t i;
+
+	for (i = 0; i < f->nr_nodes; i++) {
+		if (f->nodes[i]->key == key)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * --fold: three histories go the transmit way, one alone goes through
+ * recv_pkt.  The default folds the lone path, and says so; a percentage
+ * or a count folds what is under it; the most frequent path always stays.
+ */
+static int test__fold(void)
+{
+	struct dprof_flow_names names = { .name = flow_test__name, };
+	struct dprof_flow_fold fold = DPROF_FLOW_FOLD_DEFAULT;
+	struct dprof_histories h;
+	struct dprof_paths p;
+	struct dprof_flow f;
+	struct flow_test_obj o;
+	char *buf = NULL;
+	int type, i, err = 0, ret = TEST_FAIL;
+	size_t sz = 0;
+	FILE *fp;
+
+	memset(&f, 0, sizeof(f));
+	dprof_histories__init(&h);
+	dprof_paths__init(&p, &type);
+	p.func_of = flow_test__func_of;
+	for (i = 0; i < 4; i++) {
+		u64 t = 10000 * (i + 1), base = 0x30000;
+
+		fl_alloc(&o, &type, base, t, F_ALLOC);
+		err |= fl_hit(&h, &o, base, F_FILL + 0x10, 0, t + 100);
+		if (i == 2) {
+			err |= fl_hit(&h, &o, base + 0x30, F_RECV, 0, t + 300);
+		} else {
+			err |= fl_hit(&h, &o, base + 0x18, F_ENQ + 8, 0, t + 200);
+			err |= fl_hit(&h, &o, base + 0x18, F_DEQ + 4, 1, t + 900);
+		}
+		err |= fl_free(&h, &o, t + 1200, 1, F_FREE);
+	}
+	dprof_histories__finish(&h);
+	if (err || dprof_paths__build(&p, &h) || p.nr_paths != 2)
+		goto out;
+
+	/* nothing folded: both paths on the graph */
+	if (dprof_flow__build(&f, &p, NULL) || f.nr_paths != 2 ||
+	    f.nr_folded_paths || !flow_test__has(&f, F_RECV))
+		goto out;
+	dprof_flow__exit(&f);
+
+	/* the default: the path one history took is folded and counted */
+	if (dprof_flow__build(&f, &p, &fold))
+		goto out;
+	if (f.nr_paths != 1 || f.nr_folded_paths != 1 || f.nr_folded_histories != 1 ||
+	    f.nr_histories != 4 || flow_test__has(&f, F_RECV) ||
+	    !flow_test__has(&f, F_DEQ) || f.root->count != 3) {
+		pr_debug("default fold: %zu paths, %zu folded (%" PRIu64 " histories)\n",
+			 f.nr_paths, f.nr_folded_paths, f.nr_folded_histories);
+		goto out;
+	}
+	fp = open_memstream(&buf, &sz);
+	if (!fp)
+		goto out;
+	dprof_flow__fprintf(&f, "struct pkt", &names, fp);
+	dprof_flow__fprintf_dot(&f, "struct pkt", &names, fp);
+	fclose(fp);
+	pr_debug("%s", buf);
+	if (!str_has(buf, "# folded 1 rare paths (1 histories, 25.0%): each taken by fewer than 2 histories") ||
+	    !str_has(buf, ", 1 rare paths folded (1 histories)") || str_has(buf, "recv_pkt"))
+		goto out;
+	dprof_flow__exit(&f);
+
+	/* 30%: the 25% path goes; 100%: the most frequent path stays */
+	if (dprof_flow_fold__parse(&fold, "30%") || dprof_flow__build(&f, &p, &fold) ||
+	    f.nr_folded_paths != 1 || flow_test__has(&f, F_RECV))
+		goto out;
+	dprof_flow__exit(&f);
+	if (dprof_flow_fold__parse(&fold, "100") || dprof_flow__build(&f, &p, &fold) ||
+	    f.nr_paths != 1 || !flow_test__has(&f, F_DEQ))
+		goto out;
+	dprof_flow__exit(&f);
+	/* 0 folds nothing; what does not parse is refused */
+	if (dprof_flow_fold__parse(&fold, "0") || dprof_flow__build(&f, &p, &fold) ||
+	    f.nr_folded_paths)
+		goto out;
+	if (!dprof_flow_fold__parse(&fold, "x") || !dprof_flow_fold__parse(&fold, "-1") ||
+	    !dprof_flow_fold__parse(&fold, "150%") || !dprof_flow_fold__parse(&fold, "2%x"))
+		goto out;
+	ret = TEST_OK;
+out:
+	free(buf);
+	dprof_flow__exit(&f);
+	dprof_paths__exit(&p);
+	dprof_histories__exit(&h);
+	return ret;
+}
+
 int test__dprof_flow(struct test_suite *test __maybe_unused,
 		     int subtest __maybe_unused)
 {
@@ -485,5 +589,7 @@ int test__dprof_flow(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_EQUAL("histories, paths and flow", ret, TEST_OK);
 	ret = test__levels();
 	TEST_ASSERT_EQUAL("hit probability per cache level", ret, TEST_OK);
+	ret = test__fold();
+	TEST_ASSERT_EQUAL("rare paths folded", ret, TEST_OK);
 	return TEST_OK;
 }

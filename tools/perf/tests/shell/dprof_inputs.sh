@@ -4,7 +4,9 @@
 #
 # A PEBS load-latency recording from another machine must be decoded
 # (levels, latency) even though nothing resolves here; a truncated file
-# must fail with a message that says so.
+# must fail with a message that says so.  A damaged record is skipped and
+# counted; a damaged record size ends the data there, and the report of
+# what came before says where.
 
 set -u
 
@@ -80,15 +82,95 @@ off, size = struct.unpack_from("<QQ", b, 40)
 huge = bytearray(b)
 struct.pack_into("<Q", huge, 48, (1 << 64) - 1)
 open(tmp + "/huge.data", "wb").write(huge)
+# the last event attribute's ids section: 2^63 bytes (perf allocates by it)
+ids = bytearray(b)
+attr_size, attrs, attrs_size = struct.unpack_from("<QQQ", b, 16)
+struct.pack_into("<Q", ids, attrs + attrs_size - 8, 1 << 63)
+open(tmp + "/ids.data", "wb").write(ids)
 pos = last = off
 while pos + 8 <= off + size:		# struct perf_event_header: type, misc, size
     last = pos
     pos += struct.unpack_from("<H", b, pos + 6)[0] or 8
-struct.pack_into("<H", b, last + 6, 0xfff8)
-open(tmp + "/long.data", "wb").write(b)
+long = bytearray(b)
+struct.pack_into("<H", long, last + 6, 0xfff8)
+open(tmp + "/long.data", "wb").write(long)
+open(tmp + "/long.offset", "w").write("%#x" % last)
+# the id of the second sample names no event: the sample_type bits
+# before it (IDENTIFIER first, else IP, TID, TIME, ADDR) give its place
+attr = struct.unpack_from("<Q", b, 24)[0]
+stype = struct.unpack_from("<Q", b, attr + 24)[0]
+idpos = 0 if stype & (1 << 16) else sum(1 for k in range(4) if stype & (1 << k))
+samples = []
+pos = off
+while pos + 8 <= off + size:
+    if struct.unpack_from("<I", b, pos)[0] == 9:	# PERF_RECORD_SAMPLE
+        samples.append(pos)
+    pos += struct.unpack_from("<H", b, pos + 6)[0] or 8
+struct.pack_into("<Q", b, samples[1] + 8 + 8 * idpos, 0xdeadbeefdeadbeef)
+open(tmp + "/badid.data", "wb").write(b)
 PY
 	damaged huge.data "is truncated or damaged"
-	damaged long.data "bad event size (data end"
+	damaged ids.data "the ids of its event attribute at byte"
+
+	# the reader stops at the damaged size and the report says where
+	if ! perf dprof report --stdio -i "${tmp}/long.data" > "${tmp}/out4" 2>&1; then
+		echo "dprof inputs test [Failed: damaged last record size loses the report]"
+		cat "${tmp}/out4"
+		err=1
+	elif ! grep -q "^# DAMAGED: data unreadable from file offset $(cat "${tmp}/long.offset") on" \
+		"${tmp}/out4"; then
+		echo "dprof inputs test [Failed: no 'unreadable from file offset $(cat "${tmp}/long.offset")']"
+		cat "${tmp}/out4"
+		err=1
+	fi
+
+	# one sample skipped and counted, as perf report counts it; the rest reported
+	total() { sed -n 's/^# resolved .* of \([0-9]*\) samples.*/\1/p' "$1"; }
+	if ! perf dprof report --stdio -i "${tmp}/badid.data" > "${tmp}/out5" 2>&1; then
+		echo "dprof inputs test [Failed: one damaged record loses the report]"
+		cat "${tmp}/out5"
+		err=1
+	elif ! grep -q '^# DAMAGED: 1 damaged records skipped' "${tmp}/out5"; then
+		echo "dprof inputs test [Failed: no '1 damaged records skipped' header line]"
+		cat "${tmp}/out5"
+		err=1
+	elif [ "$(total "${tmp}/out5")" != "$(($(total "${tmp}/out") - 1))" ]; then
+		echo "dprof inputs test [Failed: $(total "${tmp}/out5") samples reported, not $(total "${tmp}/out") - 1]"
+		err=1
+	elif ! perf report --stdio -i "${tmp}/badid.data" 2>&1 >/dev/null |
+		grep -q '^1 damaged records skipped'; then
+		echo "dprof inputs test [Failed: perf report does not count the damaged record]"
+		err=1
+	fi
+	if ! perf dprof report --json -i "${tmp}/badid.data" 2>/dev/null |
+		grep -q '"damaged_records": *1'; then
+		echo "dprof inputs test [Failed: no \"damaged_records\": 1 in the JSON]"
+		err=1
+	fi
+fi
+
+# damaged TRACING_DATA (the kmem tracepoints' formats): perf's reader
+# checks it before libtraceevent, which crashed on both, parses it
+if command -v python3 > /dev/null &&
+   perf test -w dprof_cachemodel false_sharing 1 2 16384 7 pebs "${tmp}/tp.data" 200 \
+	> /dev/null 2>&1; then
+	python3 - "${tmp}" <<'PY'
+import sys
+tmp = sys.argv[1]
+b = bytearray(open(tmp + "/tp.data", "rb").read())
+# a print fmt reading a field the event does not have
+p = b.find(b"REC->gfp_flags")
+fmt = bytearray(b)
+fmt[p + 10] = ord("h")
+open(tmp + "/tp-fmt.data", "wb").write(fmt)
+# binary bytes inside an event format
+p = b.find(b"field:const void * ptr")
+bin = bytearray(b)
+bin[p + 13] = 0xea
+open(tmp + "/tp-bin.data", "wb").write(bin)
+PY
+	damaged tp-fmt.data "tracing data damaged: a kmem event's print fmt reads REC->gfp_fhags"
+	damaged tp-bin.data "tracing data damaged: a kmem event format is not text"
 fi
 
 # no such file

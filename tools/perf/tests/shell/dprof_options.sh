@@ -52,6 +52,8 @@ bad "unknown view 'bogus'" report --stdio -i "$data" --view=bogus
 bad "-k $tmp/no-vmlinux" report --stdio -i "$data" -k "$tmp/no-vmlinux"
 bad "--graph=$tmp/no/dir/ws.svg" report --stdio -i "$data" --view=workingset --graph="$tmp/no/dir/ws.svg"
 bad "--percent-limit" report --stdio -i "$data" --percent-limit=200
+bad "--fold=lots" report --stdio -i "$data" --view=flow --type=dm_pair --fold=lots
+bad "--fold=150%" report --stdio -i "$data" --fold=150%
 bad "diff compares two recordings" diff "$data"
 bad "--sampler=bogus" record --sampler=bogus -o "$tmp/rec.data" -- true
 bad "bad --watch item 'filp:0/3'" record --watch=filp:0/3 -o "$tmp/rec.data" -- true

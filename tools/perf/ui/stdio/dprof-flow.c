@@ -178,6 +178,10 @@ int dprof_flow__fprintf(const struct dprof_flow *f, const char *type,
 
 	fprintf(fp, "# data flow of %s: %" PRIu64 " object histories, %zu paths, alloc to free\n",
 		type, f->nr_histories, f->nr_paths);
+	if (f->nr_folded_paths)
+		fprintf(fp, "# folded %zu rare paths (%" PRIu64 " histories, %.1f%%): each taken by fewer than %" PRIu64 " histories (--fold)\n",
+			f->nr_folded_paths, f->nr_folded_histories,
+			flow__pct(f, f->nr_folded_histories), f->fold_min);
 	fprintf(fp, "# edge: [node] function  histories (%% of histories)\n");
 	fprintf(fp, "#       t=average time since alloc, average latency,\n");
 	fprintf(fp, "#       hit probability per cache level (\"-\": not measured)\n");
@@ -236,8 +240,12 @@ int dprof_flow__fprintf_dot(const struct dprof_flow *f, const char *type,
 	fprint_dot_str(fp, type);
 	fprintf(fp, "\" {\n\tlabel=\"data flow of ");
 	fprint_dot_str(fp, type);
-	fprintf(fp, ": %" PRIu64 " histories, %zu paths\";\n", f->nr_histories,
+	fprintf(fp, ": %" PRIu64 " histories, %zu paths", f->nr_histories,
 		f->nr_paths);
+	if (f->nr_folded_paths)
+		fprintf(fp, ", %zu rare paths folded (%" PRIu64 " histories)",
+			f->nr_folded_paths, f->nr_folded_histories);
+	fprintf(fp, "\";\n");
 	fprintf(fp, "\tnode [shape=box, style=filled, fontname=\"monospace\"];\n");
 	for (i = 0; i < f->nr_nodes; i++)
 		max_cost = max(max_cost, flow_node__cost(f->nodes[i]));
@@ -376,7 +384,7 @@ int dprof_flow__report(const struct dprof_flow_report *r, FILE *fp)
 		err = dprof_paths__fprintf(&p, r->name, &names, fp);
 		goto out;
 	}
-	err = dprof_flow__build(&f, &p);
+	err = dprof_flow__build(&f, &p, r->fold);
 	if (err)
 		goto out;
 	err = dprof_flow__fprintf(&f, r->name, &names, fp);

@@ -24,6 +24,7 @@ struct machine;
  * @flow: the flow graph, else the path traces
  * @by_ip: steps are ips, not functions
  * @graph: write the flow graph as DOT to this file too (NULL: no)
+ * @fold: the rare paths the flow graph leaves out (NULL: none)
  */
 struct dprof_flow_report {
 	struct dprof_histories	*h;
@@ -33,6 +34,7 @@ struct dprof_flow_report {
 	bool			flow;
 	bool			by_ip;
 	const char		*graph;
+	const struct dprof_flow_fold *fold;
 };
 
 /**

@@ -62,7 +62,7 @@ static void dprof_mem_stats__fprintf(const struct dprof_mem_stats *st, FILE *fp)
 	if (known < st->samples)
 		fprintf(fp, ", not said %.1f%%", dprof_pct(st->samples - known, st->samples));
 	fprintf(fp, "\n");
-	fprintf(fp, "# HITM %" PRIu64 ", peer/forward %" PRIu64 ", remote %" PRIu64
+	fprintf(fp, "# HITM %" PRIu64 ", peer %" PRIu64 ", remote %" PRIu64
 		", TLB miss %" PRIu64 ", locked %" PRIu64 " samples\n",
 		st->hitm, st->peer, st->remote, st->tlb_miss, st->locked);
 }
@@ -122,6 +122,12 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 	else
 		fprintf(fp, "# access samples: none recorded\n");
 
+	if (rec->ldlat_pmu && rec->ldlat)
+		fprintf(fp, "# load latency threshold: %u cycles (%s): faster loads, most L1 and L2 hits, are not sampled; the miss share is of the slower loads and the stores\n",
+			rec->ldlat, !strcmp(rec->ldlat_pmu, "spe") ? "SPE min_latency" :
+			!strcmp(rec->ldlat_pmu, "pebs") ? "PEBS ldlat" : "IBS ldlat");
+	else if (rec->ldlat_pmu && !strcmp(rec->ldlat_pmu, "ibs"))
+		fprintf(fp, "# load latency threshold: none (IBS samples every op): the miss share is of all loads and stores\n");
 	if (prof->has_levels)
 		fprintf(fp, "# sampled misses (not an L1 hit): %" PRIu64 " of %" PRIu64
 			" samples with a level (%.1f%%)\n", prof->total.misses,
@@ -153,6 +159,12 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 	if (rec->nr_implausible)
 		fprintf(fp, "# DAMAGED: %" PRIu64 " allocations or watch hits skipped (past the top of the address space, or over 1 GiB)\n",
 			rec->nr_implausible);
+	if (rec->nr_damaged)
+		fprintf(fp, "# DAMAGED: %" PRIu64 " damaged records skipped (their sample does not parse, or their type or event is unknown)\n",
+			rec->nr_damaged);
+	if (rec->unreadable_offset)
+		fprintf(fp, "# DAMAGED: data unreadable from file offset %#" PRIx64 " on (a record size is damaged): only what came before is reported\n",
+			rec->unreadable_offset);
 	for (k = 0; k < DPROF_KIND__MAX; k++)
 		resolved += prof->resolved[k];
 	fprintf(fp, "# resolved %.1f%% of %" PRIu64 " samples:", dprof_pct(resolved, total), total);
@@ -230,10 +242,29 @@ out:
 	return ms;
 }
 
-void dprof_profile_cols__init(struct dprof_profile_cols *c, const struct dprof_rows *t)
+/*
+ * HITM and remote-node data are measured by a memory PMU's data source
+ * (perf c2c's evidence); a recording that has none of either (the
+ * software sampler, an IBS without cache_hit_st, one socket) gets no
+ * such column rather than a column of zeros that looks measured.
+ */
+bool dprof_report__hitm_measured(const struct dprof_report *rep)
+{
+	return rep->replay.rec.has_data_src && rep->replay.rec.mem.hitm;
+}
+
+bool dprof_report__remote_measured(const struct dprof_report *rep)
+{
+	return rep->replay.rec.has_data_src && rep->replay.rec.mem.remote;
+}
+
+void dprof_profile_cols__init(struct dprof_profile_cols *c, const struct dprof_report *rep,
+			      const struct dprof_rows *t)
 {
 	size_t i;
 
+	c->hitm = dprof_report__hitm_measured(rep);
+	c->remote = dprof_report__remote_measured(rep);
 	c->type_width = DPROF_TYPE_WIDTH_MIN;
 	c->desc_width = DPROF_DESC_WIDTH_MIN;
 	for (i = 0; i < t->nr; i++) {
@@ -252,8 +283,13 @@ void dprof_rows__fprintf_columns(const struct dprof_profile_cols *c, FILE *fp)
 	fprintf(fp, "#");
 	dprof__fprint_column(fp, "Type", c->type_width);
 	dprof__fprint_column(fp, "Cache / kind", c->desc_width);
-	fprintf(fp, " %7s %7s %7s %8s %8s %6s  %s\n", "Samples", "Misses",
-		"AvgLat", "Objects", "WS size", "Bounce", "Hot members");
+	fprintf(fp, " %7s %7s %7s %8s %8s %6s", "Samples", "Misses",
+		"AvgLat", "Objects", "WS size", "Bounce");
+	if (c->hitm)
+		fprintf(fp, " %6s", "HITM%");
+	if (c->remote)
+		fprintf(fp, " %6s", "Rmt%");
+	fprintf(fp, "  %s\n", "Hot members");
 }
 
 void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_rows *t,
@@ -273,7 +309,13 @@ void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_
 	dprof_report__fprintf_misses(rep, &row->stats, fp);
 	fprintf(fp, " %8" PRIu64, row->nr_objects);
 	dprof__fprint_size(fp, row->ws_bytes, true);
-	fprintf(fp, " %6s  ", row->nr_bounced ? "yes" : "no");
+	fprintf(fp, " %6s", row->nr_bounced ? "yes" : "no");
+	/* of the type's samples with a data source */
+	if (c->hitm)
+		fprintf(fp, " %5.1f%%", dprof_pct(row->stats.hitm, row->stats.level_known));
+	if (c->remote)
+		fprintf(fp, " %5.1f%%", dprof_pct(row->stats.remote, row->stats.level_known));
+	fprintf(fp, "  ");
 
 	ms = dprof_row__members(ri, &m);
 	for (k = 0; ms && k < m.nr && k < DPROF_HOT_MEMBERS; k++)
@@ -369,7 +411,7 @@ static int dprof_report__fprintf_profile(struct dprof_report *rep, FILE *fp)
 	err = dprof_rows__init(&t, rep, /*sorted=*/true, /*filter=*/true);
 	if (err)
 		return err;
-	dprof_profile_cols__init(&c, &t);
+	dprof_profile_cols__init(&c, rep, &t);
 	dprof_report__fprintf_header(rep, fp);
 	dprof_rows__fprintf_columns(&c, fp);
 	for (i = 0; i < t.nr; i++) {
@@ -499,7 +541,7 @@ int dprof_report__fprintf_flow(const struct dprof_report *rep, struct dprof_clas
 {
 	struct dprof_flow_report r = {
 		.h = rep->hist, .name = name, .machine = rep->replay.res.machine,
-		.flow = flow, .graph = graph, .row = row,
+		.flow = flow, .graph = graph, .row = row, .fold = &rep->opts.fold,
 	};
 
 	return dprof_flow__report(&r, fp);

@@ -32,17 +32,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include <dwarf.h>
+#include <gelf.h>
 #include <elfutils/libdw.h>
 #include <linux/compiler.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
 
+#include "util/annotate-data.h"
 #include "util/debug.h"
 #include "util/debuginfo.h"
 #include "util/dwarf-aux.h"
 #include "util/hashmap.h"
+#include "util/map_symbol.h"
 #include "util/strbuf.h"
 #include "cachenames.h"
 #include "dwtypes.h"
@@ -61,7 +66,11 @@ struct dw_type_ent {
 struct dw_die_link {
 	Dwarf_Off		off;
 	u32			next;
+	u32			size;	/* as dw_aggregate_def_size(); DW_SIZE_LATER */
 };
+
+/* a typedef (or a huge struct): sized when its name is looked up */
+#define DW_SIZE_LATER	((u32)-1)
 
 #define DW_CHAIN_END	((u32)-1)
 
@@ -76,6 +85,7 @@ struct dprof_dwarf {
 	struct debuginfo	*dinfo;
 	Dwarf			*dbg;
 	struct hashmap		*types;		/* name -> struct dw_type_name * */
+	struct hashmap		*type_strs;	/* its address -> the same, while indexing */
 	struct dw_die_link	*dies;		/* the chains of all type names */
 	u32			nr_dies;
 	u32			alloc_dies;
@@ -85,6 +95,8 @@ struct dprof_dwarf {
 	unsigned int		nr_vars;
 	int			index_err;	/* 1: not built yet */
 	char			*path;
+	/* while indexing: collect perf's global variables with it */
+	struct data_loc_info	*vars_dloc;
 };
 
 /* more nesting than this is a loop in broken DWARF */
@@ -174,8 +186,12 @@ static int dw_add_type(struct dw_type_name *tn, Dwarf_Off off, u64 size)
 	return 0;
 }
 
-/* remember a named top-level type DIE; it is only looked at when its name is */
-static int dw_chain_type(struct dprof_dwarf *dw, const char *name, Dwarf_Off off)
+/*
+ * Remember a named top-level type DIE; it is only looked at when its name
+ * is.  @strs: the string's address names it too (see dw_chain_type_die()).
+ */
+static int dw_chain_type(struct dprof_dwarf *dw, const char *name, Dwarf_Off off,
+			 u32 size, bool strs)
 {
 	struct dw_type_name *tn;
 	u32 idx = dw->nr_dies;
@@ -191,19 +207,81 @@ static int dw_chain_type(struct dprof_dwarf *dw, const char *name, Dwarf_Off off
 	}
 	dw->dies[idx].off = off;
 	dw->dies[idx].next = DW_CHAIN_END;
+	dw->dies[idx].size = size;
 	dw->nr_dies++;
 
-	if (hashmap__find(dw->types, name, &tn)) {
+	if (strs && hashmap__find(dw->type_strs, name, &tn)) {
 		dw->dies[tn->last].next = idx;
 		tn->last = idx;
 		return 0;
 	}
-	tn = zalloc(sizeof(*tn));
-	if (!tn)
-		return -ENOMEM;
-	tn->first = tn->last = idx;
-	dw->nr_types++;
-	return hashmap__add(dw->types, name, tn);
+	if (hashmap__find(dw->types, name, &tn)) {
+		dw->dies[tn->last].next = idx;
+		tn->last = idx;
+	} else {
+		tn = zalloc(sizeof(*tn));
+		if (!tn)
+			return -ENOMEM;
+		tn->first = tn->last = idx;
+		dw->nr_types++;
+		if (hashmap__add(dw->types, name, tn)) {
+			free(tn);
+			return -ENOMEM;
+		}
+	}
+	/* the first DIE with a name at this address: later ones find it so */
+	return strs ? hashmap__add(dw->type_strs, name, tn) : 0;
+}
+
+/*
+ * A type DIE's name is usually a reference into a string section, which
+ * the linker merged: every DIE of that name in every CU points at the
+ * same bytes.  Look such a name up by its address first, which saves
+ * hashing and comparing the string ~450k times on a vmlinux; a name held
+ * in the DIE itself (DW_FORM_string) is unique to it and goes by its
+ * string only.
+ */
+static int dw_chain_type_die(struct dprof_dwarf *dw, Dwarf_Die *die, u32 size)
+{
+	Dwarf_Attribute attr;
+	const char *name;
+
+	if (dwarf_attr(die, DW_AT_name, &attr) && attr.form != DW_FORM_string) {
+		name = dwarf_formstring(&attr);
+		return name ? dw_chain_type(dw, name, dwarf_dieoffset(die), size, true) : 0;
+	}
+	name = dwarf_diename(die);
+	return name ? dw_chain_type(dw, name, dwarf_dieoffset(die), size, false) : 0;
+}
+
+/*
+ * dw_aggregate_def_size() of a struct/union DIE, read while the walk is
+ * on its page: sizing the copies of a name later would touch a page of
+ * .debug_info per CU that defines it, most of the section for a few
+ * hundred kernel structs.
+ */
+static u32 dw_walk_size(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word size;
+
+	if (dw_is_decl(die) ||
+	    !dwarf_attr_integrate(die, DW_AT_byte_size, &attr) ||
+	    dwarf_formudata(&attr, &size))
+		return 0;
+	return size < DW_SIZE_LATER ? size : DW_SIZE_LATER;
+}
+
+/*
+ * The same for a typedef: where its chain ends is in the same unit, most
+ * often on a page the walk has just read ("typedef struct { } atomic_t"
+ * is defined again in every unit that includes it).
+ */
+static u32 dw_walk_typedef_size(Dwarf_Die *die)
+{
+	u64 size = dw_aggregate_def_size(die);
+
+	return size < DW_SIZE_LATER ? size : DW_SIZE_LATER;
 }
 
 /* size the DIEs of a name's chain, in the order the pass met them */
@@ -213,12 +291,14 @@ static void dw_resolve_type(struct dprof_dwarf *dw, struct dw_type_name *tn)
 
 	tn->resolved = true;
 	for (i = tn->first; i != DW_CHAIN_END; i = dw->dies[i].next) {
+		u64 size = dw->dies[i].size;
 		Dwarf_Die die;
-		u64 size;
 
-		if (!dwarf_offdie(dw->dbg, dw->dies[i].off, &die))
-			continue;
-		size = dw_aggregate_def_size(&die);
+		if (size == DW_SIZE_LATER) {
+			if (!dwarf_offdie(dw->dbg, dw->dies[i].off, &die))
+				continue;
+			size = dw_aggregate_def_size(&die);
+		}
 		if (size && dw_add_type(tn, dw->dies[i].off, size))
 			break;	/* no memory: what was found so far */
 	}
@@ -267,8 +347,9 @@ static int dw_add_var(struct dprof_dwarf *dw, Dwarf_Die *die)
 
 static int dw_index_unit(struct dprof_dwarf *dw, Dwarf_Die *unit)
 {
+	struct die_var_type *vars = NULL;
+	bool vars_err = false;
 	Dwarf_Die die;
-	const char *name;
 	int ret = 0;
 
 	if (dwarf_child(unit, &die))
@@ -278,12 +359,15 @@ static int dw_index_unit(struct dprof_dwarf *dw, Dwarf_Die *unit)
 		case DW_TAG_structure_type:
 		case DW_TAG_union_type:
 		case DW_TAG_class_type:
+			ret = dw_chain_type_die(dw, &die, dw_walk_size(&die));
+			break;
 		case DW_TAG_typedef:
-			name = dwarf_diename(&die);
-			if (name)
-				ret = dw_chain_type(dw, name, dwarf_dieoffset(&die));
+			ret = dw_chain_type_die(dw, &die, dw_walk_typedef_size(&die));
 			break;
 		case DW_TAG_variable:
+			/* perf's walk stops collecting a CU when out of memory */
+			if (dw->vars_dloc && !vars_err)
+				vars_err = die_collect_global_var(&die, &vars) != 0;
 			ret = dw_add_var(dw, &die);
 			break;
 		default:
@@ -291,6 +375,8 @@ static int dw_index_unit(struct dprof_dwarf *dw, Dwarf_Die *unit)
 		}
 	} while (ret == 0 && dwarf_siblingof(&die, &die) == 0);
 
+	if (dw->vars_dloc)
+		global_var_type__add_vars(dw->vars_dloc, vars);
 	return ret;
 }
 
@@ -343,6 +429,95 @@ struct dprof_dwarf *dprof_dwarf__new(const char *path)
 	return dw;
 }
 
+/*
+ * Is [@start, @end) inside a mapping of a file none of whose pages was
+ * written (libelf maps a file private and writable, and would only write
+ * to it to convert or relocate a section in place)?  Then giving its pages
+ * back loses nothing: they are read from the file again when touched.
+ */
+static bool dw_file_mapped_clean(unsigned long start, unsigned long end)
+{
+	unsigned long lo, hi, inode, kb;
+	char line[512];
+	bool in = false, ret = false;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %*4s %*x %*x:%*x %lu", &lo, &hi, &inode) == 3) {
+			if (in)
+				break;	/* no Anonymous: line */
+			in = lo <= start && end <= hi && inode;
+		} else if (in && sscanf(line, "Anonymous: %lu kB", &kb) == 1) {
+			ret = kb == 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * The walk read all of .debug_info (64 MB for a vmlinux) and the variables'
+ * locations; later lookups touch a few units.  libelf maps the file: give
+ * the pages walked back rather than keep them resident to the end.
+ */
+#define DW_DROP_MIN	(1024 * 1024UL)
+
+static void dw_drop_walked_pages(struct dprof_dwarf *dw)
+{
+	Elf *elf = dwarf_getelf(dw->dbg);
+	unsigned long page = sysconf(_SC_PAGESIZE);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, raw_size;
+	GElf_Ehdr ehdr;
+	int clean = -1;	/* not asked yet: reading smaps costs ~1 ms */
+	char *raw;
+
+	raw = elf ? elf_rawfile(elf, &raw_size) : NULL;
+	if (!raw || !gelf_getehdr(elf, &ehdr) || ehdr.e_type == ET_REL ||
+	    elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		unsigned long start, end;
+		const char *name;
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
+		    (shdr.sh_flags & SHF_COMPRESSED) ||
+		    shdr.sh_offset > raw_size || shdr.sh_size > raw_size - shdr.sh_offset)
+			continue;
+		name = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (!name || (strcmp(name, ".debug_info") &&
+			      strcmp(name, ".debug_loclists") && strcmp(name, ".debug_loc")))
+			continue;
+		start = ((unsigned long)raw + shdr.sh_offset + page - 1) & ~(page - 1);
+		end = ((unsigned long)raw + shdr.sh_offset + shdr.sh_size) & ~(page - 1);
+		if (end < start + DW_DROP_MIN)
+			continue;	/* a small library's: not worth it */
+		if (clean < 0)
+			clean = dw_file_mapped_clean((unsigned long)raw,
+						     (unsigned long)raw + raw_size);
+		if (clean)
+			madvise((void *)start, end - start, MADV_DONTNEED);
+	}
+}
+
+/**
+ * dprof_dwarf__trim - give back the pages of DWARF read so far
+ * @dw: the handle, may be NULL
+ *
+ * The units one phase of a report reads (the operand typing's) are not
+ * those the next reads (the rows' types): what was read comes back from
+ * the file when touched again.
+ */
+void dprof_dwarf__trim(struct dprof_dwarf *dw)
+{
+	if (dw && !dw->index_err)
+		dw_drop_walked_pages(dw);
+}
+
 /**
  * dprof_dwarf__index - index the names of a handle's DWARF, once
  * @dw: the handle
@@ -353,20 +528,27 @@ struct dprof_dwarf *dprof_dwarf__new(const char *path)
 int dprof_dwarf__index(struct dprof_dwarf *dw)
 {
 	const char *path = dw->path;
+	int err;
 
 	if (dw->index_err <= 0)
 		return dw->index_err;
 	dw->index_err = -ENOENT;
 
 	dw->types = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
+	dw->type_strs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 	dw->vars = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
 	dw->var_addrs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
-	if (IS_ERR(dw->types) || IS_ERR(dw->vars) || IS_ERR(dw->var_addrs)) {
+	if (IS_ERR(dw->types) || IS_ERR(dw->type_strs) || IS_ERR(dw->vars) ||
+	    IS_ERR(dw->var_addrs)) {
 		pr_debug("dprof: no memory for the DWARF index of %s\n", path);
 		return -ENOENT;
 	}
 
-	if (dw_build_index(dw)) {
+	err = dw_build_index(dw);
+	hashmap__free(dw->type_strs);
+	dw->type_strs = NULL;
+	dw_drop_walked_pages(dw);
+	if (err) {
 		pr_debug("dprof: failed to index the DWARF of %s\n", path);
 		return -ENOENT;
 	}
@@ -378,6 +560,45 @@ int dprof_dwarf__index(struct dprof_dwarf *dw)
 		 path, dw->nr_types, dw->nr_vars);
 	dw->index_err = 0;
 	return 0;
+}
+
+/**
+ * dprof_dwarf__index_vars - index, and collect perf's global variables
+ * @dw: the handle
+ * @map: a map of the dso whose code perf's data-type profiling types
+ * @thread: the thread it types a sample of
+ * @cpumode: that sample's
+ *
+ * perf's data-type profiling collects the global variables of a dso's
+ * DWARF at its first variable lookup, in a walk over the top-level DIEs
+ * of every CU: the walk the index makes.  When the index is not built
+ * yet, build it now and hand each CU's variables to perf
+ * (global_var_type__add_vars()) as it goes, in CU order, with the map,
+ * thread and cpumode perf's first lookup would use: perf then finds them
+ * without a walk of its own.  Call it before perf types any code of the
+ * dso, with @dw's debuginfo lent to it (debuginfo_cache__use()).
+ *
+ * Return: as dprof_dwarf__index(); when the index was built before, perf
+ * collects on its own.
+ */
+int dprof_dwarf__index_vars(struct dprof_dwarf *dw, struct map *map,
+			    struct thread *thread, u8 cpumode)
+{
+	struct map_symbol ms = { .map = map };
+	struct data_loc_info dloc = {
+		.thread		= thread,
+		.ms		= &ms,
+		.cpumode	= cpumode,
+		.di		= dw->dinfo,
+	};
+	int err;
+
+	if (dw->index_err <= 0)
+		return dw->index_err;
+	dw->vars_dloc = &dloc;
+	err = dprof_dwarf__index(dw);
+	dw->vars_dloc = NULL;
+	return err;
 }
 
 /**
@@ -419,6 +640,8 @@ void dprof_dwarf__delete(struct dprof_dwarf *dw)
 		hashmap__free(dw->types);
 	}
 	free(dw->dies);
+	if (!IS_ERR_OR_NULL(dw->type_strs))
+		hashmap__free(dw->type_strs);
 	if (!IS_ERR_OR_NULL(dw->vars))
 		hashmap__free(dw->vars);
 	if (!IS_ERR_OR_NULL(dw->var_addrs))

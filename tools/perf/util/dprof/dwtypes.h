@@ -22,6 +22,8 @@
 
 struct debuginfo;
 struct dprof_dwarf;
+struct map;
+struct thread;
 
 #ifdef HAVE_DWARF_SUPPORT
 #include <elfutils/libdw.h>
@@ -29,7 +31,10 @@ struct dprof_dwarf;
 struct dprof_dwarf *dprof_dwarf__new(const char *path);
 void dprof_dwarf__delete(struct dprof_dwarf *dw);
 int dprof_dwarf__index(struct dprof_dwarf *dw);
+int dprof_dwarf__index_vars(struct dprof_dwarf *dw, struct map *map,
+			    struct thread *thread, u8 cpumode);
 struct debuginfo *dprof_dwarf__debuginfo(struct dprof_dwarf *dw);
+void dprof_dwarf__trim(struct dprof_dwarf *dw);
 
 int dprof_dwarf__find_struct(struct dprof_dwarf *dw, const char *name,
 			     struct dprof_type *t);
@@ -55,6 +60,18 @@ static inline void dprof_dwarf__delete(struct dprof_dwarf *dw __maybe_unused)
 static inline int dprof_dwarf__index(struct dprof_dwarf *dw __maybe_unused)
 {
 	return -ENOENT;
+}
+
+static inline int dprof_dwarf__index_vars(struct dprof_dwarf *dw __maybe_unused,
+					  struct map *map __maybe_unused,
+					  struct thread *thread __maybe_unused,
+					  u8 cpumode __maybe_unused)
+{
+	return -ENOENT;
+}
+
+static inline void dprof_dwarf__trim(struct dprof_dwarf *dw __maybe_unused)
+{
 }
 
 static inline struct debuginfo *

@@ -193,17 +193,59 @@ static void flow__number(struct dprof_flow *f, struct dprof_flow_node *node)
 }
 
 /**
+ * dprof_flow_fold__parse - parse --fold: "N" histories or "P%" of them
+ * @fold: the result
+ * @str: "0" folds nothing
+ *
+ * Return: 0, or -EINVAL.
+ */
+int dprof_flow_fold__parse(struct dprof_flow_fold *fold, const char *str)
+{
+	char *end;
+
+	memset(fold, 0, sizeof(*fold));
+	if (!str || !*str || *str == '-')
+		return -EINVAL;
+	if (str[strlen(str) - 1] == '%') {
+		fold->pct = strtod(str, &end);
+		if (*end != '%' || end[1] || !(fold->pct >= 0 && fold->pct <= 100))
+			return -EINVAL;
+		return 0;
+	}
+	fold->min = strtoull(str, &end, 10);
+	return *end ? -EINVAL : 0;
+}
+
+/* Fewest histories a path must have to stay on the graph. */
+static u64 flow_fold__min(const struct dprof_flow_fold *fold, u64 nr_histories)
+{
+	u64 min = fold ? fold->min : 0, pct_min;
+
+	if (fold && fold->pct > 0) {
+		/* rounded up: "under P%" */
+		pct_min = fold->pct * nr_histories / 100.0;
+		if ((double)pct_min * 100.0 < fold->pct * nr_histories)
+			pct_min++;
+		min = max(min, pct_min);
+	}
+	return min;
+}
+
+/**
  * dprof_flow__build - the data flow graph of a type's path traces
  * @f: the graph to fill (zeroed by this call)
  * @p: the path traces of the type
+ * @fold: the rare paths to leave out (NULL: none); counted in @f
  *
  * Return: 0, or -ENOMEM (@f is then empty).
  */
-int dprof_flow__build(struct dprof_flow *f, struct dprof_paths *p)
+int dprof_flow__build(struct dprof_flow *f, struct dprof_paths *p,
+		      const struct dprof_flow_fold *fold)
 {
 	struct flow_reg reg = { .nr = 0, };
 	struct dprof_path **paths;
 	size_t nr = 0, i;
+	u64 min;
 	int err = 0;
 
 	memset(f, 0, sizeof(*f));
@@ -214,11 +256,20 @@ int dprof_flow__build(struct dprof_flow *f, struct dprof_paths *p)
 		goto out;
 	}
 	f->root->kind = DPROF_STEP_ALLOC;
-	for (i = 0; i < nr && !err; i++) {
-		err = flow__add_path(f, paths[i]);
+	for (i = 0; i < nr; i++)
 		f->nr_histories += paths[i]->count;
+	min = flow_fold__min(fold, f->nr_histories);
+	f->fold_min = min;
+	/* most frequent first: the first path always stays */
+	for (i = 0; i < nr && !err; i++) {
+		if (i && paths[i]->count < min) {
+			f->nr_folded_paths++;
+			f->nr_folded_histories += paths[i]->count;
+			continue;
+		}
+		err = flow__add_path(f, paths[i]);
+		f->nr_paths++;
 	}
-	f->nr_paths = nr;
 	if (!err)
 		flow__minimise(&reg, f->root, &err);
 	if (!err) {

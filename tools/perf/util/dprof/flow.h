@@ -59,8 +59,11 @@ struct dprof_flow_node {
  * @root: "alloc": its edges lead to the allocation sites
  * @nodes: every node, by @id - 1
  * @nr_nodes: number of @nodes
- * @nr_histories: histories on the graph
+ * @nr_histories: histories of the type, on the graph or folded
  * @nr_paths: path traces merged into it
+ * @nr_folded_paths: rare path traces left out (struct dprof_flow_fold)
+ * @nr_folded_histories: histories that took them
+ * @fold_min: paths taken by fewer histories than this were folded
  */
 struct dprof_flow {
 	struct dprof_flow_node	*root;
@@ -68,9 +71,29 @@ struct dprof_flow {
 	size_t			nr_nodes;
 	u64			nr_histories;
 	size_t			nr_paths;
+	size_t			nr_folded_paths;
+	u64			nr_folded_histories;
+	u64			fold_min;
 };
 
-int dprof_flow__build(struct dprof_flow *f, struct dprof_paths *p);
+/**
+ * struct dprof_flow_fold - which rare paths the graph leaves out
+ * @min: a path taken by fewer histories than this is folded (0, 1: none)
+ * @pct: ... or by less than this share of the type's histories (percent)
+ *
+ * The most frequent path is never folded: a graph always has one path.
+ */
+struct dprof_flow_fold {
+	u64	min;
+	double	pct;
+};
+
+/* The default: a path only one history took is folded. */
+#define DPROF_FLOW_FOLD_DEFAULT	((struct dprof_flow_fold){ .min = 2, .pct = 0 })
+
+int dprof_flow_fold__parse(struct dprof_flow_fold *fold, const char *str);
+int dprof_flow__build(struct dprof_flow *f, struct dprof_paths *p,
+		      const struct dprof_flow_fold *fold);
 void dprof_flow__exit(struct dprof_flow *f);
 
 #endif /* __PERF_DPROF_FLOW_H */

@@ -50,6 +50,8 @@ struct dprof_stats {
 	u64	misses;		/* of those, not an L1 hit */
 	u64	lat_sum;	/* sum of weights of samples that carry one */
 	u64	lat_n;
+	u64	hitm;		/* level_known: a snoop hit a modified line */
+	u64	remote;		/* level_known: from another node */
 	u64	level[DPROF_MEM_LVL__MAX];	/* level_known, by level */
 };
 

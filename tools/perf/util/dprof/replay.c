@@ -88,6 +88,41 @@ static u64 dprof_obj__site(const struct dprof_obj *obj)
 	return dprof_kmem_key(cls->key, cls->alloc_size);
 }
 
+/*
+ * The fields of @evsel, a kmem tracepoint: evsel__intval() finds a field
+ * by comparing names, for each of the four fields of each of the ~300k
+ * events of a short recording.
+ */
+static const struct dprof_kmem_fields *
+dprof_replay__kmem_fields(struct dprof_replay *r, struct evsel *evsel)
+{
+	struct dprof_kmem_fields *f;
+	int i;
+
+	for (i = 0; i < DPROF_KMEM_EVENTS; i++) {
+		f = &r->kmem[i];
+		if (f->evsel == evsel)
+			return f;
+		if (!f->evsel)
+			break;
+	}
+	if (i == DPROF_KMEM_EVENTS)	/* never: one slot per handler */
+		f = &r->kmem[0];
+	f->evsel = evsel;
+	f->ptr = evsel__field(evsel, "ptr");
+	f->call_site = evsel__field(evsel, "call_site");
+	f->bytes_req = evsel__field(evsel, "bytes_req");
+	f->bytes_alloc = evsel__field(evsel, "bytes_alloc");
+	return f;
+}
+
+/* evsel__intval() of a field found before */
+static u64 dprof_kmem__intval(struct evsel *evsel, struct tep_format_field *field,
+			      struct perf_sample *sample)
+{
+	return field ? format_field__intval(field, sample, evsel->needs_swap) : 0;
+}
+
 typedef int (*dprof_tp_handler)(struct dprof_replay *r, struct evsel *evsel,
 				struct perf_sample *sample,
 				struct machine *machine);
@@ -152,10 +187,11 @@ static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
 			       struct perf_sample *sample, struct machine *machine,
 			       enum dprof_kind kind)
 {
-	u64 ptr = evsel__intval(evsel, sample, "ptr");
-	u64 call_site = evsel__intval(evsel, sample, "call_site");
-	u64 bytes_req = evsel__intval(evsel, sample, "bytes_req");
-	u64 bytes_alloc = evsel__intval(evsel, sample, "bytes_alloc");
+	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
+	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
+	u64 call_site = dprof_kmem__intval(evsel, f->call_site, sample);
+	u64 bytes_req = dprof_kmem__intval(evsel, f->bytes_req, sample);
+	u64 bytes_alloc = dprof_kmem__intval(evsel, f->bytes_alloc, sample);
 	struct dprof_class *cls;
 	struct dprof_obj *obj;
 
@@ -226,7 +262,8 @@ static void dprof_obj__mark_bounce(struct dprof_obj *obj, u32 cpu)
 static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
 			      struct perf_sample *sample, bool named)
 {
-	u64 ptr = evsel__intval(evsel, sample, "ptr");
+	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
+	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
 	struct dprof_obj *obj;
 
 	if (!ptr)
@@ -236,14 +273,17 @@ static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
 	obj = dprof_addrset__find(&r->as, ptr);
 	if (obj && obj->base == ptr) {
 		struct dprof_class *cls = obj->priv;
-		const char *name = named ? evsel__strval(evsel, sample, "name") : NULL;
 
 		/* 6.12's kmem_cache_alloc has no name, its free has */
-		if (name && cls->kind == DPROF_KIND_SLAB && !cls->name)
-			cls->name = strdup(name);
+		if (named && cls->kind == DPROF_KIND_SLAB && !cls->name) {
+			const char *name = evsel__strval(evsel, sample, "name");
+
+			if (name)
+				cls->name = strdup(name);
+		}
 		/* the freeing CPU touches the object too */
 		dprof_obj__mark_bounce(obj, sample->cpu);
-		obj->free_site = evsel__intval(evsel, sample, "call_site");
+		obj->free_site = dprof_kmem__intval(evsel, f->call_site, sample);
 		cls->life_sum += sample->time - obj->alloc_time;
 		cls->life_n++;
 		if (dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/false))
@@ -957,6 +997,29 @@ static void dprof_replay__watch_add(struct dprof_replay *r, struct evsel *evsel)
 }
 
 /* ---------------------------------------------------------------------- */
+/*
+ * The load latency threshold the access samples were taken with: the
+ * ldlat term of Intel's load event (config1), SPE's min_latency (config2
+ * bits 0-11) and AMD IBS's ldlat filter (config1 bits 0-11, Zen 5 on),
+ * as perf's format files place them.  IBS without it samples every op.
+ */
+static void dprof_replay__ldlat(struct dprof_replay *r, struct evsel *evsel)
+{
+	const char *name = evsel__name(evsel);
+	const struct perf_event_attr *attr = &evsel->core.attr;
+
+	if (strstr(name, "mem-loads") && !strstr(name, "mem-loads-aux")) {
+		r->rec.ldlat_pmu = "pebs";
+		r->rec.ldlat = attr->config1 & 0xffff;
+	} else if (strstarts(name, "arm_spe")) {
+		r->rec.ldlat_pmu = "spe";
+		r->rec.ldlat = attr->config2 & 0xfff;
+	} else if (strstarts(name, "ibs_op")) {
+		r->rec.ldlat_pmu = "ibs";
+		r->rec.ldlat = strstr(name, "ldlat=") ? attr->config1 & 0xfff : 0;
+	}
+}
+
 /* the session                                                             */
 
 static int dprof_replay__sample(const struct perf_tool *tool,
@@ -1005,6 +1068,7 @@ static void dprof_replay__scan_evlist(struct dprof_replay *r, struct evlist *evl
 			r->rec.has_soft = true;
 		else if (type & PERF_SAMPLE_ADDR)
 			r->rec.has_mem_pmu = true;
+		dprof_replay__ldlat(r, evsel);
 		if (!(type & PERF_SAMPLE_REGS_INTR) && (type & PERF_SAMPLE_DATA_SRC))
 			r->rec.has_data_src = true;
 	}
@@ -1025,7 +1089,7 @@ static int dprof_replay__check_file(const char *path)
 	struct perf_file_header h;
 	struct stat st;
 	int fd = open(path, O_RDONLY), i, nr;
-	u64 end, size;
+	u64 end, size, off;
 
 	if (fd < 0)
 		return 0;	/* perf_session__new() says why */
@@ -1051,6 +1115,21 @@ static int dprof_replay__check_file(const char *path)
 		pr_err("dprof: %s is damaged: its event attributes lie past the end of the file\n",
 		       path);
 		goto out_err;
+	}
+	/* each attribute ends with its ids' section: perf allocates by its size */
+	if (h.attr_size <= sizeof(sec)) {
+		pr_err("dprof: %s is damaged: its event attributes have a size of %" PRIu64 "\n",
+		       path, (u64)h.attr_size);
+		goto out_err;
+	}
+	for (off = h.attrs.offset; off + h.attr_size <= h.attrs.offset + h.attrs.size;
+	     off += h.attr_size) {
+		if (pread(fd, &sec, sizeof(sec), off + h.attr_size - sizeof(sec)) !=
+		    (ssize_t)sizeof(sec) || sec.offset > size || sec.size > size - sec.offset) {
+			pr_err("dprof: %s is damaged: the ids of its event attribute at byte %" PRIu64
+			       " lie past the end of the file\n", path, off);
+			goto out_err;
+		}
 	}
 	/* the features' sections: a table right after the data */
 	nr = bitmap_weight(h.adds_features, HEADER_FEAT_BITS);
@@ -1109,6 +1188,8 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 		r->session = NULL;
 		return err;
 	}
+	/* nothing keeps pointers into the events: the pages read can go */
+	r->session->drop_read_data = true;
 	err = perf_session__set_tracepoints_handlers(r->session, dprof_kmem_handlers);
 	if (err) {
 		pr_err("dprof: cannot set tracepoint handlers\n");
@@ -1162,6 +1243,11 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 	}
 	r->rec.nr_lost = r->session->evlist->stats.total_lost +
 			 r->session->evlist->stats.total_lost_samples;
+	/* perf's reader skipped these, or stopped there: the report says so */
+	r->rec.nr_damaged = r->session->evlist->stats.nr_damaged +
+			    r->session->evlist->stats.nr_unknown_events +
+			    r->session->evlist->stats.nr_unknown_id;
+	r->rec.unreadable_offset = r->session->evlist->stats.unreadable_offset;
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 struct dprof_sink;
 struct dprof_watch;
 struct evsel;
+struct tep_format_field;
 struct perf_session;
 
 /**
@@ -29,6 +30,13 @@ struct perf_session;
  * @nr_lost: events lost while recording
  * @nr_implausible: events skipped: objects or watch hits past the top of
  *                  the address space, or bigger than any allocation
+ * @nr_damaged: records skipped by perf's reader: their sample did not
+ *              parse, or their type or event id is unknown
+ * @unreadable_offset: file offset from which the data could not be read (a
+ *                     damaged record size), or 0
+ * @ldlat_pmu: the memory PMU: "ibs", "pebs" or "spe", NULL if unknown
+ * @ldlat: its load latency threshold in cycles (PEBS ldlat, SPE
+ *	   min_latency; an IBS with an ldlat filter), 0 if none
  * @mem: the memory PMU's data sources, decoded
  * @watches: the slab_watch events (object histories), or NULL
  * @has_heap: uprobes on the user-space allocator: the heap address set
@@ -47,6 +55,10 @@ struct dprof_recording {
 	u64			nr_frees;
 	u64			nr_lost;
 	u64			nr_implausible;
+	u64			nr_damaged;
+	u64			unreadable_offset;
+	const char		*ldlat_pmu;
+	unsigned int		ldlat;
 	struct dprof_mem_stats	mem;
 	struct dprof_watch	*watches;
 	bool			has_heap;
@@ -61,6 +73,17 @@ struct dprof_recording {
  * class and offset and counted in the profile, and every event handed to
  * the sinks (the views that need the stream, see sink.h).
  */
+/* The fields of a kmem tracepoint, found once rather than by name per event. */
+struct dprof_kmem_fields {
+	struct evsel			*evsel;
+	struct tep_format_field		*ptr;
+	struct tep_format_field		*call_site;
+	struct tep_format_field		*bytes_req;
+	struct tep_format_field		*bytes_alloc;
+};
+
+#define DPROF_KMEM_EVENTS	4	/* alloc, kmalloc, free, kfree */
+
 struct dprof_replay {
 	struct perf_tool	tool;
 	struct perf_data	data;
@@ -70,6 +93,7 @@ struct dprof_replay {
 	struct dprof_resolver	res;
 	struct list_head	sinks;
 	struct evsel		*access_evsel;	/* the access sampler */
+	struct dprof_kmem_fields kmem[DPROF_KMEM_EVENTS];
 	struct dprof_recording	rec;
 	struct hashmap		*heaps;		/* pid -> struct dprof_addrset * */
 	struct hashmap		*heap_calls;	/* tid -> struct dprof_heap_call * */

@@ -7,6 +7,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
 
@@ -215,6 +218,17 @@ int dprof_report__run(struct dprof_report *rep, bool all_views)
 	if (err)
 		return err;
 	dprof_typeinfo__set_evsel(rep->ti, rep->replay.access_evsel);
+	/*
+	 * What the replay read and built for itself goes before the views
+	 * build theirs: the code of the sampled functions, the DWARF units
+	 * the operand typing read (not those the rows' types are in), and
+	 * the heap that perf's event queue and the index left free.
+	 */
+	dprof_resolver__trim(&rep->replay.res);
+	dprof_typeinfo__trim(rep->ti);
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
 	if (rep->ws)
 		err = dprof_workingset__finish(rep->ws);
 	if (!err && rep->hist)

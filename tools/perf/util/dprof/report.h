@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "flow.h"
 #include "replay.h"
 #include "typeinfo.h"
 
@@ -36,6 +37,7 @@ const char *dprof_view_kind__str(enum dprof_view_kind kind);
  * @percent_limit: rows below this share of the samples are not shown
  * @force: read a file that is not ours (perf data's own -f)
  * @samples: list every access sample with its type (--samples)
+ * @fold: --fold: the rare paths the flow view leaves out
  */
 struct dprof_report_opts {
 	const char		*input_name;
@@ -46,6 +48,7 @@ struct dprof_report_opts {
 	float			percent_limit;
 	bool			force;
 	bool			samples;
+	struct dprof_flow_fold	fold;
 };
 
 /**

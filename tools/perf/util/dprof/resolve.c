@@ -89,6 +89,27 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/**
+ * dprof_resolver__trim - free the code read for the access samples
+ * @r: the resolver
+ *
+ * The instruction bytes and the decoded functions serve the replay only;
+ * the views that follow it look at types.  Looked up again, they are read
+ * again.
+ */
+void dprof_resolver__trim(struct dprof_resolver *r)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	hashmap__for_each_entry(r->code, cur, bkt)
+		free(cur->pvalue);
+	hashmap__clear(r->code);
+	hashmap__for_each_entry(r->funcs, cur, bkt)
+		dprof_func__delete(cur->pvalue);
+	hashmap__clear(r->funcs);
+}
+
 /*
  * A sampled function's code, decoded once: where each instruction starts.
  * x86 cannot be decoded backwards, so the instruction before an ip is
@@ -318,7 +339,7 @@ static int dprof_resolver__find_type(struct dprof_resolver *r,
 
 	if (r->debuginfo && map__dso(al.map) != r->typed_dso) {
 		r->typed_dso = map__dso(al.map);
-		r->typed_dbg = r->debuginfo(r->debuginfo_arg, r->typed_dso);
+		r->typed_dbg = r->debuginfo(r->debuginfo_arg, al.map, thread, cpumode);
 		if (r->typed_dbg)
 			debuginfo_cache__use(r->typed_dso, r->typed_dbg);
 	}

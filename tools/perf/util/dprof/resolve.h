@@ -9,6 +9,7 @@ struct dso;
 struct evsel;
 struct hashmap;
 struct machine;
+struct map;
 struct symbol;
 struct thread;
 
@@ -36,10 +37,12 @@ struct dprof_resolver {
 	bool			typed_ok;	/* kernel code has DWARF (vmlinux) */
 	u64			nr_code_misses;
 	/*
-	 * The debuginfo of a dso, opened by the caller, for the operand
-	 * typing to use instead of its own (NULL: it opens its own).
+	 * The debuginfo of @map's dso, opened by the caller, for the operand
+	 * typing to use instead of its own (NULL: it opens its own); asked
+	 * before the typing of a sample of @thread in @cpumode there starts.
 	 */
-	struct debuginfo	*(*debuginfo)(void *arg, struct dso *dso);
+	struct debuginfo	*(*debuginfo)(void *arg, struct map *map,
+					      struct thread *thread, u8 cpumode);
 	void			*debuginfo_arg;
 	struct dso		*typed_dso;	/* whose debuginfo was lent last */
 	struct debuginfo	*typed_dbg;	/* ... that one, NULL: no DWARF */
@@ -53,6 +56,7 @@ struct dprof_static {
 
 int dprof_resolver__init(struct dprof_resolver *r, struct machine *machine);
 void dprof_resolver__exit(struct dprof_resolver *r);
+void dprof_resolver__trim(struct dprof_resolver *r);
 
 /* Code at @ip and the instruction before it; returns bytes at @ip or -1. */
 int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,

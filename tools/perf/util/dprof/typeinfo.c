@@ -76,6 +76,16 @@ void dprof_typeinfo__set_evsel(struct dprof_typeinfo *ti, struct evsel *evsel)
 	ti->evsel = evsel;
 }
 
+/* Give back the DWARF pages read so far (see dprof_dwarf__trim()). */
+void dprof_typeinfo__trim(struct dprof_typeinfo *ti)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	hashmap__for_each_entry(ti->dwarf, cur, bkt)
+		dprof_dwarf__trim(cur->pvalue);
+}
+
 /*
  * One handle per file, not per dso: a recording can have several dsos for
  * the same vmlinux (the kernel map and those the samples' maps were made
@@ -119,10 +129,17 @@ static struct dprof_dwarf *dprof_typeinfo__dwarf(struct dprof_typeinfo *ti,
 /*
  * The operand typing reads the same files: lend it the open debuginfo
  * rather than have it open a vmlinux's DWARF (~0.06 s, ~230 MB) again.
+ * Its first global variable lookup walks every CU for the variables, as
+ * the index does: build the index now and collect them in the same walk.
  */
-struct debuginfo *dprof_typeinfo__debuginfo(void *arg, struct dso *dso)
+struct debuginfo *dprof_typeinfo__debuginfo(void *arg, struct map *map,
+					    struct thread *thread, u8 cpumode)
 {
-	return dprof_dwarf__debuginfo(dprof_typeinfo__dwarf_open(arg, dso));
+	struct dprof_dwarf *dw = dprof_typeinfo__dwarf_open(arg, map__dso(map));
+
+	if (dw)
+		dprof_dwarf__index_vars(dw, map, thread, cpumode);
+	return dprof_dwarf__debuginfo(dw);
 }
 
 /*

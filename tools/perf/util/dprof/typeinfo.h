@@ -13,6 +13,8 @@ struct dprof_class;
 struct dprof_resolver;
 struct dso;
 struct evsel;
+struct map;
+struct thread;
 
 /*
  * What a row of the data profile is: its type (DWARF of the files the
@@ -29,8 +31,10 @@ struct dprof_typeinfo *dprof_typeinfo__new(struct dprof_resolver *res,
 void dprof_typeinfo__delete(struct dprof_typeinfo *ti);
 /* The event whose samples the operand typing decodes (votes for kmalloc). */
 void dprof_typeinfo__set_evsel(struct dprof_typeinfo *ti, struct evsel *evsel);
+void dprof_typeinfo__trim(struct dprof_typeinfo *ti);
 /* For dprof_resolver: the debuginfo of @dso's file, opened by @arg. */
-struct debuginfo *dprof_typeinfo__debuginfo(void *arg, struct dso *dso);
+struct debuginfo *dprof_typeinfo__debuginfo(void *arg, struct map *map,
+					    struct thread *thread, u8 cpumode);
 
 /**
  * struct dprof_row_info - what a row shows
