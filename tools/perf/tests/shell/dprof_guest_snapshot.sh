@@ -72,7 +72,7 @@ n=$(nproc)
 for ((c = 0; c < n; c++)); do
 	while [ ! -e /tmp/ready.$c ]; do sleep 0.05; done
 done
-"$PERF_GUEST" dprof record -a -m 32M -o /tmp/perf.data -- bash -c "
+"$PERF_GUEST" dprof record -a --no-heap -m 32M -o /tmp/perf.data -- bash -c "
 	touch /tmp/go
 	for ((c = 0; c < $n; c++)); do
 		while [ ! -e /tmp/done.\$c ]; do sleep 0.05; done

@@ -92,7 +92,7 @@ argv() {
 		shift
 	fi
 	SYSFS_PATH=$root/sys PROCFS_PATH=$root/proc "${run[@]}" \
-		perf dprof record -v --no-kmem --dry-run -o "$tmp/out.data" "$@" -- true \
+		perf dprof record -v --no-kmem --no-heap --dry-run -o "$tmp/out.data" "$@" -- true \
 		> /dev/null 2> "$tmp/err"
 	echo $? > "$tmp/rc"
 	sed -n 's/^calling: perf record //p' "$tmp/err" | sed 's/ --dry-run.*//'

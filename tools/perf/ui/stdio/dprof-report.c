@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
 
@@ -20,6 +21,8 @@
 #include "util/dprof/classify.h"
 #include "util/dprof/histories.h"
 #include "util/dprof/profile.h"
+#include "util/dprof/hashfn.h"
+#include "util/dprof/samples.h"
 #include "util/dprof/ea.h"
 #include "util/dprof/watch.h"
 #include "util/dprof/workingset.h"
@@ -170,6 +173,10 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 	if (prof->typed_in_slab)
 		fprintf(fp, "# slab objects typed by DWARF operand only: %.1f%% of samples\n",
 			dprof_pct(prof->typed_in_slab, total));
+	if (rec->has_heap)
+		fprintf(fp, "# user heap: allocator uprobes, %" PRIu64 " allocs, %" PRIu64
+			" frees, %" PRIu64 " frees of pointers not allocated in the recording\n",
+			rec->nr_heap_allocs, rec->nr_heap_frees, rec->nr_heap_unknown_free);
 	dprof_watches__fprintf(rec->watches, fp);
 
 	if (rec->nr_lost)
@@ -190,13 +197,16 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 	for (k = 0; k < DPROF_KIND__MAX; k++)
 		fprintf(fp, "%s %s %.1f%%", k ? "," : "", dprof_kind__str(k),
 			dprof_pct(prof->resolved[k], total));
-	fprintf(fp, "\n# not a data type: stack %.1f%%\n",
+	fprintf(fp, "\n# not a data type: stack slots DWARF does not type (push, pop, spills) %.1f%%\n",
 		dprof_pct(prof->unres[DPROF_UNRES_STACK], total));
 	if (rec->has_soft)
 		fprintf(fp, "# data addresses decoded: %.1f%% of samples: %.1f%% at the sampled ip, %.1f%% at the access before it (skid)\n",
 			dprof_pct(prof->nr_decoded, total),
 			dprof_pct(prof->nr_decoded - prof->nr_skid, total),
 			dprof_pct(prof->nr_skid, total));
+	if (prof->nr_typed_noaddr)
+		fprintf(fp, "# typed by the operand alone, no access at ip (lea, fused compare): %.1f%% of samples\n",
+			dprof_pct(prof->nr_typed_noaddr, total));
 	dprof_profile__fprintf_unresolved(prof, fp);
 	if (dprof_pct(prof->unres[DPROF_UNRES_NO_CODE], total) >= 1.0)
 		fprintf(fp, "# no code bytes: give the kernel image with -k, or install the binaries\n");
@@ -581,8 +591,68 @@ static int dprof_report__fprintf_paths(struct dprof_report *rep, const char *gra
 	return err;
 }
 
+/*
+ * --samples: one line per access sample, in time order, with the type the
+ * profile counted it under: "TIME CPU SYMBOL+OFF KIND OFFSET MEMBER TYPE",
+ * or "... unresolved - - REASON", separated by tabs (C++ names have
+ * spaces).  SYMBOL+OFF is perf report's symoff.
+ */
+static int dprof_report__fprintf_samples(struct dprof_report *rep, FILE *fp)
+{
+	const struct dprof_samples *s = rep->samples;
+	struct hashmap *index;
+	struct dprof_rows t;
+	size_t i;
+	int err;
+
+	err = dprof_rows__init(&t, rep, /*sorted=*/false, /*filter=*/false);
+	if (err)
+		return err;
+	index = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(index)) {
+		dprof_rows__exit(&t);
+		return -ENOMEM;
+	}
+	for (i = 0; i < t.nr; i++) {
+		err = hashmap__add(index, t.row[i], i);
+		if (err)
+			goto out;
+	}
+	dprof_report__fprintf_header(rep, fp);
+	fprintf(fp, "# %14s\t%4s\t%-32s\t%-11s\t%6s\t%-16s\t%s\n", "time", "cpu",
+		"symbol+offset", "kind", "offset", "member", "type");
+	for (i = 0; i < s->nr; i++) {
+		const struct dprof_sample_line *l = &s->line[i];
+		struct strbuf sb = STRBUF_INIT;
+		char where[256];
+		size_t k;
+
+		if (l->sym)
+			scnprintf(where, sizeof(where), "%s+0x%" PRIx64, l->sym->name,
+				  l->sym_off);
+		else
+			scnprintf(where, sizeof(where), "%#" PRIx64, l->ip);
+		fprintf(fp, "%16.6f\t%4u\t%-32s\t", l->time / 1e9, l->cpu, where);
+		if (!l->cls || !l->cls->row || !hashmap__find(index, l->cls->row, &k)) {
+			fprintf(fp, "%-11s\t%6s\t%-16s\t%s\n", "unresolved", "-", "-",
+				dprof_unres__str(l->why));
+			continue;
+		}
+		dprof_row_info__member(&t.info[k], l->offset, &sb);
+		fprintf(fp, "%-11s\t%#6" PRIx64 "\t%-16s\t%s\n", dprof_kind__str(l->cls->kind),
+			l->offset, sb.buf ?: "?", dprof_row_info__name(&t.info[k]));
+		strbuf_release(&sb);
+	}
+out:
+	hashmap__free(index);
+	dprof_rows__exit(&t);
+	return err;
+}
+
 int dprof_report__fprintf(struct dprof_report *rep, const char *graph, FILE *fp)
 {
+	if (rep->samples)
+		return dprof_report__fprintf_samples(rep, fp);
 	switch (rep->opts.view) {
 	case DPROF_VIEW_CLASSIFY:
 	case DPROF_VIEW_WORKINGSET:

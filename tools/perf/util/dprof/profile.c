@@ -34,6 +34,8 @@ static const char * const kind_str[DPROF_KIND__MAX] = {
 	[DPROF_KIND_STATIC]	= "static",
 	[DPROF_KIND_PERCPU]	= "percpu",
 	[DPROF_KIND_TYPED]	= "DWARF-typed",
+	[DPROF_KIND_STACK]	= "stack",
+	[DPROF_KIND_HEAP]	= "heap",
 };
 
 const char *dprof_unres__str(enum dprof_unres r)
@@ -401,9 +403,11 @@ static bool dprof_class__same_row(const struct dprof_class *a,
 		       a->site_name && b->site_name &&
 		       !strcmp(a->site_name, b->site_name);
 	case DPROF_KIND_TYPED:
+	case DPROF_KIND_STACK:
 		return a->name && b->name && !strcmp(a->name, b->name);
 	case DPROF_KIND_STATIC:
 	case DPROF_KIND_PERCPU:
+	case DPROF_KIND_HEAP:	/* per allocation site */
 	case DPROF_KIND__MAX:
 	default:
 		return a == b;

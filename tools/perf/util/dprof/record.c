@@ -5,7 +5,8 @@
  * Three streams in one perf.data: access samples (a memory-sampling PMU
  * through perf mem's events, or cpu-clock with the interrupt registers the
  * software sampler decodes), the address set (the slab tracepoints), and
- * object histories (slab_watch events, --watch).
+ * object histories (slab_watch events, --watch); the user-space address
+ * set is the allocator's uprobes (heapprobe.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -661,6 +662,7 @@ int dprof_record_args__init(struct dprof_record_args *a,
 
 	/* n --watch items take 2n arguments and at least 2n - 1 bytes */
 	nr_args = argc + DPROF_RECORD_ARGS + (opts->watch ? strlen(opts->watch) + 1 : 0) +
+		  4 * ARRAY_SIZE(a->heap.events) +
 		  DPROF_MEM_EVENT_ARGS * (desc.nr_pmus + 1);
 	a->argv = calloc(nr_args + 1, sizeof(*a->argv));
 	a->owned = calloc(nr_args + 1, sizeof(*a->owned));
@@ -722,6 +724,18 @@ int dprof_record_args__init(struct dprof_record_args *a,
 			return ret;
 		a->monitor_on = ret > 0;
 	}
+	if (!opts->no_heap && !dprof_heap_probes__place(&a->heap, opts->heap_min_size)) {
+		size_t h;
+
+		for (h = 0; h < a->heap.nr; h++) {
+			a->argv[a->argc++] = "-e";
+			a->argv[a->argc++] = a->heap.events[h];
+			if (a->heap.filters[h]) {
+				a->argv[a->argc++] = "--filter";
+				a->argv[a->argc++] = a->heap.filters[h];
+			}
+		}
+	}
 	if (a->monitor.arg[0])
 		a->argv[a->argc++] = a->monitor.arg;
 
@@ -735,6 +749,7 @@ void dprof_record_args__exit(struct dprof_record_args *a)
 	int j;
 
 	dprof_monitor__exit(&a->monitor);
+	dprof_heap_probes__remove(&a->heap);
 	for (j = 0; j < a->nr_specs; j++)
 		free(a->specs[j].cache);
 	free(a->specs);

@@ -3,6 +3,7 @@
 #define __PERF_DPROF_RECORD_H
 
 #include <stdbool.h>
+#include "heapprobe.h"
 #include "watch-monitor.h"
 
 struct dprof_watch_spec;
@@ -30,6 +31,8 @@ struct dprof_watch_spec;
  * @watch_patience: give a watched object up after that many allocations
  * @watch_histories: stop once each --watch item followed that many objects
  * @no_kmem: do not record the slab address set
+ * @no_heap: do not record the user-space allocator (uprobes)
+ * @heap_min_size: record allocations of at least this many bytes
  * @ldlat: --ldlat: load latency threshold (Intel ldlat, Arm SPE min_latency)
  * @l3missonly: --l3missonly: AMD IBS samples only ops that missed the L3
  */
@@ -43,6 +46,8 @@ struct dprof_record_opts {
 	unsigned int	watch_patience;
 	unsigned int	watch_histories;
 	bool		no_kmem;
+	bool		no_heap;
+	unsigned int	heap_min_size;
 };
 
 #define DPROF_WATCH_PATIENCE	64	/* the default */
@@ -110,6 +115,7 @@ struct dprof_record_args {
 	int			argc;
 	struct dprof_monitor	monitor;
 	bool			monitor_on;
+	struct dprof_heap_probes heap;
 	/* private */
 	char			**owned;
 	int			nr_owned;

@@ -33,10 +33,13 @@
 #include "util/header.h"
 #include "util/machine.h"
 #include "util/map.h"
+#include "util/hashmap.h"
 #include "util/session.h"
+#include "util/srcline.h"
 #include "util/symbol.h"
 #include "util/thread.h"
 #include "util/tool.h"
+#include "heapprobe.h"
 #include "record.h"
 #include "replay.h"
 #include "hashfn.h"
@@ -678,6 +681,222 @@ static const struct evsel_str_handler dprof_kmem_handlers[] = {
 };
 
 /* ---------------------------------------------------------------------- */
+/* address set: the user-space allocator (uprobes, heapprobe.c)            */
+
+/* operator new calls malloc: nested calls to follow per thread */
+#define DPROF_HEAP_DEPTH	4
+
+/* A thread's allocator calls whose entry was seen, not yet their return. */
+struct dprof_heap_call {
+	int	depth;
+	u64	size[DPROF_HEAP_DEPTH];
+	u64	old[DPROF_HEAP_DEPTH];	/* realloc: the object it moves */
+};
+
+/* The live heap objects of process @pid. */
+static struct dprof_addrset *dprof_replay__heap(struct dprof_replay *r, u32 pid,
+						bool create)
+{
+	struct dprof_addrset *as;
+
+	if (hashmap__find(r->heaps, pid, &as))
+		return as;
+	if (!create)
+		return NULL;
+	as = zalloc(sizeof(*as));
+	if (!as)
+		return NULL;
+	dprof_addrset__init(as, NULL);
+	if (hashmap__add(r->heaps, pid, as)) {
+		free(as);
+		return NULL;
+	}
+	return as;
+}
+
+static int dprof_replay__heap_entry(struct dprof_replay *r, struct evsel *evsel,
+				    struct perf_sample *sample,
+				    struct machine *machine __maybe_unused)
+{
+	u64 size = evsel__intval(evsel, sample, "size");
+	struct dprof_heap_call *c;
+
+	if (!hashmap__find(r->heap_calls, sample->tid, &c)) {
+		c = zalloc(sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		if (hashmap__add(r->heap_calls, sample->tid, c)) {
+			free(c);
+			return -ENOMEM;
+		}
+	}
+	if (evsel__field(evsel, "nmemb"))
+		size *= evsel__intval(evsel, sample, "nmemb");
+	if (c->depth < DPROF_HEAP_DEPTH) {
+		c->size[c->depth] = size;
+		c->old[c->depth] = evsel__field(evsel, "old") ?
+				   evsel__intval(evsel, sample, "old") : 0;
+	}
+	c->depth++;
+	return 0;
+}
+
+/* "insert (hash.c:24)": the function and line that called the allocator. */
+static char *dprof_heap_site_name(struct machine *machine, struct perf_sample *sample,
+				  u64 site)
+{
+	struct thread *thread = machine__findnew_thread(machine, sample->pid,
+							sample->tid);
+	struct addr_location al;
+	char *name = NULL, *srcline = NULL;
+
+	addr_location__init(&al);
+	/* the call instruction ends right before the return address */
+	if (thread && thread__find_symbol(thread, PERF_RECORD_MISC_USER, site - 1, &al)) {
+		srcline = get_srcline(map__dso(al.map), map__rip_2objdump(al.map, al.addr),
+				      al.sym, false, false, al.addr);
+		if (srcline && strcmp(srcline, SRCLINE_UNKNOWN)) {
+			const char *base = strrchr(srcline, '/');
+
+			if (asprintf(&name, "%s (%s)", al.sym->name,
+				     base ? base + 1 : srcline) < 0)
+				name = NULL;
+		} else {
+			name = strdup(al.sym->name);
+		}
+		zfree_srcline(&srcline);
+	}
+	if (!name && asprintf(&name, "%#" PRIx64, site) < 0)
+		name = NULL;
+	addr_location__exit(&al);
+	thread__put(thread);
+	return name;
+}
+
+/* @ptr's object ends: a free, a realloc that moved it. */
+static int dprof_replay__heap_end(struct dprof_replay *r, struct dprof_addrset *as,
+				  u64 ptr, struct perf_sample *sample)
+{
+	struct dprof_obj *obj = as ? dprof_addrset__find(as, ptr) : NULL;
+	struct dprof_class *cls;
+
+	if (!obj || obj->base != ptr) {
+		r->rec.nr_heap_unknown_free++;
+		return 0;
+	}
+	r->rec.nr_heap_frees++;
+	cls = obj->priv;
+	dprof_obj__mark_bounce(obj, sample->cpu);
+	cls->life_sum += sample->time - obj->alloc_time;
+	cls->life_n++;
+	if (dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/false))
+		return -EINVAL;
+	dprof_addrset__free(as, ptr);
+	return 0;
+}
+
+static int dprof_replay__heap_free(struct dprof_replay *r, struct evsel *evsel,
+				   struct perf_sample *sample,
+				   struct machine *machine __maybe_unused)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr");
+
+	if (!ptr)
+		return 0;
+	return dprof_replay__heap_end(r, dprof_replay__heap(r, sample->pid, false),
+				      ptr, sample);
+}
+
+static int dprof_replay__heap_return(struct dprof_replay *r, struct evsel *evsel,
+				     struct perf_sample *sample, struct machine *machine)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr"), site, size, old;
+	struct dprof_heap_call *c;
+	struct dprof_addrset *as;
+	struct dprof_class *cls;
+	struct dprof_obj *obj;
+	int err;
+
+	/* no entry: filtered by --heap-min-size, or called before recording */
+	if (!hashmap__find(r->heap_calls, sample->tid, &c) || !c->depth)
+		return 0;
+	/* malloc inside operator new, realloc: the outer call makes the object */
+	if (--c->depth)
+		return 0;
+	size = c->size[0];
+	old = c->old[0];
+	if (!ptr)	/* failed, or realloc(p, 0): its free was seen */
+		return 0;
+	if (dprof_range__implausible(ptr, size)) {
+		r->rec.nr_implausible++;
+		return 0;
+	}
+	as = dprof_replay__heap(r, sample->pid, true);
+	if (!as)
+		return -ENOMEM;
+	if (old) {
+		err = dprof_replay__heap_end(r, as, old, sample);
+		if (err)
+			return err;
+	}
+	r->rec.nr_heap_allocs++;
+	site = evsel__field(evsel, "__probe_ret_ip") ?
+	       evsel__intval(evsel, sample, "__probe_ret_ip") : sample->ip;
+	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_HEAP, site, NULL);
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->nr_allocs) {
+		cls->obj_size = size;
+		cls->site_name = dprof_heap_site_name(machine, sample, site);
+	}
+	/* a type is checked against the largest object of the site */
+	if (size > cls->alloc_size)
+		cls->alloc_size = size;
+	cls->nr_allocs++;
+	obj = dprof_addrset__alloc(as, ptr, size ?: 1, sample->time);
+	if (!obj)
+		return -ENOMEM;
+	obj->priv = cls;
+	obj->cpu = sample->cpu;
+	return dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/true);
+}
+
+/* Which handler an allocator probe's event takes, by its name. */
+static void dprof_replay__heap_add(struct dprof_replay *r, struct evsel *evsel,
+				   const char *name)
+{
+	const char *event = strchr(name, ':');
+	size_t len;
+
+	if (!event)
+		return;
+	event++;
+	len = strlen(event);
+	r->rec.has_heap = true;
+	if (!strcmp(event, "free"))
+		evsel->handler = dprof_replay__heap_free;
+	else if (len > 4 && !strcmp(event + len - 4, "_ret"))
+		evsel->handler = dprof_replay__heap_return;
+	else
+		evsel->handler = dprof_replay__heap_entry;
+}
+
+/* A process exits: its heap objects end with it. */
+static int dprof_replay__exit_event(const struct perf_tool *tool, union perf_event *event,
+				    struct perf_sample *sample, struct machine *machine)
+{
+	struct dprof_replay *r = container_of(tool, struct dprof_replay, tool);
+	struct dprof_addrset *as;
+
+	if (event->fork.pid == event->fork.tid &&
+	    hashmap__delete(r->heaps, event->fork.pid, NULL, &as)) {
+		dprof_addrset__exit(as);
+		free(as);
+	}
+	return perf_event__process_exit(tool, event, sample, machine);
+}
+
+/* ---------------------------------------------------------------------- */
 /* access samples                                                          */
 
 /* Return: false when the sample is no memory access (AMD IBS tags any op). */
@@ -701,9 +920,22 @@ static bool dprof_replay__decode_data_src(struct dprof_replay *r,
 	return mem.mem_op;
 }
 
-static void dprof_replay__unresolved(struct dprof_replay *r, enum dprof_unres why)
+static int dprof_replay__unresolved(struct dprof_replay *r,
+				    const struct dprof_access *acc,
+				    enum dprof_unres why)
 {
+	struct dprof_sink *sink;
+	int err;
+
 	r->prof.unres[why]++;
+	list_for_each_entry(sink, &r->sinks, node) {
+		if (sink->unresolved) {
+			err = sink->unresolved(sink, acc, why);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
 }
 
 /* The function at a site's ip, found once per site. */
@@ -759,6 +991,15 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 	struct dprof_class *cls;
 
 	obj = dprof_addrset__find(&r->as, acc->addr);
+	if (!obj && !machine__kernel_ip(r->res.machine, acc->addr) && acc->thread) {
+		struct dprof_addrset *heap = dprof_replay__heap(r, thread__pid(acc->thread),
+								false);
+
+		obj = heap ? dprof_addrset__find(heap, acc->addr) : NULL;
+		/* what the code thinks it touches: the heap row's type votes */
+		if (obj)
+			dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed);
+	}
 	if (!obj) {
 		u64 base;
 		int ret = dprof_replay__earlier_obj(r, acc->addr, acc->cpu, &obj,
@@ -834,10 +1075,36 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 	}
 
 	if (machine__kernel_ip(r->res.machine, acc->addr))
-		dprof_replay__unresolved(r, DPROF_UNRES_NO_OBJECT);
-	else
-		dprof_replay__unresolved(r, DPROF_UNRES_USER_DYNAMIC);
-	return 0;
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_NO_OBJECT);
+	return dprof_replay__unresolved(r, acc, DPROF_UNRES_USER_DYNAMIC);
+}
+
+/*
+ * A stack slot: a local variable when the DWARF of the function locates
+ * one there (perf's data-type profiling types stack operands by the frame
+ * base), counted as its type under the stack kind; else a spill or a
+ * frame's bookkeeping, no data type.
+ */
+static int dprof_replay__resolve_stack(struct dprof_replay *r, struct thread *thread,
+				       struct evsel *evsel, struct dprof_access *acc)
+{
+	struct dprof_typed typed;
+	struct dprof_class *cls;
+
+	if (dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed))
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_STACK);
+	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_STACK,
+					   typed.key, typed.dso);
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->name) {
+		cls->name = strdup(typed.type_name);
+		cls->obj_size = typed.type_size;
+	}
+	if (dprof_class__touch_base(cls, acc->addr - typed.offset,
+				    typed.type_size, acc->cpu))
+		return -ENOMEM;
+	return dprof_replay__count_access(r, cls, thread, typed.offset, acc);
 }
 
 static int dprof_replay__resolve_percpu(struct dprof_replay *r, struct thread *thread,
@@ -849,10 +1116,8 @@ static int dprof_replay__resolve_percpu(struct dprof_replay *r, struct thread *t
 	int err;
 
 	sym = dprof_resolver__percpu(&r->res, off, &offset);
-	if (!sym) {
-		dprof_replay__unresolved(r, DPROF_UNRES_NO_OBJECT);
-		return 0;
-	}
+	if (!sym)
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_NO_OBJECT);
 	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_PERCPU,
 					   sym->start, NULL);
 	if (!cls)
@@ -868,6 +1133,35 @@ static int dprof_replay__resolve_percpu(struct dprof_replay *r, struct thread *t
 		return err;
 	cls->nr_objects += err;
 	return dprof_replay__count_access(r, cls, thread, offset, acc);
+}
+
+/*
+ * Neither the sampled instruction nor the one before touches memory: an
+ * lea (an address computed, not accessed) or a compare fused with its
+ * jump.  perf's data-type profiling still gives such an ip the type of
+ * its operand (or of the fused instruction's): count the sample under that
+ * type, with no address and so no object, as perf report --sort type does.
+ */
+static int dprof_replay__typed_noaddr(struct dprof_replay *r, struct thread *thread,
+				      struct evsel *evsel, struct dprof_access *acc)
+{
+	struct dprof_typed typed;
+	struct dprof_class *cls;
+
+	if (dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed)) {
+		r->prof.ea_reasons[DPROF_EA_NO_MEMOP]++;
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_INSN);
+	}
+	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_TYPED,
+					   typed.key, typed.dso);
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->name) {
+		cls->name = strdup(typed.type_name);
+		cls->obj_size = typed.type_size;
+	}
+	r->prof.nr_typed_noaddr++;
+	return dprof_replay__count_access(r, cls, thread, typed.offset, acc);
 }
 
 /*
@@ -888,10 +1182,8 @@ static int dprof_replay__soft_access(struct dprof_replay *r, struct thread *thre
 
 	len = dprof_resolver__code(&r->res, thread, sample->ip, &code,
 				   &prev, &prev_len);
-	if (len <= 0) {
-		dprof_replay__unresolved(r, DPROF_UNRES_NO_CODE);
-		return 0;
-	}
+	if (len <= 0)
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_NO_CODE);
 
 	why = dprof_ea__decode(code, len, sample->ip, &sample->intr_regs, &ea);
 	/*
@@ -923,26 +1215,35 @@ static int dprof_replay__soft_access(struct dprof_replay *r, struct thread *thre
 			return dprof_replay__resolve_percpu(r, thread, acc, ea.addr);
 		}
 		/* %fs in user space: thread-local storage */
-		dprof_replay__unresolved(r, DPROF_UNRES_USER_DYNAMIC);
-		return 0;
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_USER_DYNAMIC);
 	}
-	if (why == DPROF_EA_STACK) {
-		dprof_replay__unresolved(r, DPROF_UNRES_STACK);
-		return 0;
+	/*
+	 * push, pop, call, ret: no variable is accessed.  When that was the
+	 * instruction before one without an access (an lea after a call),
+	 * the sampled one's operand type is worth more, as perf reports it.
+	 */
+	if (why == DPROF_EA_STACK && skid) {
+		struct dprof_typed typed;
+
+		if (!dprof_resolver__typed(&r->res, thread, evsel, sample->ip, &typed)) {
+			acc->ip = sample->ip;
+			return dprof_replay__typed_noaddr(r, thread, evsel, acc);
+		}
 	}
+	if (why == DPROF_EA_STACK)
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_STACK);
+	if (why == DPROF_EA_NO_MEMOP)
+		return dprof_replay__typed_noaddr(r, thread, evsel, acc);
 	if (why != DPROF_EA_OK) {
-		dprof_replay__unresolved(r, DPROF_UNRES_INSN);
 		if (why < ARRAY_SIZE(r->prof.ea_reasons))
 			r->prof.ea_reasons[why]++;
-		return 0;
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_INSN);
 	}
 
 	acc->addr = ea.addr;
 	if (!dprof_ea__stack_pointer(&sample->intr_regs, &sp) &&
-	    (acc->addr - sp < DPROF_STACK_SPAN || sp - acc->addr < DPROF_STACK_SPAN)) {
-		dprof_replay__unresolved(r, DPROF_UNRES_STACK);
-		return 0;
-	}
+	    (acc->addr - sp < DPROF_STACK_SPAN || sp - acc->addr < DPROF_STACK_SPAN))
+		return dprof_replay__resolve_stack(r, thread, evsel, acc);
 	return dprof_replay__resolve_addr(r, thread, evsel, acc);
 }
 
@@ -951,6 +1252,7 @@ static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
 {
 	struct dprof_access acc = {
 		.ip	= sample->ip,
+		.sample_ip = sample->ip,
 		.time	= sample->time,
 		.cpu	= sample->cpu,
 	};
@@ -971,6 +1273,7 @@ static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
 	thread = machine__findnew_thread(machine, sample->pid, sample->tid);
 	if (!thread)
 		return -ENOMEM;
+	acc.thread = thread;
 
 	if (evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR &&
 	    sample->intr_regs.regs) {
@@ -979,8 +1282,7 @@ static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
 		acc.addr = sample->addr;
 		ret = dprof_replay__resolve_addr(r, thread, evsel, &acc);
 	} else {
-		dprof_replay__unresolved(r, DPROF_UNRES_NO_ADDR);
-		ret = 0;
+		ret = dprof_replay__unresolved(r, &acc, DPROF_UNRES_NO_ADDR);
 	}
 	thread__put(thread);
 	return ret;
@@ -1144,6 +1446,8 @@ static void dprof_replay__scan_evlist(struct dprof_replay *r, struct evlist *evl
 		const char *name = evsel__name(evsel);
 
 		if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT) {
+			if (strstarts(name, DPROF_HEAP_GROUP))
+				dprof_replay__heap_add(r, evsel, name);
 			if (!strcmp(name, dprof_kmem_handlers[0].name) ||
 			    !strcmp(name, dprof_kmem_handlers[1].name))
 				r->rec.has_alloc = true;
@@ -1259,7 +1563,7 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 	r->tool.mmap		= perf_event__process_mmap;
 	r->tool.mmap2		= perf_event__process_mmap2;
 	r->tool.comm		= perf_event__process_comm;
-	r->tool.exit		= perf_event__process_exit;
+	r->tool.exit		= dprof_replay__exit_event;
 	r->tool.fork		= perf_event__process_fork;
 	r->tool.namespaces	= perf_event__process_namespaces;
 	r->tool.ordering_requires_timestamps = true;
@@ -1267,6 +1571,17 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 	err = dprof_replay__check_file(path);
 	if (err)
 		return err;
+	r->heaps = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	r->heap_calls = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(r->heaps) || IS_ERR(r->heap_calls)) {
+		if (!IS_ERR(r->heaps))
+			hashmap__free(r->heaps);
+		if (!IS_ERR(r->heap_calls))
+			hashmap__free(r->heap_calls);
+		r->heaps = NULL;
+		r->heap_calls = NULL;
+		return -ENOMEM;
+	}
 	r->session = perf_session__new(&r->data, &r->tool);
 	if (IS_ERR(r->session)) {
 		err = PTR_ERR(r->session);
@@ -1361,6 +1676,27 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 	return 0;
 }
 
+static void dprof_replay__heaps_free(struct dprof_replay *r)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (r->heaps) {
+		hashmap__for_each_entry(r->heaps, cur, bkt) {
+			dprof_addrset__exit(cur->pvalue);
+			free(cur->pvalue);
+		}
+		hashmap__free(r->heaps);
+	}
+	if (r->heap_calls) {
+		hashmap__for_each_entry(r->heap_calls, cur, bkt)
+			free(cur->pvalue);
+		hashmap__free(r->heap_calls);
+	}
+	r->heaps = NULL;
+	r->heap_calls = NULL;
+}
+
 /* After dprof_replay__open() failed, only the session is left. */
 void dprof_replay__close(struct dprof_replay *r)
 {
@@ -1390,4 +1726,5 @@ void dprof_replay__close(struct dprof_replay *r)
 	if (r->session)
 		perf_session__delete(r->session);
 	r->session = NULL;
+	dprof_replay__heaps_free(r);
 }

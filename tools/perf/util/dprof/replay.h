@@ -50,6 +50,11 @@ struct perf_session;
  *	   min_latency; an IBS with an ldlat filter), 0 if none
  * @mem: the memory PMU's data sources, decoded
  * @watches: the slab_watch events (object histories), or NULL
+ * @has_heap: uprobes on the user-space allocator: the heap address set
+ * @nr_heap_allocs: user allocations replayed
+ * @nr_heap_frees: user frees of a live object
+ * @nr_heap_unknown_free: user frees of a pointer not in the set (allocated
+ *                        before recording began, or under --heap-min-size)
  */
 struct dprof_recording {
 	bool			has_alloc;
@@ -77,6 +82,10 @@ struct dprof_recording {
 	unsigned int		ldlat;
 	struct dprof_mem_stats	mem;
 	struct dprof_watch	*watches;
+	bool			has_heap;
+	u64			nr_heap_allocs;
+	u64			nr_heap_frees;
+	u64			nr_heap_unknown_free;
 };
 
 /*
@@ -120,6 +129,8 @@ struct dprof_replay {
 	struct evsel		*access_evsel;	/* the access sampler */
 	struct dprof_kmem_fields kmem[DPROF_KMEM_EVENTS];
 	struct dprof_recording	rec;
+	struct hashmap		*heaps;		/* pid -> struct dprof_addrset * */
+	struct hashmap		*heap_calls;	/* tid -> struct dprof_heap_call * */
 	bool			ready;		/* private: open succeeded */
 };
 

@@ -22,6 +22,7 @@
 #include "histories.h"
 #include "profile.h"
 #include "report.h"
+#include "samples.h"
 #include "workingset.h"
 
 static const char * const dprof_view_names[DPROF_VIEW__MAX] = {
@@ -171,12 +172,27 @@ static int dprof_report__add_histories(struct dprof_report *rep)
 	return 0;
 }
 
+static int dprof_report__add_samples(struct dprof_report *rep)
+{
+	rep->samples = zalloc(sizeof(*rep->samples));
+	if (!rep->samples)
+		return -ENOMEM;
+	dprof_samples__init(rep->samples);
+	dprof_replay__add_sink(&rep->replay, &rep->samples->sink);
+	return 0;
+}
+
 /* The sinks of the views asked for. */
 static int dprof_report__add_views(struct dprof_report *rep)
 {
 	enum dprof_view_kind v = rep->opts.view;
 	bool all = rep->all_views;
 	int err = 0;
+
+	if (rep->opts.samples)
+		err = dprof_report__add_samples(rep);
+	if (err)
+		return err;
 
 	if (all || v == DPROF_VIEW_PATHS || v == DPROF_VIEW_FLOW)
 		err = dprof_report__add_histories(rep);
@@ -235,6 +251,10 @@ void dprof_report__close(struct dprof_report *rep)
 	if (rep->hist) {
 		dprof_histories__exit(rep->hist);
 		zfree(&rep->hist);
+	}
+	if (rep->samples) {
+		dprof_samples__exit(rep->samples);
+		zfree(&rep->samples);
 	}
 	/* the operand typing may hold a debuginfo of ours */
 	debuginfo_cache__delete();

@@ -11,6 +11,7 @@
 struct dprof_class;
 struct dprof_classify;
 struct dprof_histories;
+struct dprof_samples;
 struct dprof_workingset;
 
 /* The views of perf dprof report. */
@@ -36,6 +37,7 @@ const char *dprof_view_kind__str(enum dprof_view_kind kind);
  * @percent_limit: rows below this share of the samples are not shown
  * @force: read a file that is not ours (perf data's own -f)
  * @no_snapshot: ignore the slab snapshot (what DWARF typing alone gives)
+ * @samples: list every access sample with its type (--samples)
  * @fold: --fold: the rare paths the flow view leaves out
  */
 struct dprof_report_opts {
@@ -47,6 +49,7 @@ struct dprof_report_opts {
 	float			percent_limit;
 	bool			force;
 	bool			no_snapshot;
+	bool			samples;
 	struct dprof_flow_fold	fold;
 };
 
@@ -58,6 +61,7 @@ struct dprof_report_opts {
  * @cl: the miss classification, or NULL
  * @ws: the working set, or NULL
  * @hist: the object histories, or NULL
+ * @samples: the access samples one by one, or NULL
  * @all_views: every view's model was computed (the TUI switches views)
  * @no_geom: @all_views without a cache geometry: no @cl, no @ws
  */
@@ -68,6 +72,7 @@ struct dprof_report {
 	struct dprof_classify		*cl;
 	struct dprof_workingset		*ws;
 	struct dprof_histories		*hist;
+	struct dprof_samples		*samples;
 	bool				all_views;
 	bool				no_geom;
 };

@@ -34,7 +34,7 @@ struct dprof_resolver {
 	size_t			nr_percpu;
 	bool			percpu_loaded;
 	bool			typed_checked;
-	bool			typed_ok;	/* kernel code has DWARF */
+	bool			typed_ok;	/* kernel code has DWARF (vmlinux) */
 	u64			nr_code_misses;
 	/*
 	 * The debuginfo of @map's dso, opened by the caller, for the operand
@@ -45,6 +45,7 @@ struct dprof_resolver {
 					      struct thread *thread, u8 cpumode);
 	void			*debuginfo_arg;
 	struct dso		*typed_dso;	/* whose debuginfo was lent last */
+	struct debuginfo	*typed_dbg;	/* ... that one, NULL: no DWARF */
 };
 
 struct dprof_static {
