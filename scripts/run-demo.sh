@@ -88,7 +88,7 @@ rm -f "$job/perf.data" "$job/perf.data.old" "$job/record.log" "$job/report.txt" 
 	"$job/watch.data" "$job/flow.txt" "$job/flow.dot" "$job/flow.svg" \
 	"$job/handoff.data" "$job/handoff.txt" "$job/handoff.dot" "$job/handoff.svg"
 workload=${DEMO_WORKLOAD:-$REPO/scripts/guest/workload.sh $secs}
-say "booting the guest: perf dprof record -a ${DEMO_RECORD:+$DEMO_RECORD }-- $workload"
+say "booting the guest: perf dprof record -a --no-heap ${DEMO_RECORD:+$DEMO_RECORD }-- $workload"
 t=$(now)
 rc=0
 # a perf outside the repo and BUILD_DIR: share its directory too
@@ -98,14 +98,14 @@ VM_JOBDIR=$job VM_ENV="PERF CHURN ${VM_ENV:-}" VM_TIMEOUT=${VM_TIMEOUT:-600} \
 echo \"guest: \$(uname -r), \$(nproc) CPUs, uptime \$(cut -d' ' -f1 /proc/uptime)s\"
 up() { cut -d' ' -f1 /proc/uptime; }
 s=\$(up)
-\"\$PERF\" dprof record -a -o /tmp/perf.data ${DEMO_RECORD:-} -- $workload
+\"\$PERF\" dprof record -a --no-heap -o /tmp/perf.data ${DEMO_RECORD:-} -- $workload
 rc=\$?
 echo \"guest: record took \$(echo \"\$(up) - \$s\" | bc)s (guest time), rc=\$rc\"
 cp /tmp/perf.data /mnt/perf.data || rc=1
 if [ \$rc = 0 ] && [ -n \"$DEMO_WATCH\" ]; then
 	if [ -d /sys/bus/event_source/devices/slab_watch ]; then
 		s=\$(up)
-		\"\$PERF\" dprof record -q -a -o /tmp/watch.data --watch=$DEMO_WATCH ${DEMO_RECORD:-} -- $workload > /dev/null || rc=1
+		\"\$PERF\" dprof record -q -a --no-heap -o /tmp/watch.data --watch=$DEMO_WATCH ${DEMO_RECORD:-} -- $workload > /dev/null || rc=1
 		echo \"guest: watch record took \$(echo \"\$(up) - \$s\" | bc)s (guest time), rc=\$rc\"
 		cp /tmp/watch.data /mnt/watch.data || rc=1
 	else
@@ -115,7 +115,7 @@ fi
 if [ \$rc = 0 ] && [ \"$DEMO_HANDOFF\" != 0 ] && [ -d /sys/bus/event_source/devices/slab_watch ] &&
    \"\$PERF\" test -w dprof_handoff 1 2> /dev/null; then
 	s=\$(up)
-	\"\$PERF\" dprof record -q -a -o /tmp/handoff.data --watch=skbuff_head_cache:0/8 \\
+	\"\$PERF\" dprof record -q -a --no-heap -o /tmp/handoff.data --watch=skbuff_head_cache:0/8 \\
 		--watch-histories=$DEMO_HANDOFF -- \"\$PERF\" test -w dprof_handoff 20000 > /dev/null || rc=1
 	echo \"guest: sk_buff hand-off record took \$(echo \"\$(up) - \$s\" | bc)s (guest time), rc=\$rc\"
 	cp /tmp/handoff.data /mnt/handoff.data || rc=1

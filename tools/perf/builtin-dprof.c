@@ -129,10 +129,14 @@ static int cmd_dprof_report(int argc, const char **argv)
 	OPT_CALLBACK(0, "percent-limit", &opts.percent_limit, "percent",
 		     "hide rows below this percentage of samples",
 		     parse_percent_limit),
+	OPT_BOOLEAN(0, "samples", &opts.samples,
+		    "--stdio: every access sample with its type, instead of a view"),
 	OPT_CALLBACK(0, "fold", &opts.fold, "N|P%",
 		     "--view=flow: fold paths taken by fewer than N histories (or P% of them); default 2, 0: none",
 		     parse_fold),
 	OPT_BOOLEAN('f', "force", &opts.force, "don't complain, do it"),
+	OPT_BOOLEAN(0, "no-snapshot", &opts.no_snapshot,
+		    "ignore the slab snapshot: objects allocated before recording typed by DWARF only"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
 	};
@@ -160,9 +164,9 @@ static int cmd_dprof_report(int argc, const char **argv)
 	/*
 	 * As perf report: the TUI on a terminal when built with slang
 	 * (setup_browser() decides), --stdio otherwise.  --graph writes a
-	 * file and prints, so it stays on stdio, as --json does.
+	 * file and prints, so it stays on stdio, as --json and --samples do.
 	 */
-	if (use_stdio || graph || json)
+	if (use_stdio || graph || json || opts.samples)
 		use_browser = 0;
 #ifdef HAVE_SLANG_SUPPORT
 	else if (use_tui)
@@ -241,6 +245,7 @@ static int cmd_dprof_record(int argc, const char **argv)
 {
 	struct dprof_record_opts opts = {
 		.sampler	= "auto",
+		.ldlat		= DPROF_LDLAT,
 		.watch_patience	= DPROF_WATCH_PATIENCE,
 	};
 	const char * const usage[] = {
@@ -254,8 +259,16 @@ static int cmd_dprof_record(int argc, const char **argv)
 	OPT_STRING('F', "freq", &opts.freq, "n", "access sampling frequency"),
 	OPT_STRING(0, "sampler", &opts.sampler, "auto|mem|soft",
 		   "access sampler: memory PMU, or cpu-clock + registers"),
+	OPT_UINTEGER(0, "ldlat", &opts.ldlat,
+		     "load latency threshold in cycles (Intel PEBS, Arm SPE; default 30)"),
+	OPT_BOOLEAN(0, "l3missonly", &opts.l3missonly,
+		    "AMD IBS: sample only ops that missed the L3 (Zen 4 on)"),
 	OPT_BOOLEAN(0, "no-kmem", &opts.no_kmem,
 		    "do not record the slab address set"),
+	OPT_BOOLEAN(0, "no-heap", &opts.no_heap,
+		    "do not record the user-space allocator (uprobes on malloc, free, ...)"),
+	OPT_UINTEGER(0, "heap-min-size", &opts.heap_min_size,
+		     "record user allocations of at least n bytes (filtered in the kernel)"),
 	OPT_STRING(0, "watch", &opts.watch, "cache[:offset[/len]],...",
 		   "follow objects of these slab caches (slab_watch PMU)"),
 	OPT_UINTEGER(0, "watch-patience", &opts.watch_patience,

@@ -188,6 +188,7 @@ static u64 spe_generic(u64 mem_lvl, bool remote)
 #define LV_RCACHE	DPROF_MEM_LVL_REMOTE_CACHE
 #define LV_LDRAM	DPROF_MEM_LVL_LOCAL_DRAM
 #define LV_RDRAM	DPROF_MEM_LVL_REMOTE_DRAM
+#define LV_CXL		DPROF_MEM_LVL_CXL
 #define LV_OTHER	DPROF_MEM_LVL_OTHER
 
 /* expected flags */
@@ -246,6 +247,285 @@ static int ds_check(const struct ds_case *c, u64 val)
 		 mem.tlb == DPROF_MEM_TLB_MISS ? " tlb-miss" : "",
 		 ok ? "ok" : "FAILED");
 	return ok ? 0 : -1;
+}
+
+/*
+ * --- every encoding of every family, read by perf c2c and perf mem -----
+ *
+ * The data source tables of arch/x86/events/intel/ds.c (6.12), as each
+ * family's init function leaves them, and the IBS DataSrc tables of
+ * arch/x86/events/amd/ibs.c.  Each entry is decoded here and by perf's
+ * own readers: c2c_decode_stats() (what perf c2c counts) and
+ * perf_mem__lvl_scnprintf() (what perf mem report prints).  Where those
+ * say L1, LFB, L2, LLC hit, local/remote HITM, peer, DRAM, CXL or
+ * remote, the decoder must say the same.
+ */
+#define DS_TABLE	0x20	/* lnc_pebs_data_source[] uses 0x00-0x11 */
+
+static const u64 pebs_data_source[DS_TABLE] = {
+	P(OP, LOAD) | P(LVL, MISS) | LEVEL(L3) | P(SNOOP, NA),/* 0x00:ukn L3 */
+	OP_LH | P(LVL, L1)  | LEVEL(L1) | P(SNOOP, NONE),  /* 0x01: L1 local */
+	OP_LH | P(LVL, LFB) | LEVEL(LFB) | P(SNOOP, NONE), /* 0x02: LFB hit */
+	OP_LH | P(LVL, L2)  | LEVEL(L2) | P(SNOOP, NONE),  /* 0x03: L2 hit */
+	OP_LH | P(LVL, L3)  | LEVEL(L3) | P(SNOOP, NONE),  /* 0x04: L3 hit */
+	OP_LH | P(LVL, L3)  | LEVEL(L3) | P(SNOOP, MISS),  /* 0x05: L3 hit, snoop miss */
+	OP_LH | P(LVL, L3)  | LEVEL(L3) | P(SNOOP, HIT),   /* 0x06: L3 hit, snoop hit */
+	OP_LH | P(LVL, L3)  | LEVEL(L3) | P(SNOOP, HITM),  /* 0x07: L3 hit, snoop hitm */
+	OP_LH | P(LVL, REM_CCE1) | REM | LEVEL(L3) | P(SNOOP, HIT),  /* 0x08: L3 miss snoop hit */
+	OP_LH | P(LVL, REM_CCE1) | REM | LEVEL(L3) | P(SNOOP, HITM), /* 0x09: L3 miss snoop hitm*/
+	OP_LH | P(LVL, LOC_RAM)  | LEVEL(RAM) | P(SNOOP, HIT),       /* 0x0a: L3 miss, shared */
+	OP_LH | P(LVL, REM_RAM1) | REM | LEVEL(L3) | P(SNOOP, HIT),  /* 0x0b: L3 miss, shared */
+	OP_LH | P(LVL, LOC_RAM)  | LEVEL(RAM) | SNOOP_NONE_MISS,     /* 0x0c: L3 miss, excl */
+	OP_LH | P(LVL, REM_RAM1) | LEVEL(RAM) | REM | SNOOP_NONE_MISS, /* 0x0d: L3 miss, excl */
+	OP_LH | P(LVL, IO)  | LEVEL(NA) | P(SNOOP, NONE), /* 0x0e: I/O */
+	OP_LH | P(LVL, UNC) | LEVEL(NA) | P(SNOOP, NONE), /* 0x0f: uncached */
+};
+
+static const u64 lnc_pebs_data_source[DS_TABLE] = {
+	P(OP, LOAD) | P(LVL, MISS) | LEVEL(L3) | P(SNOOP, NA),	/* 0x00: ukn L3 */
+	OP_LH | P(LVL, L1)  | LEVEL(L1) | P(SNOOP, NONE),	/* 0x01: L1 hit */
+	OP_LH | P(LVL, L1)  | LEVEL(L1) | P(SNOOP, NONE),	/* 0x02: L1 hit */
+	OP_LH | P(LVL, LFB) | LEVEL(LFB) | P(SNOOP, NONE),	/* 0x03: LFB/L1 MHB hit */
+	0,							/* 0x04: Reserved */
+	OP_LH | P(LVL, L2)  | LEVEL(L2) | P(SNOOP, NONE),	/* 0x05: L2 Hit */
+	OP_LH | LEVEL(L2_MHB) | P(SNOOP, NONE),			/* 0x06: L2 MHB Hit */
+	0,							/* 0x07: Reserved */
+	OP_LH | P(LVL, L3)  | LEVEL(L3) | P(SNOOP, NONE),	/* 0x08: L3 Hit */
+	0,							/* 0x09: Reserved */
+	0,							/* 0x0a: Reserved */
+	0,							/* 0x0b: Reserved */
+	OP_LH | P(LVL, L3)  | LEVEL(L3) | P(SNOOPX, FWD),	/* 0x0c: L3 Hit Snoop Fwd */
+	OP_LH | P(LVL, L3)  | LEVEL(L3) | P(SNOOP, HITM),	/* 0x0d: L3 Hit Snoop HitM */
+	0,							/* 0x0e: Reserved */
+	P(OP, LOAD) | P(LVL, MISS) | P(LVL, L3)  | LEVEL(L3) | P(SNOOP, HITM), /* 0x0f */
+	OP_LH | LEVEL(MSC) | P(SNOOP, NONE),			/* 0x10: MSC Hit */
+	OP_LH | P(LVL, LOC_RAM)  | LEVEL(RAM) | P(SNOOP, NONE), /* 0x11: Local Memory */
+};
+
+static void ds_nhm(u64 *ds)
+{
+	ds[0x05] = OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, HIT);
+	ds[0x06] = OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, HITM);
+	ds[0x07] = OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, HITM);
+}
+
+static void ds_skl(u64 *ds, bool pmem)
+{
+	u64 pmem_or_l4 = pmem ? LEVEL(PMEM) : LEVEL(L4);
+
+	ds[0x08] = OP_LH | pmem_or_l4 | P(SNOOP, HIT);
+	ds[0x09] = OP_LH | pmem_or_l4 | REM | P(SNOOP, HIT);
+	ds[0x0b] = OP_LH | LEVEL(RAM) | REM | P(SNOOP, NONE);
+	ds[0x0c] = OP_LH | LEVEL(ANY_CACHE) | REM | P(SNOOPX, FWD);
+	ds[0x0d] = OP_LH | LEVEL(ANY_CACHE) | REM | P(SNOOP, HITM);
+}
+
+static void ds_skl_l4(u64 *ds) { ds_skl(ds, false); }
+static void ds_skl_pmem(u64 *ds) { ds_skl(ds, true); }
+
+static void ds_grt(u64 *ds)
+{
+	ds[0x05] = OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, HIT);
+	ds[0x06] = OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, HITM);
+	ds[0x08] = OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOPX, FWD);
+}
+
+static void ds_cmt(u64 *ds)
+{
+	ds[0x07] = OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOPX, FWD);
+	ds[0x08] = OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, HITM);
+	ds[0x0a] = OP_LH | P(LVL, LOC_RAM)  | LEVEL(RAM) | P(SNOOP, NONE);
+	ds[0x0b] = OP_LH | LEVEL(RAM) | REM | P(SNOOP, NONE);
+	ds[0x0c] = OP_LH | LEVEL(RAM) | REM | P(SNOOPX, FWD);
+	ds[0x0d] = OP_LH | LEVEL(RAM) | REM | P(SNOOP, HITM);
+}
+
+/* A PMU's table: a base table and the init function of that family. */
+static const struct pebs_family {
+	const char	*name;
+	const u64	*base;
+	void		(*init)(u64 *ds);
+} pebs_families[] = {
+	{ "snb..bdw",			pebs_data_source,	NULL },
+	{ "nhm/wsm",			pebs_data_source,	ds_nhm },
+	{ "skl/icl (L4)",		pebs_data_source,	ds_skl_l4 },
+	{ "skx/icx/spr (PMEM)",		pebs_data_source,	ds_skl_pmem },
+	{ "adl/mtl cpu_core",		pebs_data_source,	ds_skl_l4 },
+	{ "grt/adl cpu_atom",		pebs_data_source,	ds_grt },
+	{ "cmt/mtl/lnl cpu_atom",	pebs_data_source,	ds_cmt },
+	{ "lnc/lnl cpu_core",		lnc_pebs_data_source,	NULL },
+};
+
+/* perf_ibs_get_mem_lvl() for a load that missed the L2, with DataSrc */
+static const u64 ibs_g_data_src[8] = {
+	[2] = L(L3) | L(REM_CCE1) | LN(ANY_CACHE) | HOPS(0),	/* LOC_CACHE */
+	[3] = L(LOC_RAM) | LN(RAM),				/* DRAM */
+	[4] = L(REM_CCE2) | LN(ANY_CACHE) | REM | HOPS(1),	/* REM_CACHE */
+	[7] = L(IO) | LN(IO),					/* IO */
+};
+
+static const u64 ibs_g_zen4_data_src[32] = {
+	[1] = L(L3) | LN(L3),					/* EXT_LOC_CACHE */
+	[2] = L(REM_CCE1) | LN(ANY_CACHE) | REM | HOPS(0),	/* EXT_NEAR_CCX_CACHE */
+	[3] = L(LOC_RAM) | LN(RAM),				/* EXT_DRAM */
+	[5] = L(REM_CCE2) | LN(ANY_CACHE) | REM | HOPS(1),	/* EXT_FAR_CCX_CACHE */
+	[6] = LN(PMEM),						/* EXT_PMEM */
+	[7] = L(IO) | LN(IO),					/* EXT_IO */
+	[8] = LN(CXL),						/* EXT_EXT_MEM */
+};
+
+static u64 ibs_lvl(bool zen4, unsigned int dsrc, bool rmt_node)
+{
+	u64 val = zen4 ? ibs_g_zen4_data_src[dsrc] : ibs_g_data_src[dsrc];
+	bool applicable = zen4 ? dsrc == 3 || dsrc == 6 || dsrc == 8 : dsrc == 3;
+
+	if (!val)
+		return 0;
+	if (rmt_node && applicable) {
+		if (dsrc == 3)
+			val = L(REM_RAM1) | LN(RAM) | REM | HOPS(1);
+		else
+			val |= REM | HOPS(1);
+	}
+	return val;
+}
+
+/*
+ * What perf c2c and perf mem make of @val, against the decoder.
+ * Returns NULL when they agree, else what disagrees.
+ */
+static const char *ds_oracle(u64 val, struct dprof_mem *mem, char *lvl, size_t sz)
+{
+	union perf_mem_data_src src = { .val = val };
+	struct c2c_stats st = { 0 };
+	struct mem_info *mi = mem_info__new();
+	bool rmt;
+
+	if (!mi)
+		return "no memory";
+	*mem_info__data_src(mi) = src;
+	mem_info__daddr(mi)->addr = 1;	/* c2c skips samples without one */
+	c2c_decode_stats(&st, mi);
+	perf_mem__lvl_scnprintf(lvl, sz, mi);
+	mem_info__put(mi);
+	/*
+	 * c2c's "remote" is REM_CCE1/2, a cache that is not this core's: with
+	 * HOPS_0 (Zen 4's near CCX) that is another core of this node.
+	 */
+	rmt = (st.rmt_hit || st.rmt_hitm || st.rmt_peer) &&
+	      src.mem_hops != PERF_MEM_HOPS_0;
+
+	if (!dprof_mem__decode(mem, val, 0, false))
+		return "not a memory op";
+	if (st.ld_l1hit && mem->level != DPROF_MEM_LVL_L1)
+		return "c2c: L1 hit";
+	if (st.ld_fbhit && mem->level != DPROF_MEM_LVL_LFB)
+		return "c2c: LFB hit";
+	if (st.ld_l2hit && !st.lcl_peer && mem->level != DPROF_MEM_LVL_L2)
+		return "c2c: L2 hit";
+	if (st.ld_llchit && !st.lcl_peer && !rmt && mem->level != DPROF_MEM_LVL_L3)
+		return "c2c: LLC hit";
+	if (st.lcl_hitm && (mem->level != DPROF_MEM_LVL_PEER || !mem->hitm || mem->remote))
+		return "c2c: local HITM";
+	if (st.rmt_hitm && (mem->remote != rmt || !mem->hitm))
+		return "c2c: remote HITM";
+	if (st.rmt_hitm && !rmt && mem->level != DPROF_MEM_LVL_PEER)
+		return "c2c: HITM in a core of this node";
+	if (st.lcl_peer && (mem->level != DPROF_MEM_LVL_PEER || mem->remote))
+		return "c2c: local peer";
+	if (st.rmt_peer && !mem->remote)
+		return "c2c: remote peer";
+	if (!!(st.lcl_peer + st.rmt_peer) != mem->peer)
+		return "c2c: peer or not";
+	if (st.lcl_dram && mem->level != DPROF_MEM_LVL_LOCAL_DRAM)
+		return "c2c: local DRAM";
+	if (st.rmt_dram && !rmt && src.mem_lvl_num == PERF_MEM_LVLNUM_RAM &&
+	    mem->level != DPROF_MEM_LVL_REMOTE_DRAM)
+		return "c2c: remote DRAM";
+	if ((st.ld_uncache || st.ld_io) && mem->level != DPROF_MEM_LVL_OTHER)
+		return "c2c: uncached or I/O";
+	if (rmt && !mem->remote)
+		return "c2c: remote";
+	if (strstr(lvl, "CXL") && mem->level != DPROF_MEM_LVL_CXL)
+		return "perf mem: CXL";
+	if (strstr(lvl, "Remote") && src.mem_hops != PERF_MEM_HOPS_0 && !mem->remote)
+		return "perf mem: remote";
+	if (!strstr(lvl, "Remote") && !rmt && !st.rmt_dram && mem->remote)
+		return "perf mem: not remote";
+	if (st.ld_miss && !(src.mem_lvl & PERF_MEM_LVL_HIT) &&
+	    (!mem->miss || mem->level != DPROF_MEM_LVL_UNKNOWN))
+		return "c2c: a miss, source unknown";
+	if (!mem->level_known)
+		return "no level";
+	return NULL;
+}
+
+static int ds_oracle_check(const char *family, unsigned int idx, u64 val)
+{
+	struct dprof_mem mem;
+	char lvl[96] = "";
+	const char *bad = ds_oracle(val, &mem, lvl, sizeof(lvl));
+
+	pr_debug("dprof datasrc: %-22s %#04x %#014llx perf: %-40s -> %s%s%s%s %s%s\n",
+		 family, idx, (unsigned long long)val, lvl,
+		 mem.level_known ? dprof_mem_level__str(mem.level) : "level n/a",
+		 mem.hitm ? " hitm" : "", mem.peer ? " peer" : "",
+		 mem.remote ? " remote" : "", bad ? "FAILED: " : "ok", bad ?: "");
+	return bad ? -1 : 0;
+}
+
+/* Returns the number of encodings checked, or -1 if one disagrees. */
+static int ds_kernel_tables(void)
+{
+	static const u64 spe_src[] = {
+		SPE_L1D, SPE_L2, SPE_PEER_CORE, SPE_LOCAL_CLUSTER, SPE_SYS_CACHE,
+		SPE_PEER_CLUSTER, SPE_REMOTE, SPE_DRAM,
+	};
+	int n = 0, err = 0;
+	unsigned int f, i;
+	u64 ds[DS_TABLE];
+
+	for (f = 0; f < ARRAY_SIZE(pebs_families); f++) {
+		memcpy(ds, pebs_families[f].base, sizeof(ds));
+		if (pebs_families[f].init)
+			pebs_families[f].init(ds);
+		for (i = 0; i < DS_TABLE; i++) {
+			if (!ds[i])
+				continue;
+			err |= ds_oracle_check(pebs_families[f].name, i,
+					       pebs_load(ds[i], i & 1, 0));
+			n++;
+		}
+	}
+	for (f = 0; f < 2; f++) {
+		const char *name = f ? "zen4 (IBS_CAPS_ZEN4)" : "zen1-3";
+		unsigned int rmt;
+
+		for (i = 0; i < (f ? 32u : 8u); i++) {
+			for (rmt = 0; rmt < 2; rmt++) {
+				u64 lvl = ibs_lvl(f, i, rmt);
+
+				if (!lvl)
+					continue;
+				err |= ds_oracle_check(name, i | rmt << 5,
+						       ibs(PERF_MEM_OP_LOAD, lvl,
+							   PERF_MEM_SNOOP_NA, 0));
+				n++;
+			}
+		}
+		/* cache_hit_st: a line modified in another core's cache */
+		if (f) {
+			err |= ds_oracle_check(name, 1, ibs(PERF_MEM_OP_LOAD, ibs_lvl(1, 1, 0),
+							    PERF_MEM_SNOOP_HITM, 0));
+			err |= ds_oracle_check(name, 2, ibs(PERF_MEM_OP_LOAD, ibs_lvl(1, 2, 0),
+							    PERF_MEM_SNOOP_HITM, 0));
+			n += 2;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(spe_src); i++, n++)
+		err |= ds_oracle_check("neoverse spe", spe_src[i],
+				       spe_common(0, spe_src[i], 1));
+	return err ? -1 : n;
 }
 
 int test__dprof_datasrc(struct test_suite *test __maybe_unused,
@@ -310,14 +590,14 @@ int test__dprof_datasrc(struct test_suite *test __maybe_unused,
 		  LV_RDRAM, F_MISS | F_REMOTE },
 		{ "skl 0x0c remote cache, forward",
 		  pebs_load(OP_LH | LEVEL(ANY_CACHE) | REM | P(SNOOPX, FWD), 0, 0),
-		  LV_RCACHE, F_MISS | F_REMOTE | F_PEER },
+		  LV_RCACHE, F_MISS | F_REMOTE },
 		{ "skl 0x0d remote cache, HITM",
 		  pebs_load(OP_LH | LEVEL(ANY_CACHE) | REM | P(SNOOP, HITM), 0, 0),
 		  LV_RCACHE, F_MISS | F_REMOTE | F_HITM },
 		/* __intel_pmu_pebs_data_source_grt() / _cmt(): E-cores */
 		{ "grt 0x08 L3 hit, snoop forward",
 		  pebs_load(OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOPX, FWD), 0, 0),
-		  LV_PEER, F_MISS | F_PEER },
+		  LV_L3, F_MISS },
 		{ "cmt 0x08 L3 hit, HITM",
 		  pebs_load(OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, HITM), 0, 0),
 		  LV_PEER, F_MISS | F_HITM },
@@ -385,7 +665,10 @@ int test__dprof_datasrc(struct test_suite *test __maybe_unused,
 		  LV_RDRAM, F_MISS | F_REMOTE },
 		{ "zen4 CXL (ext mem)",
 		  ibs(PERF_MEM_OP_LOAD, LN(CXL), PERF_MEM_SNOOP_NA, 0),
-		  LV_OTHER, F_MISS },
+		  LV_CXL, F_MISS },
+		{ "zen4 remote CXL (rmt_node)",
+		  ibs(PERF_MEM_OP_LOAD, LN(CXL) | REM | HOPS(1), PERF_MEM_SNOOP_NA, 0),
+		  LV_CXL, F_MISS | F_REMOTE },
 		{ "zen4 remote PMEM (rmt_node)",
 		  ibs(PERF_MEM_OP_LOAD, LN(PMEM) | REM | HOPS(1), PERF_MEM_SNOOP_NA, 0),
 		  LV_OTHER, F_MISS | F_REMOTE },
@@ -399,10 +682,10 @@ int test__dprof_datasrc(struct test_suite *test __maybe_unused,
 		  ibs(PERF_MEM_OP_STORE, PERF_MEM_S(LVL, NA) | LN(NA), PERF_MEM_SNOOP_NA, 0),
 		  LV_UNK, F_WRITE | F_NO_LEVEL },
 		/* AMD before Zen 4, g_data_src[] */
-		{ "zen3 local cache (L3 or near CCX)",
+		{ "zen3 local cache (L3 or near CCX): an LLC hit, as c2c counts it",
 		  ibs(PERF_MEM_OP_LOAD, L(L3) | L(REM_CCE1) | LN(ANY_CACHE) | HOPS(0),
 		      PERF_MEM_SNOOP_NA, 0),
-		  LV_PEER, F_MISS },
+		  LV_L3, F_MISS },
 		{ "zen3 remote cache",
 		  ibs(PERF_MEM_OP_LOAD, L(REM_CCE2) | LN(ANY_CACHE) | REM | HOPS(1),
 		      PERF_MEM_SNOOP_NA, 0),
@@ -451,6 +734,8 @@ int test__dprof_datasrc(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_EQUAL("no memory op counted", (int)st.no_memop, 2);
 	TEST_ASSERT_EQUAL("memory ops counted", (int)st.samples, (int)(ARRAY_SIZE(cases) - 2));
 	TEST_ASSERT_EQUAL("hitm counted", (int)st.hitm, 8);
+	TEST_ASSERT_VAL("every kernel encoding decoded as perf c2c and perf mem read it",
+			ds_kernel_tables() > 100);
 
 	/* latency: IBS puts dc_miss_lat in var1_dw, tag_to_ret_ctr in var2_w */
 	dprof_mem__decode(&mem, ibs(PERF_MEM_OP_LOAD, L(LOC_RAM) | LN(RAM),

@@ -16,10 +16,11 @@ if ! perf record -o /dev/null -e cpu-clock --intr-regs=ip -- true >/dev/null 2>&
 	exit 2
 fi
 
-# datasym loops until killed: run both for one second
+# datasym loops until killed: run both for one second (no allocator
+# uprobes: their traps would slow perf test's own start into that second)
 for w in "a datasym" "b dprof_struct"; do
 	set -- $w
-	if ! perf dprof record --sampler=soft --no-kmem -c 100000 -o "${tmp}/$1.data" \
+	if ! perf dprof record --sampler=soft --no-kmem --no-heap -c 100000 -o "${tmp}/$1.data" \
 			-- timeout -s INT 1 perf test -w "$2" 1 > /dev/null 2>&1 &&
 	   [ ! -s "${tmp}/$1.data" ]; then
 		echo "dprof diff test [Failed: record $2]"

@@ -45,7 +45,7 @@ dprof_guest_run "$DPROF_KERNEL" 600 '
 [ -d /sys/bus/event_source/devices/slab_watch ] || { echo "no slab_watch PMU"; exit 3; }
 [ -d /sys/kernel/slab/skbuff_head_cache ] || { ls /sys/kernel/slab; exit 4; }
 nproc > /mnt/nproc
-"$PERF_GUEST" dprof record -a --watch=skbuff_head_cache:0/8 --watch-histories="$NR_HIST" \
+"$PERF_GUEST" dprof record -a --no-heap --watch=skbuff_head_cache:0/8 --watch-histories="$NR_HIST" \
 	-o /tmp/w.data -- "$PERF_GUEST" test -w dprof_handoff 20000 100 \
 	2> /mnt/record.err || { cat /mnt/record.err; exit 1; }
 cp /tmp/w.data /mnt/w.data

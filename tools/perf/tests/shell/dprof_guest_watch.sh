@@ -55,9 +55,9 @@ wait
 echo \$(( (\$(date +%s%N) - t0) / 1000 )) > \$1
 EOF
 bash /tmp/wl.sh /mnt/bare_us
-"$PERF_GUEST" dprof record -q -a --no-kmem -o /tmp/nowatch.data -- bash /tmp/wl.sh /mnt/nowatch_us || exit 1
-"$PERF_GUEST" dprof record -q -a -o /tmp/kmem.data -- bash /tmp/wl.sh /mnt/kmem_us || exit 1
-"$PERF_GUEST" dprof record -v -a --watch=filp:0/8 -o /tmp/w.data -- \
+"$PERF_GUEST" dprof record -q -a --no-heap --no-kmem -o /tmp/nowatch.data -- bash /tmp/wl.sh /mnt/nowatch_us || exit 1
+"$PERF_GUEST" dprof record -q -a --no-heap -o /tmp/kmem.data -- bash /tmp/wl.sh /mnt/kmem_us || exit 1
+"$PERF_GUEST" dprof record -v -a --no-heap --watch=filp:0/8 -o /tmp/w.data -- \
 	bash /tmp/wl.sh /mnt/watch_us 2> /mnt/record.err || { cat /mnt/record.err; exit 1; }
 "$PERF_GUEST" evlist -v -i /tmp/w.data > /mnt/evlist.txt 2>&1
 "$PERF_GUEST" script -i /tmp/w.data -F cpu,time,event,ip,sym,addr,trace > /tmp/script.txt || exit 1
@@ -67,7 +67,7 @@ cp /tmp/w.data /mnt/w.data
 # --watch=CACHE without an offset sweeps the object, 8 bytes further on
 # for each object
 if [ -e /sys/bus/event_source/devices/slab_watch/format/sweep ]; then
-	"$PERF_GUEST" dprof record -q -a --watch=filp -o /tmp/s.data -- \
+	"$PERF_GUEST" dprof record -q -a --no-heap --watch=filp -o /tmp/s.data -- \
 		bash /tmp/wl.sh /mnt/sweep_us || exit 1
 	"$PERF_GUEST" script -i /tmp/s.data -F event,addr,trace > /mnt/sweep.txt || exit 1
 	cat /sys/kernel/slab/filp/object_size > /mnt/filp_size

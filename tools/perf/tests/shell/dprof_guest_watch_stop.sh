@@ -48,7 +48,7 @@ EOF
 cat /sys/kernel/slab/filp/watch_objects > /mnt/before
 mkdir /tmp/t
 t0=$(date +%s%N)
-TMPDIR=/tmp/t "$PERF_GUEST" dprof record -v -a --watch=filp:0/8 \
+TMPDIR=/tmp/t "$PERF_GUEST" dprof record -v -a --no-heap --watch=filp:0/8 \
 	--watch-histories=$TARGET -o /tmp/w.data -- bash /tmp/wl.sh 2> /mnt/record.err
 echo $? > /mnt/rc
 echo $(( ($(date +%s%N) - t0) / 1000000 )) > /mnt/elapsed_ms
@@ -58,7 +58,7 @@ ls -A /tmp/t > /mnt/tmpdir.txt
 cp /tmp/script.txt /mnt/script.txt
 "$PERF_GUEST" dprof report --stdio -i /tmp/w.data > /mnt/report.txt 2> /mnt/report.err
 mkdir /tmp/u
-TMPDIR=/tmp/u "$PERF_GUEST" dprof record -q -a --watch=filp:0/8 \
+TMPDIR=/tmp/u "$PERF_GUEST" dprof record -q -a --no-heap --watch=filp:0/8 \
 	--watch-histories=100000000 -o /tmp/i.data -- bash /tmp/wl.sh 2> /mnt/int.err &
 pid=$!
 sleep 5

@@ -54,7 +54,7 @@ storm() {
 	wait
 }
 # long-lived watches on three caches, patience 4: constant retargeting
-"$PERF_GUEST" dprof record -q -a --watch=filp:0/8,names_cache:0/8,vm_area_struct:0/8 \
+"$PERF_GUEST" dprof record -q -a --no-heap --watch=filp:0/8,names_cache:0/8,vm_area_struct:0/8 \
 	--watch-patience=4 -o /tmp/w.data -- bash -c "$(declare -f storm); storm" || exit 1
 # watches created and destroyed under load
 storm > /dev/null 2>&1 &

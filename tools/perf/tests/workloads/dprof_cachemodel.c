@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf test -w dprof_cachemodel SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD ibs|pebs OUT [STEPS]
+ * perf test -w dprof_cachemodel SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD PLATFORM OUT [STEPS]
  *
  * Runs a planted scenario on the dprof machine model (tests/dprof/model.c)
  * and writes what a memory-sampling PMU and the kmem tracepoints would
@@ -12,9 +12,17 @@
  *          data_src and weight as arch/x86/events/amd/ibs.c fills them,
  *          including op samples that carry no memory operation, and
  *          stores that missed the L2 (IBS gives no level for those);
- *  - pebs: "cpu/mem-loads,ldlat=30/P" and "cpu/mem-stores/P" on a
+ *  - zen2: the same on an AMD family 17h model 31h (Zen 2): g_data_src[],
+ *          an L3 hit is L3 | REM_CCE1 | ANY_CACHE | HOPS_0;
+ *  - pebs (skx): "cpu/mem-loads,ldlat=30/P" and "cpu/mem-stores/P" on a
  *          Skylake-X, data_src as arch/x86/events/intel/ds.c fills it;
  *          loads under the latency threshold are not sampled;
+ *  - spr:  Sapphire Rapids: the {cpu/mem-loads-aux/,cpu/mem-loads,ldlat=30/}
+ *          group (HEADER_GROUP_DESC; the leader writes no samples) and
+ *          store latency stores (store_latency_data());
+ *  - adl:  Alder Lake: the first half of the CPUs are cpu_core (Golden
+ *          Cove, the aux group, skl data sources), the rest cpu_atom
+ *          (Gracemont, grt data sources), each with its own PMU type;
  *  - kmem:kmem_cache_alloc (with the cache name, kernel-patches/0001) and
  *    kmem:kmem_cache_free samples for every object, with a tracing data
  *    section written here from the 6.12 format files, so nothing depends
@@ -92,9 +100,30 @@ struct dcm_tp_free {
 /* The string of a __data_loc field follows it. */
 #define DCM_TP_STR_AT(type)	(offsetof(type, name) + sizeof(u32))
 
+enum dcm_platform {
+	DCM_ZEN2,
+	DCM_ZEN4,
+	DCM_SKX,
+	DCM_SPR,
+	DCM_ADL,
+};
+
+static const char * const dcm_platform_name[] = {
+	[DCM_ZEN2] = "zen2", [DCM_ZEN4] = "ibs", [DCM_SKX] = "pebs",
+	[DCM_SPR] = "spr", [DCM_ADL] = "adl",
+};
+
+#define DCM_TYPE_CPU_ATOM	10	/* cpu_atom's PMU type on that Alder Lake */
+#define DCM_PEBS_LOADS_AUX	0x8203	/* mem-loads-aux */
+#define DCM_PEBS_STLAT		0x2cd	/* MEM_TRANS_RETIRED.STORE_SAMPLE */
+#define DCM_GRT_STORES		0x6d0	/* MEM_UOPS_RETIRED.ALL_STORES */
+
 enum dcm_evsel {
+	DCM_LOADS_AUX,		/* Sapphire Rapids, cpu_core: the group leader */
 	DCM_LOADS,		/* ibs_op//, or the PEBS load latency event */
 	DCM_STORES,		/* PEBS only */
+	DCM_ATOM_LOADS,		/* Alder Lake cpu_atom */
+	DCM_ATOM_STORES,
 	DCM_ALLOC,
 	DCM_FREE,
 	DCM__MAX,
@@ -180,7 +209,10 @@ struct dcm_type_truth {
 
 struct dcm {
 	FILE			*fp;
+	enum dcm_platform	plat;
 	bool			ibs;
+	u64			ds_core[16];	/* PEBS data source tables */
+	u64			ds_atom[16];
 	u32			nr_cpus;
 	u64			period;
 	u64			data_offset;
@@ -360,9 +392,11 @@ static int dcm__free(struct dprof_model *m, struct dprof_model_type *t,
  * and friends.  A line in another core's cache comes from "local L3 or
  * other L1/L2 in the CCX" (DataSrc 1) or "another CCX" (DataSrc 2), with
  * cache_hit_st 0 (M state: HITM) when it was modified there.  Only loads
- * have a DataSrc: a store that missed the L2 has no level.
+ * have a DataSrc: a store that missed the L2 has no level.  Before Zen 4
+ * (g_data_src[]) the local L3 and the CCX's other cores are one DataSrc,
+ * another CCX is a "remote cache" one hop away.
  */
-static u64 dcm__ibs_data_src(const struct dprof_model_sample *s)
+static u64 dcm__ibs_data_src(const struct dprof_model_sample *s, bool zen4)
 {
 	u64 val = (s->write ? OP(STORE) : OP(LOAD)) | TLB(L1) | TLB(HIT) |
 		  LOCK(NA) | SNOOP(NA);
@@ -375,7 +409,11 @@ static u64 dcm__ibs_data_src(const struct dprof_model_sample *s)
 		return val | PERF_MEM_S(LVL, NA) | LN(NA);
 	if (s->level == DPROF_MODEL_DRAM)
 		return val | LVL(LOC_RAM) | LN(RAM);
-	if (s->remote_ccx)
+	if (!zen4 && s->remote_ccx)	/* g_data_src[IBS_DATA_SRC_REM_CACHE] */
+		val |= LVL(REM_CCE2) | LN(ANY_CACHE) | REM | HOPS(1);
+	else if (!zen4)			/* g_data_src[IBS_DATA_SRC_LOC_CACHE] */
+		val |= LVL(L3) | LVL(REM_CCE1) | LN(ANY_CACHE) | HOPS(0);
+	else if (s->remote_ccx)
 		val |= LVL(REM_CCE1) | LN(ANY_CACHE) | REM | HOPS(0);
 	else
 		val |= LVL(L3) | LN(L3);
@@ -428,6 +466,91 @@ static u64 dcm__pebs_data_src(const struct dprof_model_sample *s)
 	return val | TLB(HIT) | TLB(L1) | TLB(L2) | BLK(NA);
 }
 
+/*
+ * The data source tables of ds.c as the platform's init leaves them:
+ * pebs_data_source[] with __intel_pmu_pebs_data_source_skl() (pmem on
+ * Sapphire Rapids; Alder Lake's cpu_core without), and _grt() for
+ * Alder Lake's cpu_atom.
+ */
+static void dcm__pebs_tables(struct dcm *d)
+{
+	static const u64 base[16] = {
+		OP(LOAD) | PERF_MEM_S(LVL, MISS) | LN(L3) | SNOOP(NA),
+		OP_LH | PERF_MEM_S(LVL, L1)  | LN(L1) | SNOOP(NONE),
+		OP_LH | PERF_MEM_S(LVL, LFB) | LN(LFB) | SNOOP(NONE),
+		OP_LH | PERF_MEM_S(LVL, L2)  | LN(L2) | SNOOP(NONE),
+		OP_LH | PERF_MEM_S(LVL, L3)  | LN(L3) | SNOOP(NONE),
+		OP_LH | PERF_MEM_S(LVL, L3)  | LN(L3) | SNOOP(MISS),
+		OP_LH | PERF_MEM_S(LVL, L3)  | LN(L3) | SNOOP(HIT),
+		OP_LH | PERF_MEM_S(LVL, L3)  | LN(L3) | SNOOP(HITM),
+		OP_LH | PERF_MEM_S(LVL, REM_CCE1) | REM | LN(L3) | SNOOP(HIT),
+		OP_LH | PERF_MEM_S(LVL, REM_CCE1) | REM | LN(L3) | SNOOP(HITM),
+		OP_LH | PERF_MEM_S(LVL, LOC_RAM)  | LN(RAM) | SNOOP(HIT),
+		OP_LH | PERF_MEM_S(LVL, REM_RAM1) | REM | LN(L3) | SNOOP(HIT),
+		OP_LH | PERF_MEM_S(LVL, LOC_RAM)  | LN(RAM) | SNOOP(NONE) | SNOOP(MISS),
+		OP_LH | PERF_MEM_S(LVL, REM_RAM1) | LN(RAM) | REM | SNOOP(NONE) | SNOOP(MISS),
+		OP_LH | PERF_MEM_S(LVL, IO)  | LN(NA) | SNOOP(NONE),
+		OP_LH | PERF_MEM_S(LVL, UNC) | LN(NA) | SNOOP(NONE),
+	};
+	u64 *ds = d->ds_core, pmem_or_l4 = d->plat == DCM_ADL ? LN(L4) : LN(PMEM);
+
+	memcpy(d->ds_core, base, sizeof(base));
+	memcpy(d->ds_atom, base, sizeof(base));
+	ds[0x08] = OP_LH | pmem_or_l4 | SNOOP(HIT);
+	ds[0x09] = OP_LH | pmem_or_l4 | REM | SNOOP(HIT);
+	ds[0x0b] = OP_LH | LN(RAM) | REM | SNOOP(NONE);
+	ds[0x0c] = OP_LH | LN(ANY_CACHE) | REM | SNOOPX(FWD);
+	ds[0x0d] = OP_LH | LN(ANY_CACHE) | REM | SNOOP(HITM);
+	ds = d->ds_atom;
+	ds[0x05] = OP_LH | PERF_MEM_S(LVL, L3) | LN(L3) | SNOOP(HIT);
+	ds[0x06] = OP_LH | PERF_MEM_S(LVL, L3) | LN(L3) | SNOOP(HITM);
+	ds[0x08] = OP_LH | PERF_MEM_S(LVL, L3) | LN(L3) | SNOOPX(FWD);
+}
+
+/*
+ * The data source index of a model access: L1 0x01, L2 0x03, a peer's
+ * clean or modified line in this L3 (0x06/0x07; 0x05/0x06 on Gracemont),
+ * in the other socket (0x0c/0x0d; Alder Lake has one), local DRAM 0x0a
+ * (0x0c is a remote forward once the skl changes are in).
+ */
+static unsigned int dcm__pebs_dse(const struct dcm *d, const struct dprof_model_sample *s,
+				  bool atom)
+{
+	bool rem = s->remote_ccx && d->plat != DCM_ADL;
+
+	switch (s->level) {
+	case DPROF_MODEL_L1:
+		return 0x01;
+	case DPROF_MODEL_L2:
+		return 0x03;
+	case DPROF_MODEL_PEER:
+		return rem ? 0x0c : atom ? 0x05 : 0x06;
+	case DPROF_MODEL_PEER_HITM:
+		return rem ? 0x0d : atom ? 0x06 : 0x07;
+	case DPROF_MODEL_DRAM:
+	case DPROF_MODEL_LEVEL__MAX:
+	default:
+		return 0x0a;
+	}
+}
+
+/*
+ * load_latency_data() / store_latency_data() / __grt_latency_data(): the
+ * table entry, pebs_set_tlb_lock() (STLB hit, not locked), no block info,
+ * the op of the event.
+ */
+static u64 dcm__pebs_lat_data(const struct dcm *d, const struct dprof_model_sample *s,
+			      bool atom)
+{
+	union perf_mem_data_src src;
+
+	src.val = (atom ? d->ds_atom : d->ds_core)[dcm__pebs_dse(d, s, atom)];
+	src.val |= TLB(HIT) | TLB(L1) | TLB(L2) | BLK(NA);
+	if (s->write)
+		src.mem_op = PERF_MEM_OP_STORE;
+	return src.val;
+}
+
 static u64 dcm__pebs_weight(struct dcm *d, const struct dprof_model_sample *s)
 {
 	static const u32 lat[DPROF_MODEL_LEVEL__MAX] = { 5, 14, 60, 75, 220 };
@@ -446,17 +569,22 @@ static int dcm__sample(struct dprof_model *m, const struct dprof_model_sample *s
 	int err;
 
 	if (d->ibs) {
-		data_src = dcm__ibs_data_src(s);
+		data_src = dcm__ibs_data_src(s, d->plat == DCM_ZEN4);
 		weight = dcm__ibs_weight(d, s);
 	} else {
-		data_src = dcm__pebs_data_src(s);
+		bool atom = d->plat == DCM_ADL && s->cpu >= d->nr_cpus / 2;
+
+		data_src = d->plat == DCM_SKX ? dcm__pebs_data_src(s) :
+			   dcm__pebs_lat_data(d, s, atom);
 		weight = dcm__pebs_weight(d, s);
 		if (s->write) {
-			ev = DCM_STORES;
+			ev = atom ? DCM_ATOM_STORES : DCM_STORES;
 		} else if (weight < DCM_LDLAT) {
 			/* below the load latency threshold: not sampled */
 			d->nr_below_ldlat++;
 			return 0;
+		} else if (atom) {
+			ev = DCM_ATOM_LOADS;
 		}
 	}
 	err = dcm__access(d, ev, s->cpu, s->time, s->ip, s->addr, weight,
@@ -638,6 +766,39 @@ static int dcm__event_desc(struct dcm *d, struct strbuf *sb)
 	return err;
 }
 
+static const char * const dcm_cpudesc[] = {
+	[DCM_ZEN2] = "AMD EPYC 7742 64-Core Processor (dprof cache model)",
+	[DCM_ZEN4] = "AMD EPYC 9654 96-Core Processor (dprof cache model)",
+	[DCM_SKX] = "Intel(R) Xeon(R) Platinum 8173M CPU @ 2.00GHz (dprof cache model)",
+	[DCM_SPR] = "Intel(R) Xeon(R) Platinum 8480+ (dprof cache model)",
+	[DCM_ADL] = "12th Gen Intel(R) Core(TM) i9-12900K (dprof cache model)",
+};
+
+/* get_cpuid_str() of arch/x86: vendor,family,model,stepping */
+static const char * const dcm_cpuid[] = {
+	[DCM_ZEN2] = "AuthenticAMD,23,49,0",
+	[DCM_ZEN4] = "AuthenticAMD,25,17,1",
+	[DCM_SKX] = "GenuineIntel,6,85,4",
+	[DCM_SPR] = "GenuineIntel,6,143,8",
+	[DCM_ADL] = "GenuineIntel,6,151,2",
+};
+
+/* HEADER_PMU_MAPPINGS: the PMUs the events name, and software */
+static int dcm__pmu_mappings(const struct dcm *d, struct strbuf *sb)
+{
+	int err;
+
+	if (d->ibs)
+		return sb_add_u32(sb, 2) ?: sb_add_u32(sb, DCM_IBS_OP_TYPE) ?:
+		       sb_add_string(sb, "ibs_op") ?:
+		       sb_add_u32(sb, PERF_TYPE_SOFTWARE) ?: sb_add_string(sb, "software");
+	err = sb_add_u32(sb, d->plat == DCM_ADL ? 3 : 2) ?: sb_add_u32(sb, PERF_TYPE_RAW) ?:
+	      sb_add_string(sb, d->plat == DCM_ADL ? "cpu_core" : "cpu");
+	if (!err && d->plat == DCM_ADL)
+		err = sb_add_u32(sb, DCM_TYPE_CPU_ATOM) ?: sb_add_string(sb, "cpu_atom");
+	return err ?: sb_add_u32(sb, PERF_TYPE_SOFTWARE) ?: sb_add_string(sb, "software");
+}
+
 static int dcm__features(struct dcm *d, const struct dprof_model *m,
 			 struct perf_file_header *fh)
 {
@@ -656,25 +817,23 @@ static int dcm__features(struct dcm *d, const struct dprof_model *m,
 	      sb_add_string(&sb[HEADER_ARCH], "x86_64") ?:
 	      sb_add_u32(&sb[HEADER_NRCPUS], d->nr_cpus) ?:
 	      sb_add_u32(&sb[HEADER_NRCPUS], d->nr_cpus) ?:
-	      sb_add_string(&sb[HEADER_CPUDESC], d->ibs ?
-			    "AMD EPYC 9654 96-Core Processor (dprof cache model)" :
-			    "Intel(R) Xeon(R) Platinum 8173M CPU @ 2.00GHz (dprof cache model)") ?:
-	      sb_add_string(&sb[HEADER_CPUID], d->ibs ? "AuthenticAMD,25,17,1" :
-			    "GenuineIntel,6,85,4") ?:
+	      sb_add_string(&sb[HEADER_CPUDESC], dcm_cpudesc[d->plat]) ?:
+	      sb_add_string(&sb[HEADER_CPUID], dcm_cpuid[d->plat]) ?:
 	      sb_add_u32(&sb[HEADER_CMDLINE], 1);
 	if (!err) {
 		snprintf(buf, sizeof(buf), "perf dprof record -a (synthesized: %s)",
-			 d->ibs ? "ibs" : "pebs");
+			 dcm_platform_name[d->plat]);
 		err = sb_add_string(&sb[HEADER_CMDLINE], buf) ?:
 		      dcm__event_desc(d, &sb[HEADER_EVENT_DESC]) ?:
 		      dcm__caches(m, d->nr_cpus, &sb[HEADER_CACHE]) ?:
-		      sb_add_u32(&sb[HEADER_PMU_MAPPINGS], 2) ?:	/* PMUs */
-		      sb_add_u32(&sb[HEADER_PMU_MAPPINGS], d->ibs ? DCM_IBS_OP_TYPE :
-				 PERF_TYPE_RAW) ?:
-		      sb_add_string(&sb[HEADER_PMU_MAPPINGS], d->ibs ? "ibs_op" : "cpu") ?:
-		      sb_add_u32(&sb[HEADER_PMU_MAPPINGS], PERF_TYPE_SOFTWARE) ?:
-		      sb_add_string(&sb[HEADER_PMU_MAPPINGS], "software");
+		      dcm__pmu_mappings(d, &sb[HEADER_PMU_MAPPINGS]);
 	}
+	/* the {mem-loads-aux,mem-loads} group: evsels 0 and 1 */
+	if (!err && dcm__has(d, DCM_LOADS_AUX))
+		err = sb_add_u32(&sb[HEADER_GROUP_DESC], 1) ?:
+		      sb_add_string(&sb[HEADER_GROUP_DESC], "{anon_group}") ?:
+		      sb_add_u32(&sb[HEADER_GROUP_DESC], 0) ?:
+		      sb_add_u32(&sb[HEADER_GROUP_DESC], 2);
 	if (err)
 		goto out;
 
@@ -773,7 +932,7 @@ static int dcm__truth(struct dcm *d, const struct dprof_model *m,
 		dprof_model_scenario__name(sc), m->p.seed, m->p.nr_cpus,
 		(unsigned long long)m->p.cache_size,
 		(unsigned long long)m->geom_l2.size, m->p.period, m->p.steps,
-		d->ibs ? "ibs" : "pebs");
+		dcm_platform_name[d->plat]);
 	fprintf(fp, "# model samples %llu; written: ibs non-memory ops %llu, pebs loads below ldlat %llu (not written)\n",
 		(unsigned long long)m->nr_samples,
 		(unsigned long long)d->nr_non_mem,
@@ -805,12 +964,15 @@ static int dprof_cachemodel(int argc, const char **argv)
 	struct perf_file_header fh = { 0 };
 	struct dprof_model m = { .priv = NULL };
 	struct dcm d = { 0 };
+	char names[3][64];
+	const char *pmu;
+	int sc, err, plat, i;
 	u32 cpu;
-	int sc, err;
 
 	if (argc < 7) {
-		fprintf(stderr, "usage: perf test -w %s SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD ibs|pebs OUT [STEPS]\n"
-			"  SCENARIO: true_sharing false_sharing conflict capacity mixed\n",
+		fprintf(stderr, "usage: perf test -w %s SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD PLATFORM OUT [STEPS]\n"
+			"  SCENARIO: true_sharing false_sharing conflict capacity mixed\n"
+			"  PLATFORM: zen2, ibs|zen4, pebs|skx, spr, adl\n",
 			__func__);
 		return 1;
 	}
@@ -819,28 +981,68 @@ static int dprof_cachemodel(int argc, const char **argv)
 	p.nr_cpus = strtoul(argv[2], NULL, 0);
 	p.cache_size = strtoull(argv[3], NULL, 0);
 	p.period = strtoul(argv[4], NULL, 0);
-	d.ibs = !strcmp(argv[5], "ibs");
+	plat = -1;
+	for (i = 0; i < (int)ARRAY_SIZE(dcm_platform_name); i++) {
+		if (!strcmp(argv[5], dcm_platform_name[i]))
+			plat = i;
+	}
+	if (!strcmp(argv[5], "zen4"))
+		plat = DCM_ZEN4;
+	if (!strcmp(argv[5], "skx"))
+		plat = DCM_SKX;
+	d.plat = plat < 0 ? DCM_ZEN4 : plat;
+	d.ibs = plat == DCM_ZEN2 || plat == DCM_ZEN4;
 	p.steps = argc > 7 ? strtoul(argv[7], NULL, 0) : 60000 + 20000 * p.nr_cpus;
-	if (sc < 0 || (!d.ibs && strcmp(argv[5], "pebs")) || !p.nr_cpus ||
+	if (sc < 0 || plat < 0 || !p.nr_cpus || (plat == DCM_ADL && p.nr_cpus < 2) ||
 	    p.nr_cpus > DPROF_MODEL_MAX_CPUS || !p.period || !p.steps ||
 	    p.cache_size < 4096 || (p.cache_size & (p.cache_size - 1))) {
-		fprintf(stderr, "%s: bad arguments (1..%d CPUs, a power-of-two cache of >= 4096 bytes)\n",
+		fprintf(stderr, "%s: bad arguments (1..%d CPUs, 2 for adl, a power-of-two cache of >= 4096 bytes)\n",
 			__func__, DPROF_MODEL_MAX_CPUS);
 		return 1;
 	}
 	d.nr_cpus = p.nr_cpus;
 	d.period = p.period;
 	d.rnd = p.seed * DCM_SEED_MIX + 7;
-	if (d.ibs) {
+	dcm__pebs_tables(&d);
+	switch (d.plat) {
+	case DCM_ZEN2:
+	case DCM_ZEN4:
 		dcm__add_evsel(&d, DCM_LOADS, DCM_IBS_OP_TYPE, 0, 0, p.period,
 			       DCM_ACCESS_SAMPLE_TYPE, 0, "ibs_op//");
-	} else {
+		break;
+	case DCM_SKX:
 		dcm__add_evsel(&d, DCM_LOADS, PERF_TYPE_RAW, DCM_PEBS_LOADS, DCM_LDLAT,
 			       p.period, DCM_ACCESS_SAMPLE_TYPE, 3,
 			       "cpu/mem-loads,ldlat=" __stringify(DCM_LDLAT) "/P");
 		dcm__add_evsel(&d, DCM_STORES, PERF_TYPE_RAW, DCM_PEBS_STORES, 0,
 			       p.period, DCM_ACCESS_SAMPLE_TYPE, 3,
 			       "cpu/mem-stores/P");
+		break;
+	case DCM_SPR:
+	case DCM_ADL:
+		pmu = plat == DCM_ADL ? "cpu_core" : "cpu";
+		snprintf(names[0], sizeof(names[0]), "%s/mem-loads-aux/", pmu);
+		snprintf(names[1], sizeof(names[1]), "%s/mem-loads,ldlat=%d/", pmu, DCM_LDLAT);
+		snprintf(names[2], sizeof(names[2]), "%s/mem-stores/P", pmu);
+		/* the leader: perf record's default frequency, never sampled */
+		dcm__add_evsel(&d, DCM_LOADS_AUX, PERF_TYPE_RAW, DCM_PEBS_LOADS_AUX, 0,
+			       4000, DCM_ACCESS_SAMPLE_TYPE, 3, names[0]);
+		d.attr[DCM_LOADS_AUX].freq = 1;
+		dcm__add_evsel(&d, DCM_LOADS, PERF_TYPE_RAW, DCM_PEBS_LOADS, DCM_LDLAT,
+			       p.period, DCM_ACCESS_SAMPLE_TYPE, 3, names[1]);
+		d.attr[DCM_LOADS].disabled = 0;		/* a group member */
+		dcm__add_evsel(&d, DCM_STORES, PERF_TYPE_RAW, DCM_PEBS_STLAT, 0,
+			       p.period, DCM_ACCESS_SAMPLE_TYPE, 3, names[2]);
+		if (plat != DCM_ADL)
+			break;
+		dcm__add_evsel(&d, DCM_ATOM_LOADS, DCM_TYPE_CPU_ATOM, DCM_PEBS_LOADS,
+			       DCM_LDLAT, p.period, DCM_ACCESS_SAMPLE_TYPE, 3,
+			       "cpu_atom/mem-loads,ldlat=" __stringify(DCM_LDLAT) "/P");
+		dcm__add_evsel(&d, DCM_ATOM_STORES, DCM_TYPE_CPU_ATOM, DCM_GRT_STORES, 0,
+			       p.period, DCM_ACCESS_SAMPLE_TYPE, 3, "cpu_atom/mem-stores/P");
+		break;
+	default:
+		return 1;
 	}
 	dcm__add_evsel(&d, DCM_ALLOC, PERF_TYPE_TRACEPOINT, DCM_ID_ALLOC, 0, 1,
 		       DCM_TP_SAMPLE_TYPE, 0, "kmem:kmem_cache_alloc");

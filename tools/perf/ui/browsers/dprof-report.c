@@ -139,7 +139,7 @@ int dprof_report__browse(struct dprof_report *rep)
 	err = dprof_rows__init(&tui.t, rep, /*sorted=*/true, /*filter=*/false);
 	if (err)
 		return err;
-	dprof_profile_cols__init(&tui.cols, &tui.t);
+	dprof_profile_cols__init(&tui.cols, rep, &tui.t);
 	tui.idx = calloc(tui.t.nr + 1, sizeof(*tui.idx));
 	if (!tui.idx) {
 		err = -ENOMEM;

@@ -371,6 +371,10 @@ int dprof_flow__report(const struct dprof_flow_report *r, FILE *fp)
 	fprintf(fp, "# object histories: %" PRIu64 " (%" PRIu64 " hits); dropped %" PRIu64
 		" hits outside a known object's lifetime, %" PRIu64 " objects without a hit\n",
 		h->nr_histories, h->nr_hits, h->nr_dropped, h->nr_empty);
+	fprintf(fp, "# histories: %" PRIu64 " end in a free, %" PRIu64
+		" still open when recording ended, %" PRIu64
+		" cut where the object was allocated again without a free (its free unseen)\n",
+		h->nr_histories - h->nr_unfreed, h->nr_open, h->nr_cut);
 	dprof_paths__init(&p, NULL);
 	p.want = report__want;
 	p.by_ip = r->by_ip;

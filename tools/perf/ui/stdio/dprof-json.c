@@ -74,6 +74,38 @@ static void json_null(FILE *fp, const char *key, bool first)
 	fprintf(fp, "null");
 }
 
+/*
+ * What the memory PMU said of the access samples, decoded: memory ops and
+ * others, by level (a level not said is "not_said"), HITM, peer, remote.
+ */
+static void dprof_json__data_source(const struct dprof_recording *rec, FILE *fp)
+{
+	const struct dprof_mem_stats *st = &rec->mem;
+	u64 said = 0;
+	int l;
+
+	json_key(fp, "data_source", false);
+	if (!rec->has_data_src) {
+		fprintf(fp, "null");
+		return;
+	}
+	fprintf(fp, "{");
+	json_u64(fp, "memory_ops", st->samples, true);
+	json_u64(fp, "no_memory_op", st->no_memop, false);
+	json_key(fp, "levels", false);
+	fprintf(fp, "{");
+	for (l = 0; l < DPROF_MEM_LVL__MAX; l++) {
+		json_u64(fp, dprof_mem_level__short(l), st->level[l], !l);
+		said += st->level[l];
+	}
+	json_u64(fp, "not_said", st->samples - said, false);
+	fprintf(fp, "}");
+	json_u64(fp, "hitm", st->hitm, false);
+	json_u64(fp, "peer", st->peer, false);
+	json_u64(fp, "remote", st->remote, false);
+	fprintf(fp, "}");
+}
+
 /* The facts every view's document starts with. */
 static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 {
@@ -111,6 +143,19 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 		json_u64(fp, "frees", rec->nr_frees, false);
 		json_string(fp, "cache_names", rec->alloc_has_name ? "alloc events" :
 			    "free events", false);
+		json_u64(fp, "snapshot_slabs", rep->replay.no_snapshot ? 0 :
+			 rec->nr_snapshot_slabs, false);
+		json_u64(fp, "new_slabs", rec->nr_new_slabs, false);
+		json_u64(fp, "freed_slabs", rec->nr_freed_slabs, false);
+		json_u64(fp, "resolved_earlier", prof->resolved_earlier, false);
+		json_u64(fp, "resolved_free", prof->resolved_free, false);
+		json_u64(fp, "typed_in_slab", prof->typed_in_slab, false);
+		json_u64(fp, "free_earlier", rec->nr_free_earlier, false);
+		json_u64(fp, "free_unknown", rec->nr_free_unknown, false);
+		json_u64(fp, "alloc_over_live", rep->replay.as.nr_evicted, false);
+		json_u64(fp, "mempool_put", rec->nr_mempool_put, false);
+		json_u64(fp, "mempool_get", rec->nr_mempool_get, false);
+		json_u64(fp, "mempool_unknown", rec->nr_mempool_unknown, false);
 		fprintf(fp, "}");
 	} else {
 		fprintf(fp, "null");
@@ -119,6 +164,7 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 	json_u64(fp, "damaged_events", rec->nr_implausible, false);
 	json_u64(fp, "damaged_records", rec->nr_damaged, false);
 	json_u64(fp, "unreadable_from", rec->unreadable_offset, false);
+	dprof_json__data_source(rec, fp);
 }
 
 static void dprof_json__stats(const struct dprof_report *rep,
@@ -159,6 +205,16 @@ static void dprof_json__type(const struct dprof_report *rep, const struct dprof_
 	else
 		json_null(fp, "miss_share", false);
 	dprof_json__stats(rep, &row->stats, fp);
+	if (dprof_report__hitm_measured(rep))
+		json_double(fp, "hitm_share", dprof_pct(row->stats.hitm,
+							row->stats.level_known), false);
+	else
+		json_null(fp, "hitm_share", false);
+	if (dprof_report__remote_measured(rep))
+		json_double(fp, "remote_share", dprof_pct(row->stats.remote,
+							  row->stats.level_known), false);
+	else
+		json_null(fp, "remote_share", false);
 	json_u64(fp, "objects", row->nr_objects, false);
 	json_u64(fp, "ws_bytes", row->ws_bytes, false);
 	json_u64(fp, "bounced_objects", row->nr_bounced, false);

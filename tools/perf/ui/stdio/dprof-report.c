@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
 
@@ -20,6 +21,8 @@
 #include "util/dprof/classify.h"
 #include "util/dprof/histories.h"
 #include "util/dprof/profile.h"
+#include "util/dprof/hashfn.h"
+#include "util/dprof/samples.h"
 #include "util/dprof/ea.h"
 #include "util/dprof/watch.h"
 #include "util/dprof/workingset.h"
@@ -59,7 +62,7 @@ static void dprof_mem_stats__fprintf(const struct dprof_mem_stats *st, FILE *fp)
 	if (known < st->samples)
 		fprintf(fp, ", not said %.1f%%", dprof_pct(st->samples - known, st->samples));
 	fprintf(fp, "\n");
-	fprintf(fp, "# HITM %" PRIu64 ", peer/forward %" PRIu64 ", remote %" PRIu64
+	fprintf(fp, "# HITM %" PRIu64 ", peer %" PRIu64 ", remote %" PRIu64
 		", TLB miss %" PRIu64 ", locked %" PRIu64 " samples\n",
 		st->hitm, st->peer, st->remote, st->tlb_miss, st->locked);
 }
@@ -119,6 +122,12 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 	else
 		fprintf(fp, "# access samples: none recorded\n");
 
+	if (rec->ldlat_pmu && rec->ldlat)
+		fprintf(fp, "# load latency threshold: %u cycles (%s): faster loads, most L1 and L2 hits, are not sampled; the miss share is of the slower loads and the stores\n",
+			rec->ldlat, !strcmp(rec->ldlat_pmu, "spe") ? "SPE min_latency" :
+			!strcmp(rec->ldlat_pmu, "pebs") ? "PEBS ldlat" : "IBS ldlat");
+	else if (rec->ldlat_pmu && !strcmp(rec->ldlat_pmu, "ibs"))
+		fprintf(fp, "# load latency threshold: none (IBS samples every op): the miss share is of all loads and stores\n");
 	if (prof->has_levels)
 		fprintf(fp, "# sampled misses (not an L1 hit): %" PRIu64 " of %" PRIu64
 			" samples with a level (%.1f%%)\n", prof->total.misses,
@@ -138,6 +147,36 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 			"learned from free events (6.12 kmem_cache_alloc has no name)");
 	else
 		fprintf(fp, "# address set: none (no kmem tracepoints recorded): slab objects unresolved\n");
+	if (rec->has_alloc && rec->nr_snapshot_slabs && !rep->replay.no_snapshot)
+		fprintf(fp, "# objects allocated before recording: slab snapshot of %" PRIu64
+			" slabs (%" PRIu64 " made, %" PRIu64 " freed since); %.1f%% of samples resolved through it, %.1f%% to free slab memory\n",
+			rec->nr_snapshot_slabs, rec->nr_new_slabs, rec->nr_freed_slabs,
+			dprof_pct(prof->resolved_earlier, total),
+			dprof_pct(prof->resolved_free, total));
+	else if (rec->has_alloc)
+		fprintf(fp, "# objects allocated before recording: %s; typed by DWARF operand only\n",
+			rep->replay.no_snapshot ? "slab snapshot ignored (--no-snapshot)" :
+			rec->has_snapshot ? "slab snapshot recorded but empty" :
+			"no slab snapshot (kernel-patches/ 0005, record -a as root)");
+	if (rec->has_alloc)
+		fprintf(fp, "# lifetimes: %" PRIu64 " frees of objects allocated before recording%s, %"
+			PRIu64 " frees of unknown objects, %" PRIu64
+			" allocations over a live object (its free unseen)\n",
+			rec->nr_free_earlier,
+			rec->nr_snapshot_slabs && !rep->replay.no_snapshot ? "" :
+			" (no snapshot: counted as unknown)",
+			rec->nr_free_unknown, rep->replay.as.nr_evicted);
+	if (rec->nr_mempool_put || rec->nr_mempool_get)
+		fprintf(fp, "# recycled: %" PRIu64 " objects put aside by mempool-like caches (lifetime ends), %"
+			PRIu64 " taken back (lifetime starts; %" PRIu64 " of unknown objects)\n",
+			rec->nr_mempool_put, rec->nr_mempool_get, rec->nr_mempool_unknown);
+	if (prof->typed_in_slab)
+		fprintf(fp, "# slab objects typed by DWARF operand only: %.1f%% of samples\n",
+			dprof_pct(prof->typed_in_slab, total));
+	if (rec->has_heap)
+		fprintf(fp, "# user heap: allocator uprobes, %" PRIu64 " allocs, %" PRIu64
+			" frees, %" PRIu64 " frees of pointers not allocated in the recording\n",
+			rec->nr_heap_allocs, rec->nr_heap_frees, rec->nr_heap_unknown_free);
 	dprof_watches__fprintf(rec->watches, fp);
 
 	if (rec->nr_lost)
@@ -158,13 +197,16 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 	for (k = 0; k < DPROF_KIND__MAX; k++)
 		fprintf(fp, "%s %s %.1f%%", k ? "," : "", dprof_kind__str(k),
 			dprof_pct(prof->resolved[k], total));
-	fprintf(fp, "\n# not a data type: stack %.1f%%\n",
+	fprintf(fp, "\n# not a data type: stack slots DWARF does not type (push, pop, spills) %.1f%%\n",
 		dprof_pct(prof->unres[DPROF_UNRES_STACK], total));
 	if (rec->has_soft)
 		fprintf(fp, "# data addresses decoded: %.1f%% of samples: %.1f%% at the sampled ip, %.1f%% at the access before it (skid)\n",
 			dprof_pct(prof->nr_decoded, total),
 			dprof_pct(prof->nr_decoded - prof->nr_skid, total),
 			dprof_pct(prof->nr_skid, total));
+	if (prof->nr_typed_noaddr)
+		fprintf(fp, "# typed by the operand alone, no access at ip (lea, fused compare): %.1f%% of samples\n",
+			dprof_pct(prof->nr_typed_noaddr, total));
 	dprof_profile__fprintf_unresolved(prof, fp);
 	if (dprof_pct(prof->unres[DPROF_UNRES_NO_CODE], total) >= 1.0)
 		fprintf(fp, "# no code bytes: give the kernel image with -k, or install the binaries\n");
@@ -226,10 +268,29 @@ out:
 	return ms;
 }
 
-void dprof_profile_cols__init(struct dprof_profile_cols *c, const struct dprof_rows *t)
+/*
+ * HITM and remote-node data are measured by a memory PMU's data source
+ * (perf c2c's evidence); a recording that has none of either (the
+ * software sampler, an IBS without cache_hit_st, one socket) gets no
+ * such column rather than a column of zeros that looks measured.
+ */
+bool dprof_report__hitm_measured(const struct dprof_report *rep)
+{
+	return rep->replay.rec.has_data_src && rep->replay.rec.mem.hitm;
+}
+
+bool dprof_report__remote_measured(const struct dprof_report *rep)
+{
+	return rep->replay.rec.has_data_src && rep->replay.rec.mem.remote;
+}
+
+void dprof_profile_cols__init(struct dprof_profile_cols *c, const struct dprof_report *rep,
+			      const struct dprof_rows *t)
 {
 	size_t i;
 
+	c->hitm = dprof_report__hitm_measured(rep);
+	c->remote = dprof_report__remote_measured(rep);
 	c->type_width = DPROF_TYPE_WIDTH_MIN;
 	c->desc_width = DPROF_DESC_WIDTH_MIN;
 	for (i = 0; i < t->nr; i++) {
@@ -248,8 +309,13 @@ void dprof_rows__fprintf_columns(const struct dprof_profile_cols *c, FILE *fp)
 	fprintf(fp, "#");
 	dprof__fprint_column(fp, "Type", c->type_width);
 	dprof__fprint_column(fp, "Cache / kind", c->desc_width);
-	fprintf(fp, " %7s %7s %7s %8s %8s %6s  %s\n", "Samples", "Misses",
-		"AvgLat", "Objects", "WS size", "Bounce", "Hot members");
+	fprintf(fp, " %7s %7s %7s %8s %8s %6s", "Samples", "Misses",
+		"AvgLat", "Objects", "WS size", "Bounce");
+	if (c->hitm)
+		fprintf(fp, " %6s", "HITM%");
+	if (c->remote)
+		fprintf(fp, " %6s", "Rmt%");
+	fprintf(fp, "  %s\n", "Hot members");
 }
 
 void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_rows *t,
@@ -269,7 +335,13 @@ void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_
 	dprof_report__fprintf_misses(rep, &row->stats, fp);
 	fprintf(fp, " %8" PRIu64, row->nr_objects);
 	dprof__fprint_size(fp, row->ws_bytes, true);
-	fprintf(fp, " %6s  ", row->nr_bounced ? "yes" : "no");
+	fprintf(fp, " %6s", row->nr_bounced ? "yes" : "no");
+	/* of the type's samples with a data source */
+	if (c->hitm)
+		fprintf(fp, " %5.1f%%", dprof_pct(row->stats.hitm, row->stats.level_known));
+	if (c->remote)
+		fprintf(fp, " %5.1f%%", dprof_pct(row->stats.remote, row->stats.level_known));
+	fprintf(fp, "  ");
 
 	ms = dprof_row__members(ri, &m);
 	for (k = 0; ms && k < m.nr && k < DPROF_HOT_MEMBERS; k++)
@@ -365,7 +437,7 @@ static int dprof_report__fprintf_profile(struct dprof_report *rep, FILE *fp)
 	err = dprof_rows__init(&t, rep, /*sorted=*/true, /*filter=*/true);
 	if (err)
 		return err;
-	dprof_profile_cols__init(&c, &t);
+	dprof_profile_cols__init(&c, rep, &t);
 	dprof_report__fprintf_header(rep, fp);
 	dprof_rows__fprintf_columns(&c, fp);
 	for (i = 0; i < t.nr; i++) {
@@ -519,8 +591,68 @@ static int dprof_report__fprintf_paths(struct dprof_report *rep, const char *gra
 	return err;
 }
 
+/*
+ * --samples: one line per access sample, in time order, with the type the
+ * profile counted it under: "TIME CPU SYMBOL+OFF KIND OFFSET MEMBER TYPE",
+ * or "... unresolved - - REASON", separated by tabs (C++ names have
+ * spaces).  SYMBOL+OFF is perf report's symoff.
+ */
+static int dprof_report__fprintf_samples(struct dprof_report *rep, FILE *fp)
+{
+	const struct dprof_samples *s = rep->samples;
+	struct hashmap *index;
+	struct dprof_rows t;
+	size_t i;
+	int err;
+
+	err = dprof_rows__init(&t, rep, /*sorted=*/false, /*filter=*/false);
+	if (err)
+		return err;
+	index = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(index)) {
+		dprof_rows__exit(&t);
+		return -ENOMEM;
+	}
+	for (i = 0; i < t.nr; i++) {
+		err = hashmap__add(index, t.row[i], i);
+		if (err)
+			goto out;
+	}
+	dprof_report__fprintf_header(rep, fp);
+	fprintf(fp, "# %14s\t%4s\t%-32s\t%-11s\t%6s\t%-16s\t%s\n", "time", "cpu",
+		"symbol+offset", "kind", "offset", "member", "type");
+	for (i = 0; i < s->nr; i++) {
+		const struct dprof_sample_line *l = &s->line[i];
+		struct strbuf sb = STRBUF_INIT;
+		char where[256];
+		size_t k;
+
+		if (l->sym)
+			scnprintf(where, sizeof(where), "%s+0x%" PRIx64, l->sym->name,
+				  l->sym_off);
+		else
+			scnprintf(where, sizeof(where), "%#" PRIx64, l->ip);
+		fprintf(fp, "%16.6f\t%4u\t%-32s\t", l->time / 1e9, l->cpu, where);
+		if (!l->cls || !l->cls->row || !hashmap__find(index, l->cls->row, &k)) {
+			fprintf(fp, "%-11s\t%6s\t%-16s\t%s\n", "unresolved", "-", "-",
+				dprof_unres__str(l->why));
+			continue;
+		}
+		dprof_row_info__member(&t.info[k], l->offset, &sb);
+		fprintf(fp, "%-11s\t%#6" PRIx64 "\t%-16s\t%s\n", dprof_kind__str(l->cls->kind),
+			l->offset, sb.buf ?: "?", dprof_row_info__name(&t.info[k]));
+		strbuf_release(&sb);
+	}
+out:
+	hashmap__free(index);
+	dprof_rows__exit(&t);
+	return err;
+}
+
 int dprof_report__fprintf(struct dprof_report *rep, const char *graph, FILE *fp)
 {
+	if (rep->samples)
+		return dprof_report__fprintf_samples(rep, fp);
 	switch (rep->opts.view) {
 	case DPROF_VIEW_CLASSIFY:
 	case DPROF_VIEW_WORKINGSET:

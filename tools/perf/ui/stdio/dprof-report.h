@@ -31,9 +31,14 @@ struct dprof_member_stats *dprof_row__members(const struct dprof_row_info *ri,
 struct dprof_profile_cols {
 	int	type_width;
 	int	desc_width;
+	bool	hitm;		/* the recording measured HITM: show its share */
+	bool	remote;		/* ... and remote-node data */
 };
 
-void dprof_profile_cols__init(struct dprof_profile_cols *c, const struct dprof_rows *t);
+void dprof_profile_cols__init(struct dprof_profile_cols *c, const struct dprof_report *rep,
+			      const struct dprof_rows *t);
+bool dprof_report__hitm_measured(const struct dprof_report *rep);
+bool dprof_report__remote_measured(const struct dprof_report *rep);
 void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp);
 void dprof_rows__fprintf_columns(const struct dprof_profile_cols *c, FILE *fp);
 void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_rows *t,

@@ -21,6 +21,7 @@ struct dprof_obj {
 	u32		cpu;		/* allocating CPU */
 	bool		sampled;	/* an access sample hit it */
 	bool		bounced;	/* touched by more than one CPU */
+	bool		earlier;	/* allocated before recording: no alloc event */
 };
 
 struct dprof_addrset {

@@ -30,7 +30,8 @@ static const char * const dprof_mem_level_str[DPROF_MEM_LVL__MAX] = {
 	[DPROF_MEM_LVL_REMOTE_CACHE]	= "remote cache",
 	[DPROF_MEM_LVL_LOCAL_DRAM]	= "local DRAM",
 	[DPROF_MEM_LVL_REMOTE_DRAM]	= "remote DRAM",
-	[DPROF_MEM_LVL_OTHER]		= "CXL/PMEM/other",
+	[DPROF_MEM_LVL_CXL]		= "CXL memory",
+	[DPROF_MEM_LVL_OTHER]		= "PMEM/MSC/IO/other",
 };
 
 const char *dprof_mem_level__str(enum dprof_mem_level level)
@@ -49,6 +50,7 @@ static const char * const dprof_mem_level_short[DPROF_MEM_LVL__MAX] = {
 	[DPROF_MEM_LVL_REMOTE_CACHE]	= "rcache",
 	[DPROF_MEM_LVL_LOCAL_DRAM]	= "DRAM",
 	[DPROF_MEM_LVL_REMOTE_DRAM]	= "rDRAM",
+	[DPROF_MEM_LVL_CXL]		= "CXL",
 	[DPROF_MEM_LVL_OTHER]		= "other",
 };
 
@@ -58,17 +60,23 @@ const char *dprof_mem_level__short(enum dprof_mem_level level)
 }
 
 /*
- * A cache level number with its place: a peer core's cache on this node
- * (HOPS_0 is "remote core, same node"; a snoop that hit a modified line or
- * a peer/forward transfer means another core held it), or another node's.
+ * A cache level number with its place: another node's cache, a peer
+ * core's cache on this node (HOPS_0 is "remote core, same node"; a snoop
+ * that hit a modified line or a peer transfer means another core held
+ * it), or the level itself.  AMD before Zen 4 encodes "local L3 or
+ * another L1/L2 of this CCX" as L3 | REM_CCE1 | ANY_CACHE | HOPS_0 and
+ * perf c2c counts it as an LLC hit: with the L3 bit it is one here too.
+ * SNOOPX_FWD ("L3 hit, snoop forward" of the Atom cores) is not a peer
+ * transfer for perf c2c either, so it is not one here.
  */
 static enum dprof_mem_level dprof_mem__cache(struct dprof_mem *mem,
+					     union perf_mem_data_src src,
 					     enum dprof_mem_level local)
 {
-	if (mem->hops == PERF_MEM_HOPS_0)
-		return DPROF_MEM_LVL_PEER;
 	if (mem->remote)
 		return DPROF_MEM_LVL_REMOTE_CACHE;
+	if (mem->hops == PERF_MEM_HOPS_0 && !(src.mem_lvl & PERF_MEM_LVL_L3))
+		return DPROF_MEM_LVL_PEER;
 	if (local != DPROF_MEM_LVL_L1 && (mem->hitm || mem->peer))
 		return DPROF_MEM_LVL_PEER;
 	return local;
@@ -88,27 +96,29 @@ static void dprof_mem__lvl_num(struct dprof_mem *mem,
 	}
 	switch (src.mem_lvl_num) {
 	case PERF_MEM_LVLNUM_L1:
-		mem->level = dprof_mem__cache(mem, DPROF_MEM_LVL_L1);
+		mem->level = dprof_mem__cache(mem, src, DPROF_MEM_LVL_L1);
 		break;
 	case PERF_MEM_LVLNUM_LFB:
 		mem->level = DPROF_MEM_LVL_LFB;
 		break;
 	case PERF_MEM_LVLNUM_L2:
 	case PERF_MEM_LVLNUM_L2_MHB:
-		mem->level = dprof_mem__cache(mem, DPROF_MEM_LVL_L2);
+		mem->level = dprof_mem__cache(mem, src, DPROF_MEM_LVL_L2);
 		break;
 	case PERF_MEM_LVLNUM_L3:
 	case PERF_MEM_LVLNUM_ANY_CACHE:
-		mem->level = dprof_mem__cache(mem, DPROF_MEM_LVL_L3);
+		mem->level = dprof_mem__cache(mem, src, DPROF_MEM_LVL_L3);
 		break;
 	case PERF_MEM_LVLNUM_RAM:
 		mem->level = mem->remote ? DPROF_MEM_LVL_REMOTE_DRAM :
 					   DPROF_MEM_LVL_LOCAL_DRAM;
 		break;
+	case PERF_MEM_LVLNUM_CXL:
+		mem->level = DPROF_MEM_LVL_CXL;
+		break;
 	case PERF_MEM_LVLNUM_L4:
 	case PERF_MEM_LVLNUM_MSC:
 	case PERF_MEM_LVLNUM_UNC:
-	case PERF_MEM_LVLNUM_CXL:
 	case PERF_MEM_LVLNUM_IO:
 	case PERF_MEM_LVLNUM_PMEM:
 		mem->level = DPROF_MEM_LVL_OTHER;
@@ -198,7 +208,7 @@ bool dprof_mem__decode(struct dprof_mem *mem, u64 data_src, u64 weight,
 	/* Power sets remote with HOPS_0 for another core of the same node */
 	mem->remote = src.mem_remote && mem->hops != PERF_MEM_HOPS_0;
 	mem->hitm = src.mem_snoop & PERF_MEM_SNOOP_HITM;
-	mem->peer = src.mem_snoopx & (PERF_MEM_SNOOPX_PEER | PERF_MEM_SNOOPX_FWD);
+	mem->peer = src.mem_snoopx & PERF_MEM_SNOOPX_PEER;
 	mem->locked = (src.mem_lock & PERF_MEM_LOCK_LOCKED) &&
 		      !(src.mem_lock & PERF_MEM_LOCK_NA);
 	if (src.mem_dtlb & PERF_MEM_TLB_MISS)

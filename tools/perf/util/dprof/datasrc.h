@@ -19,7 +19,8 @@ enum dprof_mem_level {
 	DPROF_MEM_LVL_REMOTE_CACHE,	/* a cache of another node/socket */
 	DPROF_MEM_LVL_LOCAL_DRAM,
 	DPROF_MEM_LVL_REMOTE_DRAM,
-	DPROF_MEM_LVL_OTHER,		/* CXL, PMEM, L4/MSC, I/O, uncached */
+	DPROF_MEM_LVL_CXL,		/* CXL memory, local or remote */
+	DPROF_MEM_LVL_OTHER,		/* PMEM, L4/MSC, I/O, uncached */
 	DPROF_MEM_LVL__MAX,
 };
 
@@ -40,7 +41,7 @@ struct dprof_mem {
 	bool			level_known;	/* hit or miss in L1 is known */
 	bool			miss;		/* not an L1 hit */
 	bool			hitm;		/* snoop hit a modified line */
-	bool			peer;		/* snoopx: from a peer's cache */
+	bool			peer;		/* snoopx: a peer's cache (not FWD) */
 	bool			remote;		/* another node/socket */
 	bool			locked;
 	u32			latency;	/* weight (var1), 0: not measured */

@@ -505,6 +505,20 @@ static void dw_drop_walked_pages(struct dprof_dwarf *dw)
 }
 
 /**
+ * dprof_dwarf__trim - give back the pages of DWARF read so far
+ * @dw: the handle, may be NULL
+ *
+ * The units one phase of a report reads (the operand typing's) are not
+ * those the next reads (the rows' types): what was read comes back from
+ * the file when touched again.
+ */
+void dprof_dwarf__trim(struct dprof_dwarf *dw)
+{
+	if (dw && !dw->index_err)
+		dw_drop_walked_pages(dw);
+}
+
+/**
  * dprof_dwarf__index - index the names of a handle's DWARF, once
  * @dw: the handle
  *

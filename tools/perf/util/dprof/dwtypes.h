@@ -34,6 +34,7 @@ int dprof_dwarf__index(struct dprof_dwarf *dw);
 int dprof_dwarf__index_vars(struct dprof_dwarf *dw, struct map *map,
 			    struct thread *thread, u8 cpumode);
 struct debuginfo *dprof_dwarf__debuginfo(struct dprof_dwarf *dw);
+void dprof_dwarf__trim(struct dprof_dwarf *dw);
 
 int dprof_dwarf__find_struct(struct dprof_dwarf *dw, const char *name,
 			     struct dprof_type *t);
@@ -67,6 +68,10 @@ static inline int dprof_dwarf__index_vars(struct dprof_dwarf *dw __maybe_unused,
 					  u8 cpumode __maybe_unused)
 {
 	return -ENOENT;
+}
+
+static inline void dprof_dwarf__trim(struct dprof_dwarf *dw __maybe_unused)
+{
 }
 
 static inline struct debuginfo *

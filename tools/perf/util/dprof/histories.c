@@ -49,9 +49,13 @@ static void history__delete(struct dprof_history *hist)
 	free(hist);
 }
 
-/* Take @hist off the open tree; keep it when it saw an access. */
+/*
+ * Take @hist off the open tree; keep it when it saw an access.  Not
+ * freed: @cut when a new allocation over its bytes ends it, else the
+ * recording ended first.
+ */
 static void history__close(struct dprof_histories *h,
-			   struct dprof_history *hist)
+			   struct dprof_history *hist, bool cut)
 {
 	rb_erase(&hist->node, &h->open);
 	RB_CLEAR_NODE(&hist->node);
@@ -60,8 +64,13 @@ static void history__close(struct dprof_histories *h,
 		history__delete(hist);
 		return;
 	}
-	if (!hist->freed)
+	if (!hist->freed) {
 		h->nr_unfreed++;
+		if (cut)
+			h->nr_cut++;
+		else
+			h->nr_open++;
+	}
 	h->nr_histories++;
 	list_add_tail(&hist->list, &h->done);
 }
@@ -88,7 +97,7 @@ static int history__alloc(struct dprof_histories *h, void *type, u64 base,
 
 	while ((stale = history__find(h, base)) != NULL ||
 	       (size > 1 && (stale = history__find(h, base + size - 1)) != NULL))
-		history__close(h, stale);
+		history__close(h, stale, /*cut=*/true);
 
 	hist = zalloc(sizeof(*hist));
 	if (!hist)
@@ -183,7 +192,7 @@ static int history__free(struct dprof_histories *h, u64 base, u64 time,
 	hist->free_time = time - hist->alloc_time;
 	hist->free_cpu = cpu;
 	hist->free_site = site;
-	history__close(h, hist);
+	history__close(h, hist, /*cut=*/false);
 	return 0;
 }
 
@@ -240,7 +249,8 @@ void dprof_histories__finish(struct dprof_histories *h)
 	struct rb_node *node;
 
 	while ((node = rb_first(&h->open)) != NULL)
-		history__close(h, rb_entry(node, struct dprof_history, node));
+		history__close(h, rb_entry(node, struct dprof_history, node),
+			       /*cut=*/false);
 }
 
 /**

@@ -77,6 +77,9 @@ struct dprof_history {
  * @nr_empty: objects closed without a hit (not kept)
  * @nr_unfreed: histories cut short: object still live at the end,
  *              or its address reused without a free event
+ * @nr_open: ... of those, still live when the recording ended
+ * @nr_cut: ... of those, ended where the object's bytes were allocated
+ *          again without a free: a lifetime boundary inferred
  * @nr_out_of_order: hits or frees stamped before the allocation
  */
 struct dprof_histories {
@@ -88,6 +91,8 @@ struct dprof_histories {
 	u64			nr_dropped;
 	u64			nr_empty;
 	u64			nr_unfreed;
+	u64			nr_open;
+	u64			nr_cut;
 	u64			nr_out_of_order;
 };
 

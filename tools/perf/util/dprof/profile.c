@@ -34,6 +34,8 @@ static const char * const kind_str[DPROF_KIND__MAX] = {
 	[DPROF_KIND_STATIC]	= "static",
 	[DPROF_KIND_PERCPU]	= "percpu",
 	[DPROF_KIND_TYPED]	= "DWARF-typed",
+	[DPROF_KIND_STACK]	= "stack",
+	[DPROF_KIND_HEAP]	= "heap",
 };
 
 const char *dprof_unres__str(enum dprof_unres r)
@@ -58,6 +60,8 @@ void dprof_stats__add(struct dprof_stats *dst, const struct dprof_stats *src)
 	dst->misses += src->misses;
 	dst->lat_sum += src->lat_sum;
 	dst->lat_n += src->lat_n;
+	dst->hitm += src->hitm;
+	dst->remote += src->remote;
 }
 
 /**
@@ -81,7 +85,7 @@ int dprof_stats__levels_scnprintf(const struct dprof_stats *st, char *buf,
 		DPROF_MEM_LVL_L1, DPROF_MEM_LVL_LFB, DPROF_MEM_LVL_L2,
 		DPROF_MEM_LVL_L3, DPROF_MEM_LVL_PEER, DPROF_MEM_LVL_REMOTE_CACHE,
 		DPROF_MEM_LVL_LOCAL_DRAM, DPROF_MEM_LVL_REMOTE_DRAM,
-		DPROF_MEM_LVL_OTHER, DPROF_MEM_LVL_UNKNOWN,
+		DPROF_MEM_LVL_CXL, DPROF_MEM_LVL_OTHER, DPROF_MEM_LVL_UNKNOWN,
 	};
 	int n = 0;
 	size_t i;
@@ -115,6 +119,8 @@ static void dprof_stats__count(struct dprof_stats *st,
 	if (acc->level_known) {
 		st->level_known++;
 		st->misses += acc->miss;
+		st->hitm += acc->hitm;
+		st->remote += acc->remote;
 		if (acc->level < DPROF_MEM_LVL__MAX)
 			st->level[acc->level]++;
 	}
@@ -397,9 +403,11 @@ static bool dprof_class__same_row(const struct dprof_class *a,
 		       a->site_name && b->site_name &&
 		       !strcmp(a->site_name, b->site_name);
 	case DPROF_KIND_TYPED:
+	case DPROF_KIND_STACK:
 		return a->name && b->name && !strcmp(a->name, b->name);
 	case DPROF_KIND_STATIC:
 	case DPROF_KIND_PERCPU:
+	case DPROF_KIND_HEAP:	/* per allocation site */
 	case DPROF_KIND__MAX:
 	default:
 		return a == b;

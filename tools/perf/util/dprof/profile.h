@@ -10,6 +10,7 @@
 struct hashmap;
 struct dso;
 struct symbol;
+struct thread;
 
 /*
  * The data profile aggregates access samples per allocation class as they
@@ -22,6 +23,8 @@ enum dprof_kind {
 	DPROF_KIND_STATIC,	/* kernel or user static data symbol */
 	DPROF_KIND_PERCPU,	/* kernel per-cpu variable */
 	DPROF_KIND_TYPED,	/* DWARF type of the memory operand only */
+	DPROF_KIND_STACK,	/* a stack slot DWARF types (a local variable) */
+	DPROF_KIND_HEAP,	/* user malloc()/new object: allocation site */
 	DPROF_KIND__MAX,
 };
 
@@ -30,7 +33,7 @@ enum dprof_unres {
 	DPROF_UNRES_NO_ADDR,		/* memory PMU sample without address */
 	DPROF_UNRES_NO_CODE,		/* no code bytes at ip (no vmlinux/ELF) */
 	DPROF_UNRES_INSN,		/* decoded, no usable data address */
-	DPROF_UNRES_STACK,		/* a stack slot, not a data type */
+	DPROF_UNRES_STACK,		/* a stack slot DWARF does not type */
 	DPROF_UNRES_NO_OBJECT,		/* kernel address outside live objects */
 	DPROF_UNRES_USER_DYNAMIC,	/* user heap/stack/mmap */
 	DPROF_UNRES__MAX,
@@ -47,6 +50,8 @@ struct dprof_stats {
 	u64	misses;		/* of those, not an L1 hit */
 	u64	lat_sum;	/* sum of weights of samples that carry one */
 	u64	lat_n;
+	u64	hitm;		/* level_known: a snoop hit a modified line */
+	u64	remote;		/* level_known: from another node */
 	u64	level[DPROF_MEM_LVL__MAX];	/* level_known, by level */
 };
 
@@ -64,7 +69,8 @@ int dprof_class__touch_cpu(struct dprof_class *cls, u32 cpu);
 
 /* One access sample, after the data address was found. */
 struct dprof_access {
-	u64	ip;
+	u64	ip;		/* the access: skid may put it before sample_ip */
+	u64	sample_ip;
 	u64	addr;
 	u64	time;
 	u32	cpu;
@@ -75,6 +81,7 @@ struct dprof_access {
 	bool	miss;
 	bool	hitm;		/* snoop hit a modified line elsewhere */
 	bool	remote;		/* data from another node */
+	struct thread *thread;	/* the sampled thread, while replayed */
 };
 
 /* Per (offset, ip) counts inside one class: member and code drill-down. */
@@ -127,10 +134,17 @@ struct dprof_profile {
 	u64		nr_samples;	/* every access sample, resolved or not */
 	u64		unres[DPROF_UNRES__MAX];
 	u64		resolved[DPROF_KIND__MAX];
+	/* slab and kmalloc: objects allocated before recording (snapshot) */
+	u64		resolved_earlier;
+	/* typed: the address was in a slab of the snapshot all the same */
+	u64		typed_in_slab;
+	/* slab and kmalloc: free memory of a cache (slab map, freed objects) */
+	u64		resolved_free;
 	/* DPROF_UNRES_INSN split by decoder reason */
 	u64		ea_reasons[DPROF_EA__MAX];
 	u64		nr_decoded;	/* software sampler: address decoded */
 	u64		nr_skid;	/* ... from the instruction before ip */
+	u64		nr_typed_noaddr; /* no memory access at ip: operand type only */
 	bool		has_levels;	/* some sample carried a cache level */
 	bool		has_latency;
 };

@@ -5,14 +5,17 @@
  * Three streams in one perf.data: access samples (a memory-sampling PMU
  * through perf mem's events, or cpu-clock with the interrupt registers the
  * software sampler decodes), the address set (the slab tracepoints), and
- * object histories (slab_watch events, --watch).
+ * object histories (slab_watch events, --watch); the user-space address
+ * set is the allocator's uprobes (heapprobe.c).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/kernel.h>
 #include <linux/slab_watch.h>
 #include <linux/string.h>
@@ -20,9 +23,9 @@
 
 #include <api/fs/fs.h>
 #include <api/fs/tracing_path.h>
+#include <perf/cpumap.h>
+#include "util/cap.h"
 #include "util/debug.h"
-#include "util/mem-events.h"
-#include "util/pmu.h"
 #include "util/tracepoint.h"
 #include "ea.h"
 #include "record.h"
@@ -37,7 +40,7 @@ static const char * const dprof_kmem_tracepoints[] = {
 };
 
 /* Our arguments before the user's: "record --sample-cpu -T -m 8M" ... */
-#define DPROF_RECORD_ARGS	32
+#define DPROF_RECORD_ARGS	42
 /* ... and per memory event: "-e" EVENT, with room for perf mem's extras */
 #define DPROF_MEM_EVENT_ARGS	9
 
@@ -221,43 +224,368 @@ static int dprof_record_args__watch(struct dprof_record_args *a,
 	return a->nr_specs;
 }
 
-/* The memory PMU's load and store events, each with the period. */
+/*
+ * The ring buffer per CPU: 8 MiB, unless CPUs x 8 MiB would pin more than
+ * DPROF_BUFFER_TOTAL; then the largest power of two that fits, at least
+ * perf's own 512 KiB.  In KiB.
+ */
+#define DPROF_BUFFER_MAX_KB	(8 << 10)
+#define DPROF_BUFFER_MIN_KB	512
+#define DPROF_BUFFER_TOTAL_KB	(512 << 10)
+
+static unsigned int dprof_record__buffer_kb(int nr_cpus)
+{
+	unsigned int kb = DPROF_BUFFER_MAX_KB;
+
+	while (nr_cpus > 0 && kb > DPROF_BUFFER_MIN_KB &&
+	       (unsigned long)kb * nr_cpus > DPROF_BUFFER_TOTAL_KB)
+		kb >>= 1;
+	return kb;
+}
+
+/* sysfs's bus/event_source/devices/@pmu/@what exists */
+static bool dprof_pmu__has(const char *pmu, const char *what)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s%s%s",
+		 sysfs__mountpoint(), pmu, what ? "/" : "", what ?: "");
+	return !access(path, F_OK);
+}
+
+static void dprof_pmu_desc__add(struct dprof_pmu_desc *d, const char *name)
+{
+	struct dprof_mem_pmu *p;
+
+	if (d->nr_pmus == DPROF_MEM_PMUS_MAX)
+		return;
+	p = &d->pmus[d->nr_pmus++];
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->aux = dprof_pmu__has(name, "events/mem-loads-aux");
+	p->stores = dprof_pmu__has(name, "events/mem-stores");
+	p->l3missonly = dprof_pmu__has(name, "format/l3missonly");
+	p->ldlat = dprof_pmu__has(name, "format/ldlat") ||
+		   dprof_pmu__has(name, "format/min_latency");
+}
+
+/* /proc/cpuinfo's vendor_id, or "ARM" for an arm64 "CPU implementer" */
+static void dprof_pmu_desc__vendor(struct dprof_pmu_desc *d)
+{
+	char path[PATH_MAX], *line = NULL, *v;
+	size_t n = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/cpuinfo", procfs__mountpoint());
+	fp = fopen(path, "r");
+	if (!fp)
+		return;
+	while (getline(&line, &n, fp) > 0) {
+		if (strstarts(line, "CPU implementer")) {
+			snprintf(d->vendor, sizeof(d->vendor), "ARM");
+			break;
+		}
+		if (!strstarts(line, "vendor_id"))
+			continue;
+		v = strchr(line, ':');
+		if (v)
+			snprintf(d->vendor, sizeof(d->vendor), "%s", strim(v + 1));
+		break;
+	}
+	free(line);
+	fclose(fp);
+}
+
+static bool dprof_pmu_desc__amd(const struct dprof_pmu_desc *d)
+{
+	return !strcmp(d->vendor, "AuthenticAMD") || !strcmp(d->vendor, "HygonGenuine");
+}
+
+/**
+ * dprof_pmu_desc__read - the memory PMU, CPUs and privileges of this machine
+ * @d: the description
+ *
+ * AMD: ibs_op.  Intel: the core PMUs with a mem-loads event, both of a
+ * hybrid part.  Arm: the first arm_spe_N.  As perf mem picks them.
+ */
+void dprof_pmu_desc__read(struct dprof_pmu_desc *d)
+{
+	static const char * const intel_core[] = { "cpu", "cpu_core", "cpu_atom" };
+	char path[PATH_MAX], *buf = NULL;
+	struct perf_cpu_map *cpus;
+	unsigned int maj, min;
+	bool used_root;
+	struct dirent *de;
+	size_t len, i;
+	DIR *dir;
+	int val;
+
+	memset(d, 0, sizeof(*d));
+	d->paranoid = 2;
+	dprof_pmu_desc__vendor(d);
+	if (dprof_pmu_desc__amd(d) && dprof_pmu__has("ibs_op", NULL)) {
+		d->kind = DPROF_MEM_IBS;
+		dprof_pmu_desc__add(d, "ibs_op");
+	} else if (!strcmp(d->vendor, "GenuineIntel")) {
+		for (i = 0; i < ARRAY_SIZE(intel_core); i++) {
+			if (dprof_pmu__has(intel_core[i], "events/mem-loads"))
+				dprof_pmu_desc__add(d, intel_core[i]);
+		}
+		if (d->nr_pmus)
+			d->kind = DPROF_MEM_PEBS;
+	} else {
+		snprintf(path, sizeof(path), "%s/bus/event_source/devices", sysfs__mountpoint());
+		dir = opendir(path);
+		while (dir && (de = readdir(dir)) != NULL) {
+			if (strstarts(de->d_name, "arm_spe_") && !d->nr_pmus) {
+				d->kind = DPROF_MEM_SPE;
+				dprof_pmu_desc__add(d, de->d_name);
+			}
+		}
+		if (dir)
+			closedir(dir);
+	}
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", sysfs__mountpoint());
+	if (!filename__read_str(path, &buf, &len)) {
+		cpus = perf_cpu_map__new(strim(buf));
+		d->nr_cpus = cpus ? perf_cpu_map__nr(cpus) : 0;
+		perf_cpu_map__put(cpus);
+		zfree(&buf);
+	}
+	if (d->nr_cpus <= 0)
+		d->nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (!sysctl__read_int("kernel/perf_event_paranoid", &val))
+		d->paranoid = val;
+	snprintf(path, sizeof(path), "%s/sys/kernel/osrelease", procfs__mountpoint());
+	if (!filename__read_str(path, &buf, &len)) {
+		if (sscanf(buf, "%u.%u", &maj, &min) == 2)
+			d->kernel = maj << 8 | min;
+		free(buf);
+	}
+	d->perfmon = perf_cap__capable(CAP_PERFMON, &used_root) ||
+		     perf_cap__capable(CAP_SYS_ADMIN, &used_root);
+}
+
+/* The workload is the whole system (or some CPUs) rather than a task. */
+static bool dprof_record__system_wide(int argc, const char **argv)
+{
+	int j;
+
+	for (j = 0; j < argc && strcmp(argv[j], "--"); j++) {
+		if (!strcmp(argv[j], "-a") || !strcmp(argv[j], "--all-cpus") ||
+		    strstarts(argv[j], "-C") || strstarts(argv[j], "--cpu"))
+			return true;
+		/* a bundle of perf record's short flags that take no value: -aT */
+		if (argv[j][0] == '-' && argv[j][1] && argv[j][1] != '-' &&
+		    strchr(argv[j], 'a') &&
+		    strspn(argv[j] + 1, "abdgiknNPqRsTvWx") == strlen(argv[j] + 1))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the memory PMU can be opened with these privileges, and if not,
+ * the one line that says which knob.  PEBS and SPE fall back to user-space
+ * samples at perf_event_paranoid 2 (perf record retries with :u); IBS
+ * cannot exclude the kernel (amd/ibs.c: PERF_PMU_CAP_NO_EXCLUDE), and
+ * per-task IBS needs 6.2.
+ */
+static const char *dprof_record__mem_denied(const struct dprof_pmu_desc *d,
+					    bool system_wide, char *buf, size_t sz)
+{
+	if (d->kind != DPROF_MEM_IBS || d->perfmon)
+		return NULL;
+	if (d->paranoid > 1) {
+		snprintf(buf, sz, "AMD IBS cannot leave the kernel out: it needs kernel.perf_event_paranoid <= 1 (it is %d) or CAP_PERFMON",
+			 d->paranoid);
+		return buf;
+	}
+	if (!system_wide && d->kernel && d->kernel < (6 << 8 | 2)) {
+		snprintf(buf, sz, "AMD IBS samples a single task from kernel 6.2 on (this is %u.%u): record with -a",
+			 d->kernel >> 8, d->kernel & 0xff);
+		return buf;
+	}
+	return NULL;
+}
+
+/*
+ * The period (-c) or frequency (-F) as event terms.  IBS counts ops in
+ * units of 16 (amd/ibs.c rejects a period with any of the low 4 bits
+ * set): a period is rounded down to a multiple of 16, and that is said.
+ */
+static int dprof_record__period_terms(const struct dprof_pmu_desc *d,
+				      const struct dprof_record_opts *opts,
+				      char *buf, size_t sz)
+{
+	unsigned long long period;
+	char *end;
+
+	if (opts->freq)
+		return scnprintf(buf, sz, "freq=%s", opts->freq);
+	if (!opts->period)
+		return 0;
+	if (d->kind != DPROF_MEM_IBS)
+		return scnprintf(buf, sz, "period=%s", opts->period);
+	errno = 0;
+	period = strtoull(opts->period, &end, 0);
+	if (errno || *end || !period) {
+		pr_err("dprof: -c %s: want a period in ops\n", opts->period);
+		return -EINVAL;
+	}
+	if (period & 0xf) {
+		unsigned long long r = max(period & ~0xfULL, 0x10ULL);
+
+		pr_warning("dprof: AMD IBS periods are multiples of 16: -c %llu rounded to %llu\n",
+			   period, r);
+		period = r;
+	}
+	return scnprintf(buf, sz, "period=%llu", period);
+}
+
+/*
+ * The memory PMU's events, as perf mem record -e ldlat-loads,ldlat-stores
+ * (Intel, each core PMU of a hybrid part), -e mem-ldst (AMD) and
+ * arm_spe (Arm) write them, with the period on the event that samples:
+ * on Sapphire Rapids and later the load event is the second member of
+ * a {mem-loads-aux,mem-loads} group, not its leader.
+ */
 static int dprof_record_args__mem(struct dprof_record_args *a,
 				  const struct dprof_record_opts *opts,
-				  struct perf_pmu *pmu)
+				  const struct dprof_pmu_desc *d)
 {
-	struct perf_mem_event *e;
-	int start, j;
+	char per[64] = "", lat[64] = "", t[160], ev[512];
+	const struct dprof_mem_pmu *p;
+	int i, ret;
 
-	e = perf_pmu__mem_events_ptr(pmu, PERF_MEM_EVENTS__LOAD_STORE);
-	if (e && e->tag) {
-		perf_mem_record[PERF_MEM_EVENTS__LOAD_STORE] = true;
-	} else {
-		perf_mem_record[PERF_MEM_EVENTS__LOAD] = true;
-		perf_mem_record[PERF_MEM_EVENTS__STORE] = true;
-	}
+	ret = dprof_record__period_terms(d, opts, per, sizeof(per));
+	if (ret < 0)
+		return ret;
 	a->argv[a->argc++] = "-W";
 	a->argv[a->argc++] = "-d";
-	a->argv[a->argc++] = "--phys-data";
-	start = a->argc;
-	if (perf_mem_events__record_args(a->argv, &a->argc))
-		return -EINVAL;
-	for (j = start; j < a->argc; j++) {
-		char *ev;
-
-		if (strcmp(a->argv[j - 1], "-e"))
-			continue;
-		ev = dprof_record__event_period(a->argv[j], opts);
-		if (!ev)
+	for (i = 0; i < d->nr_pmus; i++) {
+		p = &d->pmus[i];
+		switch (d->kind) {
+		case DPROF_MEM_IBS:
+			if (opts->l3missonly && !p->l3missonly)
+				pr_warning("dprof: --l3missonly: this %s has no l3missonly (Zen 4 and later): sampling every op\n",
+					   p->name);
+			if (opts->ldlat != DPROF_LDLAT && !p->ldlat)
+				pr_warning("dprof: --ldlat: this IBS has no load latency filter: every op is sampled\n");
+			if (opts->ldlat != DPROF_LDLAT && p->ldlat)
+				snprintf(lat, sizeof(lat), "ldlat=%u", opts->ldlat);
+			snprintf(t, sizeof(t), "%s%s%s",
+				 opts->l3missonly && p->l3missonly ? "l3missonly=1" : "",
+				 opts->l3missonly && p->l3missonly && *lat ? "," : "", lat);
+			snprintf(ev, sizeof(ev), "%s/%s%s%s/", p->name, t,
+				 *t && *per ? "," : "", per);
+			break;
+		case DPROF_MEM_PEBS:
+			snprintf(lat, sizeof(lat), "ldlat=%u", opts->ldlat);
+			snprintf(t, sizeof(t), "%s%s%s", lat, *per ? "," : "", per);
+			if (p->aux)
+				snprintf(ev, sizeof(ev), "{%s/mem-loads-aux/,%s/mem-loads,%s/}:P",
+					 p->name, p->name, t);
+			else
+				snprintf(ev, sizeof(ev), "%s/mem-loads,%s/P", p->name, t);
+			a->argv[a->argc++] = "-e";
+			if (dprof_record_args__own(a, strdup(ev)))
+				return -ENOMEM;
+			if (!p->stores)
+				continue;
+			snprintf(ev, sizeof(ev), "%s/mem-stores%s%s/P", p->name,
+				 *per ? "," : "", per);
+			break;
+		case DPROF_MEM_SPE:
+			/* no pa_enable: nothing reads physical addresses */
+			snprintf(t, sizeof(t),
+				 "ts_enable=1,load_filter=1,store_filter=1,min_latency=%u",
+				 opts->ldlat);
+			snprintf(ev, sizeof(ev), "%s/%s%s%s/", p->name, t, *per ? "," : "", per);
+			break;
+		case DPROF_MEM_NONE:
+		default:
+			return -ENODEV;
+		}
+		a->argv[a->argc++] = "-e";
+		if (dprof_record_args__own(a, strdup(ev)))
 			return -ENOMEM;
-		a->owned[a->nr_owned++] = ev;
-		a->argv[j] = ev;
 	}
 	return 0;
 }
 
-/* The kmem tracepoints, if this kernel and these privileges have them. */
-static void dprof_record_args__kmem(struct dprof_record_args *a)
+/* "-e TP", or "-e TP/intr-regs=0/" with @no_regs (patches/perf/0021). */
+static int dprof_record_args__tracepoint(struct dprof_record_args *a,
+					 const char *tp, bool no_regs)
+{
+	char *ev;
+
+	if (!no_regs) {
+		a->argv[a->argc++] = "-e";
+		a->argv[a->argc++] = tp;
+		return 0;
+	}
+	if (asprintf(&ev, "%s/intr-regs=0/", tp) < 0)
+		return -ENOMEM;
+	a->argv[a->argc++] = "-e";
+	return dprof_record_args__own(a, ev);
+}
+
+/*
+ * The slab snapshot: the kernel describes every slab when perf dprof
+ * writes its debugfs file, once perf record has enabled the events (the
+ * monitor does it).  The events come from perf dprof itself, so only a
+ * system-wide recording holds them.  Returns the file, or NULL.
+ */
+static char *dprof_record_args__snapshot(struct dprof_record_args *a,
+					 int argc, const char **argv, bool no_regs)
+{
+	char *path;
+
+	if (!is_valid_tracepoint(DPROF_SNAPSHOT_TRACEPOINT)) {
+		pr_debug("dprof: no %s (kernel-patches/): objects allocated before recording are typed by DWARF only\n",
+			 DPROF_SNAPSHOT_TRACEPOINT);
+		return NULL;
+	}
+	if (!dprof_record__system_wide(argc, argv)) {
+		pr_debug("dprof: not system-wide (-a): no slab snapshot\n");
+		return NULL;
+	}
+	if (!debugfs__configured() && !debugfs__mount())
+		pr_debug("dprof: cannot mount debugfs\n");
+	if (asprintf(&path, "%s/%s", debugfs__mountpoint() ?: "/sys/kernel/debug",
+		     DPROF_SNAPSHOT_FILE) < 0)
+		return NULL;
+	if (access(path, W_OK)) {
+		pr_warning("dprof: cannot write %s (%m; root only): objects allocated before recording are typed by DWARF only\n",
+			   path);
+		free(path);
+		return NULL;
+	}
+	if (dprof_record_args__tracepoint(a, DPROF_SNAPSHOT_TRACEPOINT, no_regs) ||
+	    (is_valid_tracepoint(DPROF_SLAB_NEW_TRACEPOINT) &&
+	     is_valid_tracepoint(DPROF_SLAB_FREE_TRACEPOINT) &&
+	     (dprof_record_args__tracepoint(a, DPROF_SLAB_NEW_TRACEPOINT, no_regs) ||
+	      dprof_record_args__tracepoint(a, DPROF_SLAB_FREE_TRACEPOINT, no_regs)))) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+/*
+ * The kmem tracepoints, if this kernel and these privileges have them;
+ * with @no_regs, without the software sampler's interrupt registers
+ * (patches/perf/0021): the replay reads none of them.
+ */
+static const char * const dprof_kmem_tracepoints_no_regs[] = {
+	"kmem:kmem_cache_alloc/intr-regs=0/",
+	"kmem:kmalloc/intr-regs=0/",
+	"kmem:kmem_cache_free/intr-regs=0/",
+	"kmem:kfree/intr-regs=0/",
+};
+
+static bool dprof_record_args__kmem(struct dprof_record_args *a, bool no_regs)
 {
 	size_t t;
 	bool ok = true;
@@ -269,21 +597,31 @@ static void dprof_record_args__kmem(struct dprof_record_args *a)
 		ok &= is_valid_tracepoint(dprof_kmem_tracepoints[t]);
 	if (!ok) {
 		pr_warning("dprof: no kmem tracepoints (need tracefs, and CAP_PERFMON or perf_event_paranoid <= -1): slab objects stay unresolved\n");
-		return;
+		return false;
 	}
 	for (t = 0; t < ARRAY_SIZE(dprof_kmem_tracepoints); t++) {
 		a->argv[a->argc++] = "-e";
-		a->argv[a->argc++] = dprof_kmem_tracepoints[t];
+		a->argv[a->argc++] = no_regs ? dprof_kmem_tracepoints_no_regs[t] :
+					       dprof_kmem_tracepoints[t];
 	}
+	/* recycled objects: lifetimes end and start without the allocator */
+	if (is_valid_tracepoint(DPROF_MEMPOOL_PUT_TRACEPOINT) &&
+	    is_valid_tracepoint(DPROF_MEMPOOL_GET_TRACEPOINT) &&
+	    (dprof_record_args__tracepoint(a, DPROF_MEMPOOL_PUT_TRACEPOINT, no_regs) ||
+	     dprof_record_args__tracepoint(a, DPROF_MEMPOOL_GET_TRACEPOINT, no_regs)))
+		return false;
+	return true;
 }
 
 int dprof_record_args__init(struct dprof_record_args *a,
 			    const struct dprof_record_opts *opts,
 			    int argc, const char **argv)
 {
-	struct perf_pmu *pmu = NULL;
-	bool use_mem = false;
-	char *regs = NULL;
+	struct dprof_pmu_desc desc;
+	bool use_mem = false, system_wide = dprof_record__system_wide(argc, argv);
+	char *regs = NULL, why[256], *buf, *snapshot = NULL;
+	bool watches = false;
+	const char *denied;
 	int nr_args, j, ret;
 
 	memset(a, 0, sizeof(*a));
@@ -297,19 +635,35 @@ int dprof_record_args__init(struct dprof_record_args *a,
 		if (ret)
 			return ret;
 	}
+	dprof_pmu_desc__read(&desc);
+	if (system_wide && !desc.perfmon && desc.paranoid > 0) {
+		pr_err("dprof: -a/-C (CPU-wide) needs kernel.perf_event_paranoid <= 0 (it is %d) or CAP_PERFMON\n",
+		       desc.paranoid);
+		return -EACCES;
+	}
 	if (strcmp(opts->sampler, "soft")) {
-		pmu = perf_mem_events_find_pmu();
-		use_mem = pmu && !perf_pmu__mem_events_init();
+		use_mem = desc.kind != DPROF_MEM_NONE;
 		if (!use_mem && !strcmp(opts->sampler, "mem")) {
 			pr_err("dprof: no memory-sampling PMU (AMD IBS op, Intel PEBS, Arm SPE) here\n");
 			return -ENODEV;
+		}
+		denied = use_mem ? dprof_record__mem_denied(&desc, system_wide, why,
+							    sizeof(why)) : NULL;
+		if (denied && !strcmp(opts->sampler, "mem")) {
+			pr_err("dprof: %s\n", denied);
+			return -EACCES;
+		}
+		if (denied) {
+			pr_warning("dprof: %s; sampling cpu-clock + registers instead (no misses or latency)\n",
+				   denied);
+			use_mem = false;
 		}
 	}
 
 	/* n --watch items take 2n arguments and at least 2n - 1 bytes */
 	nr_args = argc + DPROF_RECORD_ARGS + (opts->watch ? strlen(opts->watch) + 1 : 0) +
-		  DPROF_MEM_EVENT_ARGS *
-		  (pmu ? perf_pmu__mem_events_num_mem_pmus(pmu) + 1 : 1);
+		  4 * ARRAY_SIZE(a->heap.events) +
+		  DPROF_MEM_EVENT_ARGS * (desc.nr_pmus + 1);
 	a->argv = calloc(nr_args + 1, sizeof(*a->argv));
 	a->owned = calloc(nr_args + 1, sizeof(*a->owned));
 	if (!a->argv || !a->owned)
@@ -320,13 +674,16 @@ int dprof_record_args__init(struct dprof_record_args *a,
 	a->argv[a->argc++] = "-T";
 	/*
 	 * Every lost alloc/free leaves a wrong object in the address set:
-	 * a larger buffer than perf's 512 KiB per CPU (-m given later wins).
+	 * a larger buffer than perf's 512 KiB per CPU, but no more than
+	 * DPROF_BUFFER_TOTAL for all CPUs together (-m given later wins).
 	 */
 	a->argv[a->argc++] = "-m";
-	a->argv[a->argc++] = "8M";
+	if (asprintf(&buf, "%uK", dprof_record__buffer_kb(desc.nr_cpus)) < 0 ||
+	    dprof_record_args__own(a, buf))
+		return -ENOMEM;
 
 	if (use_mem) {
-		ret = dprof_record_args__mem(a, opts, pmu);
+		ret = dprof_record_args__mem(a, opts, &desc);
 		if (ret)
 			return ret;
 	} else if (dprof_ea__intr_regs()) {
@@ -354,16 +711,31 @@ int dprof_record_args__init(struct dprof_record_args *a,
 		ret = dprof_record_args__watch(a, opts);
 		if (ret < 0)
 			return ret;
-		if (ret > 0) {
-			ret = dprof_monitor__init(&a->monitor, opts->watch,
-						  opts->watch_histories, argc, argv);
-			if (ret < 0)
-				return ret;
-			a->monitor_on = ret > 0;
+		watches = ret > 0;
+	}
+	if (!opts->no_kmem && dprof_record_args__kmem(a, regs != NULL))
+		snapshot = dprof_record_args__snapshot(a, argc, argv, regs != NULL);
+	if (watches || snapshot) {
+		ret = dprof_monitor__init(&a->monitor, watches ? opts->watch : NULL,
+					  watches ? opts->watch_histories : 0,
+					  snapshot, argc, argv);
+		free(snapshot);
+		if (ret < 0)
+			return ret;
+		a->monitor_on = ret > 0;
+	}
+	if (!opts->no_heap && !dprof_heap_probes__place(&a->heap, opts->heap_min_size)) {
+		size_t h;
+
+		for (h = 0; h < a->heap.nr; h++) {
+			a->argv[a->argc++] = "-e";
+			a->argv[a->argc++] = a->heap.events[h];
+			if (a->heap.filters[h]) {
+				a->argv[a->argc++] = "--filter";
+				a->argv[a->argc++] = a->heap.filters[h];
+			}
 		}
 	}
-	if (!opts->no_kmem)
-		dprof_record_args__kmem(a);
 	if (a->monitor.arg[0])
 		a->argv[a->argc++] = a->monitor.arg;
 
@@ -377,6 +749,7 @@ void dprof_record_args__exit(struct dprof_record_args *a)
 	int j;
 
 	dprof_monitor__exit(&a->monitor);
+	dprof_heap_probes__remove(&a->heap);
 	for (j = 0; j < a->nr_specs; j++)
 		free(a->specs[j].cache);
 	free(a->specs);

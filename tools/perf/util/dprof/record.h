@@ -3,9 +3,24 @@
 #define __PERF_DPROF_RECORD_H
 
 #include <stdbool.h>
+#include "heapprobe.h"
 #include "watch-monitor.h"
 
 struct dprof_watch_spec;
+
+/*
+ * The slab map (kernel-patches/): with this tracepoint enabled, a write to
+ * the debugfs file makes the kernel describe every slab, so that objects
+ * allocated before recording resolve too; the others follow the slabs
+ * made and given back while recording.
+ */
+#define DPROF_SNAPSHOT_TRACEPOINT	"kmem:slab_snapshot"
+#define DPROF_SNAPSHOT_FILE		"slab/snapshot"	/* under debugfs */
+#define DPROF_SLAB_NEW_TRACEPOINT	"kmem:slab_new"
+#define DPROF_SLAB_FREE_TRACEPOINT	"kmem:slab_free"
+/* Objects out of use in, and back from, mempool-like caches (kernel-patches/) */
+#define DPROF_MEMPOOL_PUT_TRACEPOINT	"kmem:mempool_put"
+#define DPROF_MEMPOOL_GET_TRACEPOINT	"kmem:mempool_get"
 
 /**
  * struct dprof_record_opts - what perf dprof record was asked for
@@ -16,18 +31,78 @@ struct dprof_watch_spec;
  * @watch_patience: give a watched object up after that many allocations
  * @watch_histories: stop once each --watch item followed that many objects
  * @no_kmem: do not record the slab address set
+ * @no_heap: do not record the user-space allocator (uprobes)
+ * @heap_min_size: record allocations of at least this many bytes
+ * @ldlat: --ldlat: load latency threshold (Intel ldlat, Arm SPE min_latency)
+ * @l3missonly: --l3missonly: AMD IBS samples only ops that missed the L3
  */
 struct dprof_record_opts {
 	const char	*period;
 	const char	*freq;
 	const char	*sampler;
+	unsigned int	ldlat;
+	bool		l3missonly;
 	const char	*watch;
 	unsigned int	watch_patience;
 	unsigned int	watch_histories;
 	bool		no_kmem;
+	bool		no_heap;
+	unsigned int	heap_min_size;
 };
 
 #define DPROF_WATCH_PATIENCE	64	/* the default */
+#define DPROF_LDLAT		30	/* perf mem's default load latency */
+
+enum dprof_mem_kind {
+	DPROF_MEM_NONE,
+	DPROF_MEM_IBS,		/* AMD IBS op */
+	DPROF_MEM_PEBS,		/* Intel PEBS load latency + precise stores */
+	DPROF_MEM_SPE,		/* Arm SPE */
+};
+
+#define DPROF_MEM_PMUS_MAX	4
+
+/**
+ * struct dprof_mem_pmu - one memory-sampling PMU, as sysfs describes it
+ * @name: "ibs_op", "cpu", "cpu_core", "cpu_atom", "arm_spe_0"
+ * @aux: Intel: loads need the mem-loads-aux group leader (Sapphire Rapids on)
+ * @stores: Intel: has mem-stores
+ * @l3missonly: AMD: format/l3missonly
+ * @ldlat: a latency threshold term (Intel ldlat, SPE min_latency, IBS ldlat)
+ */
+struct dprof_mem_pmu {
+	char	name[64];
+	bool	aux;
+	bool	stores;
+	bool	l3missonly;
+	bool	ldlat;
+};
+
+/**
+ * struct dprof_pmu_desc - what record needs to know of the machine
+ * @kind: which memory PMU, if any
+ * @pmus: its PMUs: one, or a hybrid part's cpu_core and cpu_atom
+ * @vendor: /proc/cpuinfo's vendor_id ("ARM" for an arm64 CPU implementer)
+ * @nr_cpus: online CPUs
+ * @paranoid: kernel.perf_event_paranoid
+ * @perfmon: CAP_PERFMON (or CAP_SYS_ADMIN)
+ * @kernel: the running kernel, major << 8 | minor
+ *
+ * Read from sysfs and procfs (SYSFS_PATH and PROCFS_PATH point them at a
+ * fixture tree), so the command line is a function of this description.
+ */
+struct dprof_pmu_desc {
+	enum dprof_mem_kind	kind;
+	struct dprof_mem_pmu	pmus[DPROF_MEM_PMUS_MAX];
+	int			nr_pmus;
+	char			vendor[32];
+	int			nr_cpus;
+	int			paranoid;
+	bool			perfmon;
+	unsigned int		kernel;
+};
+
+void dprof_pmu_desc__read(struct dprof_pmu_desc *d);
 
 /**
  * struct dprof_record_args - the perf record command line for @opts
@@ -40,6 +115,7 @@ struct dprof_record_args {
 	int			argc;
 	struct dprof_monitor	monitor;
 	bool			monitor_on;
+	struct dprof_heap_probes heap;
 	/* private */
 	char			**owned;
 	int			nr_owned;

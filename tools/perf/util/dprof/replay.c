@@ -33,11 +33,16 @@
 #include "util/header.h"
 #include "util/machine.h"
 #include "util/map.h"
+#include "util/hashmap.h"
 #include "util/session.h"
+#include "util/srcline.h"
 #include "util/symbol.h"
 #include "util/thread.h"
 #include "util/tool.h"
+#include "heapprobe.h"
+#include "record.h"
 #include "replay.h"
+#include "hashfn.h"
 #include "sink.h"
 #include "ea.h"
 #include "watch.h"
@@ -82,6 +87,15 @@ static u64 dprof_obj__site(const struct dprof_obj *obj)
 	if (!cls || (cls->kind != DPROF_KIND_SLAB && cls->kind != DPROF_KIND_KMALLOC))
 		return 0;
 	return dprof_kmem_key(cls->key, cls->alloc_size);
+}
+
+/*
+ * NULL, or ZERO_SIZE_PTR ((void *)16): what kmalloc(0) returns and
+ * kfree() takes, traced like an object but none.
+ */
+static bool dprof_ptr__no_object(u64 ptr)
+{
+	return ptr <= 16;
 }
 
 /*
@@ -179,25 +193,14 @@ static int dprof_replay__sinks_obj(struct dprof_replay *r, struct dprof_obj *obj
 	return 0;
 }
 
-static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
-			       struct perf_sample *sample, struct machine *machine,
-			       enum dprof_kind kind)
+/* A new object, its class by call site and size: an allocation or a get. */
+static int dprof_replay__new_obj(struct dprof_replay *r, struct perf_sample *sample,
+				 struct machine *machine, enum dprof_kind kind,
+				 u64 ptr, u64 call_site, u64 bytes_req,
+				 u64 bytes_alloc, const char *name)
 {
-	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
-	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
-	u64 call_site = dprof_kmem__intval(evsel, f->call_site, sample);
-	u64 bytes_req = dprof_kmem__intval(evsel, f->bytes_req, sample);
-	u64 bytes_alloc = dprof_kmem__intval(evsel, f->bytes_alloc, sample);
 	struct dprof_class *cls;
 	struct dprof_obj *obj;
-
-	if (!ptr)	/* failed allocation */
-		return 0;
-	if (dprof_range__implausible(ptr, bytes_alloc)) {
-		r->rec.nr_implausible++;
-		return 0;
-	}
-	r->rec.nr_allocs++;
 
 	cls = dprof_profile__findnew_class(&r->prof, kind,
 					   dprof_kmem_key(call_site, bytes_alloc),
@@ -212,13 +215,9 @@ static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
 		if (kind == DPROF_KIND_KMALLOC)
 			cls->name = kmalloc_cache_name(bytes_alloc);
 	}
-	if (kind == DPROF_KIND_SLAB && !cls->name && evsel__field(evsel, "name")) {
-		const char *name = evsel__strval(evsel, sample, "name");
-
-		if (name) {
-			cls->name = strdup(name);
-			r->rec.alloc_has_name = true;
-		}
+	if (kind == DPROF_KIND_SLAB && !cls->name && name) {
+		cls->name = strdup(name);
+		r->rec.alloc_has_name = true;
 	}
 	cls->nr_allocs++;
 
@@ -228,6 +227,32 @@ static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
 	obj->priv = cls;
 	obj->cpu = sample->cpu;
 	return dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/true);
+}
+
+static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
+			       struct perf_sample *sample, struct machine *machine,
+			       enum dprof_kind kind)
+{
+	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
+	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
+	u64 call_site = dprof_kmem__intval(evsel, f->call_site, sample);
+	u64 bytes_req = dprof_kmem__intval(evsel, f->bytes_req, sample);
+	u64 bytes_alloc = dprof_kmem__intval(evsel, f->bytes_alloc, sample);
+	const char *name = NULL;
+
+	if (dprof_ptr__no_object(ptr))	/* failed, or kmalloc(0) */
+		return 0;
+	if (dprof_range__implausible(ptr, bytes_alloc)) {
+		r->rec.nr_implausible++;
+		return 0;
+	}
+	r->rec.nr_allocs++;
+	if (r->parked)
+		hashmap__delete(r->parked, ptr, NULL, NULL);
+	if (kind == DPROF_KIND_SLAB && evsel__field(evsel, "name"))
+		name = evsel__strval(evsel, sample, "name");
+	return dprof_replay__new_obj(r, sample, machine, kind, ptr, call_site,
+				     bytes_req, bytes_alloc, name);
 }
 
 static int dprof_replay__kmem_cache_alloc(struct dprof_replay *r,
@@ -255,38 +280,68 @@ static void dprof_obj__mark_bounce(struct dprof_obj *obj, u32 cpu)
 	}
 }
 
-static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
-			      struct perf_sample *sample, bool named)
+static bool dprof_replay__earlier_base(struct dprof_replay *r, u64 ptr);
+
+/*
+ * @ptr leaves use: freed, or put aside by a mempool-like cache (@put).
+ * An object put aside and then freed had its lifetime end at the put.
+ */
+static int dprof_replay__end_obj(struct dprof_replay *r, struct perf_sample *sample,
+				 u64 ptr, u64 call_site, const char *name, bool put)
 {
-	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
-	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
-	struct dprof_obj *obj;
+	struct dprof_obj *obj, *dead;
 
-	if (!ptr)
-		return 0;
-	r->rec.nr_frees++;
-
+	/* from now on the snapshot does not know whether it is allocated */
+	if (r->freed && hashmap__add(r->freed, ptr, 0) == -ENOMEM)
+		return -ENOMEM;
 	obj = dprof_addrset__find(&r->as, ptr);
 	if (obj && obj->base == ptr) {
 		struct dprof_class *cls = obj->priv;
 
 		/* 6.12's kmem_cache_alloc has no name, its free has */
-		if (named && cls->kind == DPROF_KIND_SLAB && !cls->name) {
-			const char *name = evsel__strval(evsel, sample, "name");
-
-			if (name)
-				cls->name = strdup(name);
-		}
+		if (name && *name && cls->kind == DPROF_KIND_SLAB && !cls->name)
+			cls->name = strdup(name);
 		/* the freeing CPU touches the object too */
 		dprof_obj__mark_bounce(obj, sample->cpu);
-		obj->free_site = dprof_kmem__intval(evsel, f->call_site, sample);
-		cls->life_sum += sample->time - obj->alloc_time;
-		cls->life_n++;
+		obj->free_site = call_site;
+		/* allocated before recording: its lifetime is unknown */
+		if (!obj->earlier) {
+			cls->life_sum += sample->time - obj->alloc_time;
+			cls->life_n++;
+		}
 		if (dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/false))
 			return -EINVAL;
+		dead = dprof_addrset__alloc(&r->dead, obj->base, obj->size,
+					    sample->time);
+		if (!dead)
+			return -ENOMEM;
+		dead->priv = cls;
+	} else if (!put && r->parked && hashmap__delete(r->parked, ptr, NULL, NULL)) {
+		/* its lifetime ended when it was put aside */
+	} else if (dprof_replay__earlier_base(r, ptr)) {
+		r->rec.nr_free_earlier++;
+	} else {
+		r->rec.nr_free_unknown++;
 	}
+	if (put && r->parked && hashmap__add(r->parked, ptr, 0) == -ENOMEM)
+		return -ENOMEM;
 	dprof_addrset__free(&r->as, ptr);
 	return 0;
+}
+
+static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
+			      struct perf_sample *sample, bool named)
+{
+	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
+	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
+
+	if (dprof_ptr__no_object(ptr))
+		return 0;
+	r->rec.nr_frees++;
+	return dprof_replay__end_obj(r, sample, ptr,
+				     dprof_kmem__intval(evsel, f->call_site, sample),
+				     named ? evsel__strval(evsel, sample, "name") : NULL,
+				     /*put=*/false);
 }
 
 static int dprof_replay__kmem_cache_free(struct dprof_replay *r,
@@ -304,12 +359,542 @@ static int dprof_replay__kfree(struct dprof_replay *r, struct evsel *evsel,
 	return dprof_replay__free(r, evsel, sample, false);
 }
 
+/*
+ * kmem:mempool_put (kernel-patches/): a mempool, the sk_buff per-CPU
+ * caches or io_uring's put an object aside: its use, and its lifetime,
+ * end here, not at the slab free that may come much later.
+ */
+static int dprof_replay__mempool_put(struct dprof_replay *r, struct evsel *evsel,
+				     struct perf_sample *sample,
+				     struct machine *machine __maybe_unused)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr");
+
+	if (dprof_ptr__no_object(ptr))
+		return 0;
+	r->rec.nr_mempool_put++;
+	return dprof_replay__end_obj(r, sample, ptr,
+				     evsel__intval(evsel, sample, "call_site"),
+				     evsel__strval(evsel, sample, "name"), /*put=*/true);
+}
+
+static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr);
+
+/*
+ * kmem:mempool_get: an object put aside is taken back into use: a new
+ * lifetime, whose call site is the cache's user.  A fresh object that
+ * the cache got from a bulk allocation and never used ends unseen.
+ */
+static int dprof_replay__mempool_get(struct dprof_replay *r, struct evsel *evsel,
+				     struct perf_sample *sample, struct machine *machine)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr");
+	u64 call_site = evsel__intval(evsel, sample, "call_site");
+	const char *name = evsel__strval(evsel, sample, "name");
+	struct dprof_obj *obj, *dead;
+	u64 len = 0;
+
+	if (dprof_ptr__no_object(ptr))
+		return 0;
+	r->rec.nr_mempool_get++;
+	if (r->parked)
+		hashmap__delete(r->parked, ptr, NULL, NULL);
+	obj = dprof_addrset__find(&r->as, ptr);
+	if (obj && obj->base == ptr) {
+		len = obj->size;
+		if (dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/false))
+			return -EINVAL;
+		dprof_addrset__free(&r->as, ptr);
+	} else if ((dead = dprof_addrset__find(&r->dead, ptr)) && dead->base == ptr) {
+		len = dead->size;
+	} else {
+		len = dprof_replay__slab_obj_len(r, ptr);
+	}
+	if (!len || !name || !*name) {
+		r->rec.nr_mempool_unknown++;
+		return 0;
+	}
+	return dprof_replay__new_obj(r, sample, machine,
+				     strstr(name, "kmalloc-") ? DPROF_KIND_KMALLOC :
+				     DPROF_KIND_SLAB, ptr, call_site, len, len, name);
+}
+
+/* ---------------------------------------------------------------------- */
+/* the slab snapshot: objects allocated before recording (kernel-patches/) */
+
+/*
+ * One slab described by kmem:slab_snapshot, an entry of r->slabs covering
+ * [addr, addr + objects * size): object i starts at first + i * size.
+ */
+struct dprof_snap_slab {
+	u64			first;
+	u64			size;
+	struct dprof_class	*cls;
+	bool			born;	/* kmem:slab_new: all objects free then */
+};
+
+static void dprof_snap_slab__release(struct dprof_addrset *as __maybe_unused,
+				     struct dprof_obj *obj, bool freed __maybe_unused)
+{
+	zfree(&obj->priv);
+}
+
+/*
+ * The class of a cache's objects allocated before recording: per cache,
+ * keyed by the name's hash below the 48 bits where a kmem class key has
+ * its size (a kernel call site has the top 16 bits set), so it never
+ * meets an allocation site's class.  kmalloc caches say where their
+ * objects came from: no call site is known.
+ */
+static struct dprof_class *dprof_replay__earlier_class(struct dprof_replay *r,
+						       const char *name,
+						       u64 object_size, u64 size)
+{
+	bool kmalloc = strstr(name, "kmalloc-");
+	struct dprof_class *cls;
+
+	cls = dprof_profile__findnew_class(&r->prof,
+					   kmalloc ? DPROF_KIND_KMALLOC : DPROF_KIND_SLAB,
+					   str_hash(name) & (BIT_ULL(DPROF_SITE_SIZE_SHIFT) - 1),
+					   NULL);
+	if (!cls || cls->name)
+		return cls;
+	cls->name = strdup(name);
+	if (kmalloc)
+		cls->site_name = strdup("(allocated earlier)");
+	cls->obj_size = object_size;
+	cls->alloc_size = size;
+	return cls->name ? cls : NULL;
+}
+
+/* A slab, from the snapshot or made during the recording (@born). */
+static int dprof_replay__slab(struct dprof_replay *r, struct evsel *evsel,
+			      struct perf_sample *sample, bool born)
+{
+	u64 addr = evsel__intval(evsel, sample, "addr");
+	u64 first = evsel__intval(evsel, sample, "first");
+	u64 size = evsel__intval(evsel, sample, "size");
+	u64 object_size = evsel__intval(evsel, sample, "object_size");
+	u64 objects = evsel__intval(evsel, sample, "objects");
+	const char *name = evsel__strval(evsel, sample, "name");
+	struct dprof_snap_slab *ss;
+	struct dprof_obj *slab;
+
+	if (!name || !size || !objects || first < addr || first - addr >= size ||
+	    object_size > size || objects > DPROF_OBJ_SIZE_MAX / size ||
+	    dprof_range__implausible(addr, objects * size)) {
+		r->rec.nr_implausible++;
+		return 0;
+	}
+	ss = zalloc(sizeof(*ss));
+	if (!ss)
+		return -ENOMEM;
+	ss->first = first;
+	ss->size = size;
+	ss->born = born;
+	ss->cls = dprof_replay__earlier_class(r, name, object_size, size);
+	/* a later snapshot of the same memory replaces this one */
+	slab = ss->cls ? dprof_addrset__alloc(&r->slabs, addr, objects * size,
+					      sample->time) : NULL;
+	if (!slab) {
+		free(ss);
+		return -ENOMEM;
+	}
+	slab->priv = ss;
+	if (born)
+		r->rec.nr_new_slabs++;
+	else
+		r->rec.nr_snapshot_slabs++;
+	return 0;
+}
+
+/* Read before the replay: see dprof_replay__preload_snapshot(). */
+static int dprof_replay__slab_snapshot(struct dprof_replay *r __maybe_unused,
+				       struct evsel *evsel __maybe_unused,
+				       struct perf_sample *sample __maybe_unused,
+				       struct machine *machine __maybe_unused)
+{
+	return 0;
+}
+
+struct dprof_preload {
+	struct perf_tool	tool;
+	struct dprof_replay	*r;
+};
+
+static int dprof_preload__sample(const struct perf_tool *tool,
+				 union perf_event *event __maybe_unused,
+				 struct perf_sample *sample,
+				 struct evsel *evsel,
+				 struct machine *machine __maybe_unused)
+{
+	struct dprof_preload *p = container_of(tool, struct dprof_preload, tool);
+
+	if (evsel->core.attr.type != PERF_TYPE_TRACEPOINT ||
+	    strcmp(evsel__name(evsel), DPROF_SNAPSHOT_TRACEPOINT))
+		return 0;
+	return dprof_replay__slab(p->r, evsel, sample, /*born=*/false);
+}
+
+/*
+ * The snapshot is the state of the slabs when recording starts, but its
+ * events come once perf record has enabled every event, after the first
+ * samples.  So it is read first, in a pass over the file that looks at
+ * nothing else (no sorting, no symbols), and every sample of the replay
+ * sees the objects allocated earlier.  A slab made before the snapshot
+ * is in it too; its kmem:slab_new, replayed in time, marks it as made
+ * during the recording.
+ */
+static int dprof_replay__preload_snapshot(struct dprof_replay *r)
+{
+	struct dprof_preload p = { .r = r, };
+	struct perf_data data = {
+		.path	= r->data.path,
+		.mode	= PERF_DATA_MODE_READ,
+		.force	= r->data.force,
+	};
+	struct perf_session *session;
+	int err;
+
+	perf_tool__init(&p.tool, /*ordered_events=*/false);
+	p.tool.sample = dprof_preload__sample;
+	session = perf_session__new(&data, &p.tool);
+	if (IS_ERR(session))
+		return PTR_ERR(session);
+	err = perf_session__process_events(session);
+	perf_session__delete(session);
+	return err;
+}
+
+static int dprof_replay__slab_new(struct dprof_replay *r, struct evsel *evsel,
+				  struct perf_sample *sample,
+				  struct machine *machine __maybe_unused)
+{
+	return dprof_replay__slab(r, evsel, sample, /*born=*/true);
+}
+
+/*
+ * The slab's pages went back to the page allocator: none of its objects
+ * is the cache's any more.  Those the events saw freed go too.
+ */
+static int dprof_replay__slab_free(struct dprof_replay *r, struct evsel *evsel,
+				   struct perf_sample *sample,
+				   struct machine *machine __maybe_unused)
+{
+	u64 addr = evsel__intval(evsel, sample, "addr");
+	u64 size = evsel__intval(evsel, sample, "size");
+	u64 objects = evsel__intval(evsel, sample, "objects");
+
+	if (!size || objects > DPROF_OBJ_SIZE_MAX / size ||
+	    dprof_range__implausible(addr, objects * size)) {
+		r->rec.nr_implausible++;
+		return 0;
+	}
+	r->rec.nr_freed_slabs++;
+	dprof_addrset__free(&r->slabs, addr);
+	/* an entry over the range evicts the objects in it, then goes */
+	if (!dprof_addrset__alloc(&r->dead, addr, objects * size, sample->time))
+		return -ENOMEM;
+	dprof_addrset__free(&r->dead, addr);
+	return 0;
+}
+
+/*
+ * @addr is in no object of the address set: if it is in an object of a
+ * slab the snapshot described, and nothing freed that object since, the
+ * object was allocated before recording and is still.  It joins the
+ * address set as the allocator's events would have put it there, with
+ * the CPU that touched it first as its home.  If the object was freed
+ * since, the access is to the cache's free memory (the allocator's own
+ * free list, a lockless reader of a SLAB_TYPESAFE_BY_RCU cache): counted
+ * for the cache, with no object.
+ *
+ * Return: 0, with the live object or NULL in @objp; 1, with the cache's
+ * class and the free object's start in @clsp and @basep; or -ENOMEM.
+ */
+static int dprof_replay__earlier_obj(struct dprof_replay *r, u64 addr, u32 cpu,
+				     struct dprof_obj **objp,
+				     struct dprof_class **clsp, u64 *basep)
+{
+	struct dprof_obj *slab = dprof_addrset__find(&r->slabs, addr), *obj;
+	const struct dprof_snap_slab *ss;
+	u64 base, len;
+
+	*objp = NULL;
+	if (!slab || r->no_snapshot)
+		return 0;
+	ss = slab->priv;
+	base = ss->first + (addr - slab->base) / ss->size * ss->size;
+	len = ss->size - (ss->first - slab->base);
+	if (addr < base)	/* the left red zone of an object */
+		return 0;
+	/* made during the recording: an object no alloc event gave is free */
+	if (ss->born || hashmap__find(r->freed, base, NULL)) {
+		*clsp = ss->cls;
+		*basep = base;
+		return 1;
+	}
+	obj = dprof_addrset__alloc(&r->as, base, len, 0);
+	if (!obj)
+		return -ENOMEM;
+	obj->priv = ss->cls;
+	obj->cpu = cpu;
+	obj->earlier = true;
+	*objp = obj;
+	return 0;
+}
+
+/*
+ * @ptr, which no alloc event of the recording gave, starts an object of a
+ * slab the snapshot described: allocated before recording.
+ */
+static bool dprof_replay__earlier_base(struct dprof_replay *r, u64 ptr)
+{
+	struct dprof_obj *slab = dprof_addrset__find(&r->slabs, ptr);
+	const struct dprof_snap_slab *ss = slab ? slab->priv : NULL;
+
+	return ss && !ss->born && !r->no_snapshot && ptr >= ss->first &&
+	       !((ptr - ss->first) % ss->size);
+}
+
+/* The bytes of the slab object that starts at @ptr, per the slab map; 0: none. */
+static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr)
+{
+	struct dprof_obj *slab = dprof_addrset__find(&r->slabs, ptr);
+	const struct dprof_snap_slab *ss = slab ? slab->priv : NULL;
+
+	if (!ss || ptr < ss->first || (ptr - ss->first) % ss->size)
+		return 0;
+	return ss->size - (ss->first - slab->base);
+}
+
 static const struct evsel_str_handler dprof_kmem_handlers[] = {
 	{ "kmem:kmem_cache_alloc",	dprof_replay__kmem_cache_alloc, },
 	{ "kmem:kmalloc",		dprof_replay__kmalloc, },
 	{ "kmem:kmem_cache_free",	dprof_replay__kmem_cache_free, },
 	{ "kmem:kfree",			dprof_replay__kfree, },
+	{ DPROF_SNAPSHOT_TRACEPOINT,	dprof_replay__slab_snapshot, },
+	{ DPROF_SLAB_NEW_TRACEPOINT,	dprof_replay__slab_new, },
+	{ DPROF_SLAB_FREE_TRACEPOINT,	dprof_replay__slab_free, },
+	{ DPROF_MEMPOOL_PUT_TRACEPOINT,	dprof_replay__mempool_put, },
+	{ DPROF_MEMPOOL_GET_TRACEPOINT,	dprof_replay__mempool_get, },
 };
+
+/* ---------------------------------------------------------------------- */
+/* address set: the user-space allocator (uprobes, heapprobe.c)            */
+
+/* operator new calls malloc: nested calls to follow per thread */
+#define DPROF_HEAP_DEPTH	4
+
+/* A thread's allocator calls whose entry was seen, not yet their return. */
+struct dprof_heap_call {
+	int	depth;
+	u64	size[DPROF_HEAP_DEPTH];
+	u64	old[DPROF_HEAP_DEPTH];	/* realloc: the object it moves */
+};
+
+/* The live heap objects of process @pid. */
+static struct dprof_addrset *dprof_replay__heap(struct dprof_replay *r, u32 pid,
+						bool create)
+{
+	struct dprof_addrset *as;
+
+	if (hashmap__find(r->heaps, pid, &as))
+		return as;
+	if (!create)
+		return NULL;
+	as = zalloc(sizeof(*as));
+	if (!as)
+		return NULL;
+	dprof_addrset__init(as, NULL);
+	if (hashmap__add(r->heaps, pid, as)) {
+		free(as);
+		return NULL;
+	}
+	return as;
+}
+
+static int dprof_replay__heap_entry(struct dprof_replay *r, struct evsel *evsel,
+				    struct perf_sample *sample,
+				    struct machine *machine __maybe_unused)
+{
+	u64 size = evsel__intval(evsel, sample, "size");
+	struct dprof_heap_call *c;
+
+	if (!hashmap__find(r->heap_calls, sample->tid, &c)) {
+		c = zalloc(sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		if (hashmap__add(r->heap_calls, sample->tid, c)) {
+			free(c);
+			return -ENOMEM;
+		}
+	}
+	if (evsel__field(evsel, "nmemb"))
+		size *= evsel__intval(evsel, sample, "nmemb");
+	if (c->depth < DPROF_HEAP_DEPTH) {
+		c->size[c->depth] = size;
+		c->old[c->depth] = evsel__field(evsel, "old") ?
+				   evsel__intval(evsel, sample, "old") : 0;
+	}
+	c->depth++;
+	return 0;
+}
+
+/* "insert (hash.c:24)": the function and line that called the allocator. */
+static char *dprof_heap_site_name(struct machine *machine, struct perf_sample *sample,
+				  u64 site)
+{
+	struct thread *thread = machine__findnew_thread(machine, sample->pid,
+							sample->tid);
+	struct addr_location al;
+	char *name = NULL, *srcline = NULL;
+
+	addr_location__init(&al);
+	/* the call instruction ends right before the return address */
+	if (thread && thread__find_symbol(thread, PERF_RECORD_MISC_USER, site - 1, &al)) {
+		srcline = get_srcline(map__dso(al.map), map__rip_2objdump(al.map, al.addr),
+				      al.sym, false, false, al.addr);
+		if (srcline && strcmp(srcline, SRCLINE_UNKNOWN)) {
+			const char *base = strrchr(srcline, '/');
+
+			if (asprintf(&name, "%s (%s)", al.sym->name,
+				     base ? base + 1 : srcline) < 0)
+				name = NULL;
+		} else {
+			name = strdup(al.sym->name);
+		}
+		zfree_srcline(&srcline);
+	}
+	if (!name && asprintf(&name, "%#" PRIx64, site) < 0)
+		name = NULL;
+	addr_location__exit(&al);
+	thread__put(thread);
+	return name;
+}
+
+/* @ptr's object ends: a free, a realloc that moved it. */
+static int dprof_replay__heap_end(struct dprof_replay *r, struct dprof_addrset *as,
+				  u64 ptr, struct perf_sample *sample)
+{
+	struct dprof_obj *obj = as ? dprof_addrset__find(as, ptr) : NULL;
+	struct dprof_class *cls;
+
+	if (!obj || obj->base != ptr) {
+		r->rec.nr_heap_unknown_free++;
+		return 0;
+	}
+	r->rec.nr_heap_frees++;
+	cls = obj->priv;
+	dprof_obj__mark_bounce(obj, sample->cpu);
+	cls->life_sum += sample->time - obj->alloc_time;
+	cls->life_n++;
+	if (dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/false))
+		return -EINVAL;
+	dprof_addrset__free(as, ptr);
+	return 0;
+}
+
+static int dprof_replay__heap_free(struct dprof_replay *r, struct evsel *evsel,
+				   struct perf_sample *sample,
+				   struct machine *machine __maybe_unused)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr");
+
+	if (!ptr)
+		return 0;
+	return dprof_replay__heap_end(r, dprof_replay__heap(r, sample->pid, false),
+				      ptr, sample);
+}
+
+static int dprof_replay__heap_return(struct dprof_replay *r, struct evsel *evsel,
+				     struct perf_sample *sample, struct machine *machine)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr"), site, size, old;
+	struct dprof_heap_call *c;
+	struct dprof_addrset *as;
+	struct dprof_class *cls;
+	struct dprof_obj *obj;
+	int err;
+
+	/* no entry: filtered by --heap-min-size, or called before recording */
+	if (!hashmap__find(r->heap_calls, sample->tid, &c) || !c->depth)
+		return 0;
+	/* malloc inside operator new, realloc: the outer call makes the object */
+	if (--c->depth)
+		return 0;
+	size = c->size[0];
+	old = c->old[0];
+	if (!ptr)	/* failed, or realloc(p, 0): its free was seen */
+		return 0;
+	if (dprof_range__implausible(ptr, size)) {
+		r->rec.nr_implausible++;
+		return 0;
+	}
+	as = dprof_replay__heap(r, sample->pid, true);
+	if (!as)
+		return -ENOMEM;
+	if (old) {
+		err = dprof_replay__heap_end(r, as, old, sample);
+		if (err)
+			return err;
+	}
+	r->rec.nr_heap_allocs++;
+	site = evsel__field(evsel, "__probe_ret_ip") ?
+	       evsel__intval(evsel, sample, "__probe_ret_ip") : sample->ip;
+	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_HEAP, site, NULL);
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->nr_allocs) {
+		cls->obj_size = size;
+		cls->site_name = dprof_heap_site_name(machine, sample, site);
+	}
+	/* a type is checked against the largest object of the site */
+	if (size > cls->alloc_size)
+		cls->alloc_size = size;
+	cls->nr_allocs++;
+	obj = dprof_addrset__alloc(as, ptr, size ?: 1, sample->time);
+	if (!obj)
+		return -ENOMEM;
+	obj->priv = cls;
+	obj->cpu = sample->cpu;
+	return dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/true);
+}
+
+/* Which handler an allocator probe's event takes, by its name. */
+static void dprof_replay__heap_add(struct dprof_replay *r, struct evsel *evsel,
+				   const char *name)
+{
+	const char *event = strchr(name, ':');
+	size_t len;
+
+	if (!event)
+		return;
+	event++;
+	len = strlen(event);
+	r->rec.has_heap = true;
+	if (!strcmp(event, "free"))
+		evsel->handler = dprof_replay__heap_free;
+	else if (len > 4 && !strcmp(event + len - 4, "_ret"))
+		evsel->handler = dprof_replay__heap_return;
+	else
+		evsel->handler = dprof_replay__heap_entry;
+}
+
+/* A process exits: its heap objects end with it. */
+static int dprof_replay__exit_event(const struct perf_tool *tool, union perf_event *event,
+				    struct perf_sample *sample, struct machine *machine)
+{
+	struct dprof_replay *r = container_of(tool, struct dprof_replay, tool);
+	struct dprof_addrset *as;
+
+	if (event->fork.pid == event->fork.tid &&
+	    hashmap__delete(r->heaps, event->fork.pid, NULL, &as)) {
+		dprof_addrset__exit(as);
+		free(as);
+	}
+	return perf_event__process_exit(tool, event, sample, machine);
+}
 
 /* ---------------------------------------------------------------------- */
 /* access samples                                                          */
@@ -335,9 +920,22 @@ static bool dprof_replay__decode_data_src(struct dprof_replay *r,
 	return mem.mem_op;
 }
 
-static void dprof_replay__unresolved(struct dprof_replay *r, enum dprof_unres why)
+static int dprof_replay__unresolved(struct dprof_replay *r,
+				    const struct dprof_access *acc,
+				    enum dprof_unres why)
 {
+	struct dprof_sink *sink;
+	int err;
+
 	r->prof.unres[why]++;
+	list_for_each_entry(sink, &r->sinks, node) {
+		if (sink->unresolved) {
+			err = sink->unresolved(sink, acc, why);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
 }
 
 /* The function at a site's ip, found once per site. */
@@ -393,8 +991,45 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 	struct dprof_class *cls;
 
 	obj = dprof_addrset__find(&r->as, acc->addr);
+	if (!obj && !machine__kernel_ip(r->res.machine, acc->addr) && acc->thread) {
+		struct dprof_addrset *heap = dprof_replay__heap(r, thread__pid(acc->thread),
+								false);
+
+		obj = heap ? dprof_addrset__find(heap, acc->addr) : NULL;
+		/* what the code thinks it touches: the heap row's type votes */
+		if (obj)
+			dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed);
+	}
+	if (!obj) {
+		u64 base;
+		int ret = dprof_replay__earlier_obj(r, acc->addr, acc->cpu, &obj,
+						    &cls, &base);
+
+		if (ret < 0)
+			return ret;
+		if (ret > 0) {
+			r->prof.resolved_free++;
+			return dprof_replay__count_access(r, cls, thread,
+							  acc->addr - base, acc);
+		}
+	}
+	/*
+	 * An object freed during the recording: the memory is its cache's
+	 * (the allocator's free list, a lockless reader of a
+	 * SLAB_TYPESAFE_BY_RCU cache), counted there, with no object.
+	 */
+	if (!obj) {
+		struct dprof_obj *dead = dprof_addrset__find(&r->dead, acc->addr);
+
+		if (dead) {
+			r->prof.resolved_free++;
+			return dprof_replay__count_access(r, dead->priv, thread,
+							  acc->addr - dead->base, acc);
+		}
+	}
 	if (obj) {
 		cls = obj->priv;
+		r->prof.resolved_earlier += obj->earlier;
 		if (!obj->sampled) {
 			obj->sampled = true;
 			cls->nr_objects++;
@@ -426,6 +1061,9 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 						   typed.key, typed.dso);
 		if (!cls)
 			return -ENOMEM;
+		/* a slab object all the same: the snapshot was not used */
+		if (dprof_addrset__find(&r->slabs, acc->addr))
+			r->prof.typed_in_slab++;
 		if (!cls->name) {
 			cls->name = strdup(typed.type_name);
 			cls->obj_size = typed.type_size;
@@ -437,10 +1075,36 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 	}
 
 	if (machine__kernel_ip(r->res.machine, acc->addr))
-		dprof_replay__unresolved(r, DPROF_UNRES_NO_OBJECT);
-	else
-		dprof_replay__unresolved(r, DPROF_UNRES_USER_DYNAMIC);
-	return 0;
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_NO_OBJECT);
+	return dprof_replay__unresolved(r, acc, DPROF_UNRES_USER_DYNAMIC);
+}
+
+/*
+ * A stack slot: a local variable when the DWARF of the function locates
+ * one there (perf's data-type profiling types stack operands by the frame
+ * base), counted as its type under the stack kind; else a spill or a
+ * frame's bookkeeping, no data type.
+ */
+static int dprof_replay__resolve_stack(struct dprof_replay *r, struct thread *thread,
+				       struct evsel *evsel, struct dprof_access *acc)
+{
+	struct dprof_typed typed;
+	struct dprof_class *cls;
+
+	if (dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed))
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_STACK);
+	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_STACK,
+					   typed.key, typed.dso);
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->name) {
+		cls->name = strdup(typed.type_name);
+		cls->obj_size = typed.type_size;
+	}
+	if (dprof_class__touch_base(cls, acc->addr - typed.offset,
+				    typed.type_size, acc->cpu))
+		return -ENOMEM;
+	return dprof_replay__count_access(r, cls, thread, typed.offset, acc);
 }
 
 static int dprof_replay__resolve_percpu(struct dprof_replay *r, struct thread *thread,
@@ -452,10 +1116,8 @@ static int dprof_replay__resolve_percpu(struct dprof_replay *r, struct thread *t
 	int err;
 
 	sym = dprof_resolver__percpu(&r->res, off, &offset);
-	if (!sym) {
-		dprof_replay__unresolved(r, DPROF_UNRES_NO_OBJECT);
-		return 0;
-	}
+	if (!sym)
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_NO_OBJECT);
 	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_PERCPU,
 					   sym->start, NULL);
 	if (!cls)
@@ -471,6 +1133,35 @@ static int dprof_replay__resolve_percpu(struct dprof_replay *r, struct thread *t
 		return err;
 	cls->nr_objects += err;
 	return dprof_replay__count_access(r, cls, thread, offset, acc);
+}
+
+/*
+ * Neither the sampled instruction nor the one before touches memory: an
+ * lea (an address computed, not accessed) or a compare fused with its
+ * jump.  perf's data-type profiling still gives such an ip the type of
+ * its operand (or of the fused instruction's): count the sample under that
+ * type, with no address and so no object, as perf report --sort type does.
+ */
+static int dprof_replay__typed_noaddr(struct dprof_replay *r, struct thread *thread,
+				      struct evsel *evsel, struct dprof_access *acc)
+{
+	struct dprof_typed typed;
+	struct dprof_class *cls;
+
+	if (dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed)) {
+		r->prof.ea_reasons[DPROF_EA_NO_MEMOP]++;
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_INSN);
+	}
+	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_TYPED,
+					   typed.key, typed.dso);
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->name) {
+		cls->name = strdup(typed.type_name);
+		cls->obj_size = typed.type_size;
+	}
+	r->prof.nr_typed_noaddr++;
+	return dprof_replay__count_access(r, cls, thread, typed.offset, acc);
 }
 
 /*
@@ -491,10 +1182,8 @@ static int dprof_replay__soft_access(struct dprof_replay *r, struct thread *thre
 
 	len = dprof_resolver__code(&r->res, thread, sample->ip, &code,
 				   &prev, &prev_len);
-	if (len <= 0) {
-		dprof_replay__unresolved(r, DPROF_UNRES_NO_CODE);
-		return 0;
-	}
+	if (len <= 0)
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_NO_CODE);
 
 	why = dprof_ea__decode(code, len, sample->ip, &sample->intr_regs, &ea);
 	/*
@@ -526,26 +1215,35 @@ static int dprof_replay__soft_access(struct dprof_replay *r, struct thread *thre
 			return dprof_replay__resolve_percpu(r, thread, acc, ea.addr);
 		}
 		/* %fs in user space: thread-local storage */
-		dprof_replay__unresolved(r, DPROF_UNRES_USER_DYNAMIC);
-		return 0;
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_USER_DYNAMIC);
 	}
-	if (why == DPROF_EA_STACK) {
-		dprof_replay__unresolved(r, DPROF_UNRES_STACK);
-		return 0;
+	/*
+	 * push, pop, call, ret: no variable is accessed.  When that was the
+	 * instruction before one without an access (an lea after a call),
+	 * the sampled one's operand type is worth more, as perf reports it.
+	 */
+	if (why == DPROF_EA_STACK && skid) {
+		struct dprof_typed typed;
+
+		if (!dprof_resolver__typed(&r->res, thread, evsel, sample->ip, &typed)) {
+			acc->ip = sample->ip;
+			return dprof_replay__typed_noaddr(r, thread, evsel, acc);
+		}
 	}
+	if (why == DPROF_EA_STACK)
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_STACK);
+	if (why == DPROF_EA_NO_MEMOP)
+		return dprof_replay__typed_noaddr(r, thread, evsel, acc);
 	if (why != DPROF_EA_OK) {
-		dprof_replay__unresolved(r, DPROF_UNRES_INSN);
 		if (why < ARRAY_SIZE(r->prof.ea_reasons))
 			r->prof.ea_reasons[why]++;
-		return 0;
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_INSN);
 	}
 
 	acc->addr = ea.addr;
 	if (!dprof_ea__stack_pointer(&sample->intr_regs, &sp) &&
-	    (acc->addr - sp < DPROF_STACK_SPAN || sp - acc->addr < DPROF_STACK_SPAN)) {
-		dprof_replay__unresolved(r, DPROF_UNRES_STACK);
-		return 0;
-	}
+	    (acc->addr - sp < DPROF_STACK_SPAN || sp - acc->addr < DPROF_STACK_SPAN))
+		return dprof_replay__resolve_stack(r, thread, evsel, acc);
 	return dprof_replay__resolve_addr(r, thread, evsel, acc);
 }
 
@@ -554,6 +1252,7 @@ static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
 {
 	struct dprof_access acc = {
 		.ip	= sample->ip,
+		.sample_ip = sample->ip,
 		.time	= sample->time,
 		.cpu	= sample->cpu,
 	};
@@ -574,6 +1273,7 @@ static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
 	thread = machine__findnew_thread(machine, sample->pid, sample->tid);
 	if (!thread)
 		return -ENOMEM;
+	acc.thread = thread;
 
 	if (evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR &&
 	    sample->intr_regs.regs) {
@@ -582,8 +1282,7 @@ static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
 		acc.addr = sample->addr;
 		ret = dprof_replay__resolve_addr(r, thread, evsel, &acc);
 	} else {
-		dprof_replay__unresolved(r, DPROF_UNRES_NO_ADDR);
-		ret = 0;
+		ret = dprof_replay__unresolved(r, &acc, DPROF_UNRES_NO_ADDR);
 	}
 	thread__put(thread);
 	return ret;
@@ -694,6 +1393,29 @@ static void dprof_replay__watch_add(struct dprof_replay *r, struct evsel *evsel)
 }
 
 /* ---------------------------------------------------------------------- */
+/*
+ * The load latency threshold the access samples were taken with: the
+ * ldlat term of Intel's load event (config1), SPE's min_latency (config2
+ * bits 0-11) and AMD IBS's ldlat filter (config1 bits 0-11, Zen 5 on),
+ * as perf's format files place them.  IBS without it samples every op.
+ */
+static void dprof_replay__ldlat(struct dprof_replay *r, struct evsel *evsel)
+{
+	const char *name = evsel__name(evsel);
+	const struct perf_event_attr *attr = &evsel->core.attr;
+
+	if (strstr(name, "mem-loads") && !strstr(name, "mem-loads-aux")) {
+		r->rec.ldlat_pmu = "pebs";
+		r->rec.ldlat = attr->config1 & 0xffff;
+	} else if (strstarts(name, "arm_spe")) {
+		r->rec.ldlat_pmu = "spe";
+		r->rec.ldlat = attr->config2 & 0xfff;
+	} else if (strstarts(name, "ibs_op")) {
+		r->rec.ldlat_pmu = "ibs";
+		r->rec.ldlat = strstr(name, "ldlat=") ? attr->config1 & 0xfff : 0;
+	}
+}
+
 /* the session                                                             */
 
 static int dprof_replay__sample(const struct perf_tool *tool,
@@ -724,9 +1446,15 @@ static void dprof_replay__scan_evlist(struct dprof_replay *r, struct evlist *evl
 		const char *name = evsel__name(evsel);
 
 		if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT) {
+			if (strstarts(name, DPROF_HEAP_GROUP))
+				dprof_replay__heap_add(r, evsel, name);
 			if (!strcmp(name, dprof_kmem_handlers[0].name) ||
 			    !strcmp(name, dprof_kmem_handlers[1].name))
 				r->rec.has_alloc = true;
+			if (!strcmp(name, DPROF_SNAPSHOT_TRACEPOINT))
+				r->rec.has_snapshot = true;
+			if (!strcmp(name, DPROF_SLAB_NEW_TRACEPOINT))
+				r->rec.has_slab_events = true;
 			continue;
 		}
 		if (evsel__is_dummy_event(evsel))
@@ -740,6 +1468,7 @@ static void dprof_replay__scan_evlist(struct dprof_replay *r, struct evlist *evl
 			r->rec.has_soft = true;
 		else if (type & PERF_SAMPLE_ADDR)
 			r->rec.has_mem_pmu = true;
+		dprof_replay__ldlat(r, evsel);
 		if (!(type & PERF_SAMPLE_REGS_INTR) && (type & PERF_SAMPLE_DATA_SRC))
 			r->rec.has_data_src = true;
 	}
@@ -834,7 +1563,7 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 	r->tool.mmap		= perf_event__process_mmap;
 	r->tool.mmap2		= perf_event__process_mmap2;
 	r->tool.comm		= perf_event__process_comm;
-	r->tool.exit		= perf_event__process_exit;
+	r->tool.exit		= dprof_replay__exit_event;
 	r->tool.fork		= perf_event__process_fork;
 	r->tool.namespaces	= perf_event__process_namespaces;
 	r->tool.ordering_requires_timestamps = true;
@@ -842,6 +1571,17 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 	err = dprof_replay__check_file(path);
 	if (err)
 		return err;
+	r->heaps = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	r->heap_calls = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(r->heaps) || IS_ERR(r->heap_calls)) {
+		if (!IS_ERR(r->heaps))
+			hashmap__free(r->heaps);
+		if (!IS_ERR(r->heap_calls))
+			hashmap__free(r->heap_calls);
+		r->heaps = NULL;
+		r->heap_calls = NULL;
+		return -ENOMEM;
+	}
 	r->session = perf_session__new(&r->data, &r->tool);
 	if (IS_ERR(r->session)) {
 		err = PTR_ERR(r->session);
@@ -870,9 +1610,23 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 		goto out_annotate;
 
 	dprof_addrset__init(&r->as, NULL);
+	dprof_addrset__init(&r->slabs, dprof_snap_slab__release);
+	dprof_addrset__init(&r->dead, NULL);
+	r->freed = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(r->freed)) {
+		r->freed = NULL;
+		err = -ENOMEM;
+		goto out_annotate;
+	}
+	r->parked = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(r->parked)) {
+		r->parked = NULL;
+		err = -ENOMEM;
+		goto out_freed;
+	}
 	err = dprof_profile__init(&r->prof);
 	if (err)
-		goto out_annotate;
+		goto out_freed;
 	err = dprof_resolver__init(&r->res, &r->session->machines.host);
 	if (err)
 		goto out_profile;
@@ -881,6 +1635,11 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 
 out_profile:
 	dprof_profile__exit(&r->prof);
+out_freed:
+	hashmap__free(r->parked);
+	r->parked = NULL;
+	hashmap__free(r->freed);
+	r->freed = NULL;
 out_annotate:
 	annotation_options__exit();
 out_delete:
@@ -895,7 +1654,13 @@ void dprof_replay__add_sink(struct dprof_replay *r, struct dprof_sink *sink)
 
 int dprof_replay__run(struct dprof_replay *r, const char *path)
 {
-	int err = perf_session__process_events(r->session);
+	int err = 0;
+
+	/* with --no-snapshot too: the header counts what it would resolve */
+	if (r->rec.has_snapshot)
+		err = dprof_replay__preload_snapshot(r);
+	if (!err)
+		err = perf_session__process_events(r->session);
 
 	if (err) {
 		pr_err("dprof: failed to process %s (%d): the file is damaged\n", path, err);
@@ -911,6 +1676,27 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 	return 0;
 }
 
+static void dprof_replay__heaps_free(struct dprof_replay *r)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (r->heaps) {
+		hashmap__for_each_entry(r->heaps, cur, bkt) {
+			dprof_addrset__exit(cur->pvalue);
+			free(cur->pvalue);
+		}
+		hashmap__free(r->heaps);
+	}
+	if (r->heap_calls) {
+		hashmap__for_each_entry(r->heap_calls, cur, bkt)
+			free(cur->pvalue);
+		hashmap__free(r->heap_calls);
+	}
+	r->heaps = NULL;
+	r->heap_calls = NULL;
+}
+
 /* After dprof_replay__open() failed, only the session is left. */
 void dprof_replay__close(struct dprof_replay *r)
 {
@@ -921,6 +1707,12 @@ void dprof_replay__close(struct dprof_replay *r)
 	if (r->ready) {
 		dprof_resolver__exit(&r->res);
 		dprof_addrset__exit(&r->as);
+		dprof_addrset__exit(&r->slabs);
+		dprof_addrset__exit(&r->dead);
+		hashmap__free(r->freed);
+		r->freed = NULL;
+		hashmap__free(r->parked);
+		r->parked = NULL;
 		dprof_profile__exit(&r->prof);
 		annotation_options__exit();
 		r->ready = false;
@@ -934,4 +1726,5 @@ void dprof_replay__close(struct dprof_replay *r)
 	if (r->session)
 		perf_session__delete(r->session);
 	r->session = NULL;
+	dprof_replay__heaps_free(r);
 }

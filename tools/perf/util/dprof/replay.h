@@ -15,6 +15,7 @@
 struct dprof_sink;
 struct dprof_watch;
 struct evsel;
+struct hashmap;
 struct tep_format_field;
 struct perf_session;
 
@@ -25,8 +26,18 @@ struct perf_session;
  * @has_mem_pmu: access samples of a memory PMU (data address)
  * @has_data_src: ... with a data source: measured misses
  * @alloc_has_name: the alloc events name the cache (kernel-patches/)
+ * @has_snapshot: the kmem:slab_snapshot tracepoint was recorded
+ * @has_slab_events: ... kmem:slab_new and kmem:slab_free too
+ * @nr_snapshot_slabs: slabs the snapshot described (kernel-patches/)
+ * @nr_new_slabs: slabs made during the recording
+ * @nr_freed_slabs: slabs given back to the page allocator meanwhile
  * @nr_allocs: allocations replayed
  * @nr_frees: frees replayed
+ * @nr_free_earlier: ... of objects allocated before recording (snapshot)
+ * @nr_free_unknown: ... of objects no event and no snapshot explains
+ * @nr_mempool_put: objects put aside by mempool-like caches
+ * @nr_mempool_get: ... and taken back into use
+ * @nr_mempool_unknown: ... taken back, of no known object or size
  * @nr_lost: events lost while recording
  * @nr_implausible: events skipped: objects or watch hits past the top of
  *                  the address space, or bigger than any allocation
@@ -34,8 +45,16 @@ struct perf_session;
  *              parse, or their type or event id is unknown
  * @unreadable_offset: file offset from which the data could not be read (a
  *                     damaged record size), or 0
+ * @ldlat_pmu: the memory PMU: "ibs", "pebs" or "spe", NULL if unknown
+ * @ldlat: its load latency threshold in cycles (PEBS ldlat, SPE
+ *	   min_latency; an IBS with an ldlat filter), 0 if none
  * @mem: the memory PMU's data sources, decoded
  * @watches: the slab_watch events (object histories), or NULL
+ * @has_heap: uprobes on the user-space allocator: the heap address set
+ * @nr_heap_allocs: user allocations replayed
+ * @nr_heap_frees: user frees of a live object
+ * @nr_heap_unknown_free: user frees of a pointer not in the set (allocated
+ *                        before recording began, or under --heap-min-size)
  */
 struct dprof_recording {
 	bool			has_alloc;
@@ -43,14 +62,30 @@ struct dprof_recording {
 	bool			has_mem_pmu;
 	bool			has_data_src;
 	bool			alloc_has_name;
+	bool			has_snapshot;
+	bool			has_slab_events;
+	u64			nr_snapshot_slabs;
+	u64			nr_new_slabs;
+	u64			nr_freed_slabs;
 	u64			nr_allocs;
 	u64			nr_frees;
+	u64			nr_free_earlier;
+	u64			nr_free_unknown;
+	u64			nr_mempool_put;
+	u64			nr_mempool_get;
+	u64			nr_mempool_unknown;
 	u64			nr_lost;
 	u64			nr_implausible;
 	u64			nr_damaged;
 	u64			unreadable_offset;
+	const char		*ldlat_pmu;
+	unsigned int		ldlat;
 	struct dprof_mem_stats	mem;
 	struct dprof_watch	*watches;
+	bool			has_heap;
+	u64			nr_heap_allocs;
+	u64			nr_heap_frees;
+	u64			nr_heap_unknown_free;
 };
 
 /*
@@ -75,12 +110,27 @@ struct dprof_replay {
 	struct perf_data	data;
 	struct perf_session	*session;
 	struct dprof_addrset	as;
+	/*
+	 * The slab map, one entry per slab: the slabs the kernel described
+	 * when recording started, and those it made since: where the objects
+	 * allocated earlier are (no_snapshot: not used, for comparison).
+	 * @freed: every address freed since.
+	 */
+	struct dprof_addrset	slabs;
+	struct hashmap		*freed;
+	/* objects a mempool-like cache holds: out of use (kmem:mempool_put) */
+	struct hashmap		*parked;
+	/* objects freed during the recording, as they were (priv: class) */
+	struct dprof_addrset	dead;
+	bool			no_snapshot;
 	struct dprof_profile	prof;
 	struct dprof_resolver	res;
 	struct list_head	sinks;
 	struct evsel		*access_evsel;	/* the access sampler */
 	struct dprof_kmem_fields kmem[DPROF_KMEM_EVENTS];
 	struct dprof_recording	rec;
+	struct hashmap		*heaps;		/* pid -> struct dprof_addrset * */
+	struct hashmap		*heap_calls;	/* tid -> struct dprof_heap_call * */
 	bool			ready;		/* private: open succeeded */
 };
 

@@ -7,6 +7,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
 
@@ -19,6 +22,7 @@
 #include "histories.h"
 #include "profile.h"
 #include "report.h"
+#include "samples.h"
 #include "workingset.h"
 
 static const char * const dprof_view_names[DPROF_VIEW__MAX] = {
@@ -58,6 +62,7 @@ int dprof_report__open(struct dprof_report *rep, const struct dprof_report_opts 
 	err = dprof_replay__open(&rep->replay, opts->input_name, opts->force);
 	if (err)
 		return err;
+	rep->replay.no_snapshot = opts->no_snapshot;
 
 	rec = &rep->replay.rec;
 	histories_only = rec->watches && opts->view != DPROF_VIEW_CLASSIFY &&
@@ -167,12 +172,27 @@ static int dprof_report__add_histories(struct dprof_report *rep)
 	return 0;
 }
 
+static int dprof_report__add_samples(struct dprof_report *rep)
+{
+	rep->samples = zalloc(sizeof(*rep->samples));
+	if (!rep->samples)
+		return -ENOMEM;
+	dprof_samples__init(rep->samples);
+	dprof_replay__add_sink(&rep->replay, &rep->samples->sink);
+	return 0;
+}
+
 /* The sinks of the views asked for. */
 static int dprof_report__add_views(struct dprof_report *rep)
 {
 	enum dprof_view_kind v = rep->opts.view;
 	bool all = rep->all_views;
 	int err = 0;
+
+	if (rep->opts.samples)
+		err = dprof_report__add_samples(rep);
+	if (err)
+		return err;
 
 	if (all || v == DPROF_VIEW_PATHS || v == DPROF_VIEW_FLOW)
 		err = dprof_report__add_histories(rep);
@@ -199,6 +219,17 @@ int dprof_report__run(struct dprof_report *rep, bool all_views)
 	if (err)
 		return err;
 	dprof_typeinfo__set_evsel(rep->ti, rep->replay.access_evsel);
+	/*
+	 * What the replay read and built for itself goes before the views
+	 * build theirs: the code of the sampled functions, the DWARF units
+	 * the operand typing read (not those the rows' types are in), and
+	 * the heap that perf's event queue and the index left free.
+	 */
+	dprof_resolver__trim(&rep->replay.res);
+	dprof_typeinfo__trim(rep->ti);
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
 	if (rep->ws)
 		err = dprof_workingset__finish(rep->ws);
 	if (!err && rep->hist)
@@ -220,6 +251,10 @@ void dprof_report__close(struct dprof_report *rep)
 	if (rep->hist) {
 		dprof_histories__exit(rep->hist);
 		zfree(&rep->hist);
+	}
+	if (rep->samples) {
+		dprof_samples__exit(rep->samples);
+		zfree(&rep->samples);
 	}
 	/* the operand typing may hold a debuginfo of ours */
 	debuginfo_cache__delete();

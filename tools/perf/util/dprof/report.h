@@ -11,6 +11,7 @@
 struct dprof_class;
 struct dprof_classify;
 struct dprof_histories;
+struct dprof_samples;
 struct dprof_workingset;
 
 /* The views of perf dprof report. */
@@ -35,6 +36,8 @@ const char *dprof_view_kind__str(enum dprof_view_kind kind);
  * @sort_str: --sort: samples, misses, latency or objects
  * @percent_limit: rows below this share of the samples are not shown
  * @force: read a file that is not ours (perf data's own -f)
+ * @no_snapshot: ignore the slab snapshot (what DWARF typing alone gives)
+ * @samples: list every access sample with its type (--samples)
  * @fold: --fold: the rare paths the flow view leaves out
  */
 struct dprof_report_opts {
@@ -45,6 +48,8 @@ struct dprof_report_opts {
 	const char		*sort_str;
 	float			percent_limit;
 	bool			force;
+	bool			no_snapshot;
+	bool			samples;
 	struct dprof_flow_fold	fold;
 };
 
@@ -56,6 +61,7 @@ struct dprof_report_opts {
  * @cl: the miss classification, or NULL
  * @ws: the working set, or NULL
  * @hist: the object histories, or NULL
+ * @samples: the access samples one by one, or NULL
  * @all_views: every view's model was computed (the TUI switches views)
  * @no_geom: @all_views without a cache geometry: no @cl, no @ws
  */
@@ -66,6 +72,7 @@ struct dprof_report {
 	struct dprof_classify		*cl;
 	struct dprof_workingset		*ws;
 	struct dprof_histories		*hist;
+	struct dprof_samples		*samples;
 	bool				all_views;
 	bool				no_geom;
 };

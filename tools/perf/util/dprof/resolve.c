@@ -89,6 +89,27 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/**
+ * dprof_resolver__trim - free the code read for the access samples
+ * @r: the resolver
+ *
+ * The instruction bytes and the decoded functions serve the replay only;
+ * the views that follow it look at types.  Looked up again, they are read
+ * again.
+ */
+void dprof_resolver__trim(struct dprof_resolver *r)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	hashmap__for_each_entry(r->code, cur, bkt)
+		free(cur->pvalue);
+	hashmap__clear(r->code);
+	hashmap__for_each_entry(r->funcs, cur, bkt)
+		dprof_func__delete(cur->pvalue);
+	hashmap__clear(r->funcs);
+}
+
 /*
  * A sampled function's code, decoded once: where each instruction starts.
  * x86 cannot be decoded backwards, so the instruction before an ip is
@@ -317,13 +338,17 @@ static int dprof_resolver__find_type(struct dprof_resolver *r,
 		goto out;
 
 	if (r->debuginfo && map__dso(al.map) != r->typed_dso) {
-		struct debuginfo *dbg;
-
 		r->typed_dso = map__dso(al.map);
-		dbg = r->debuginfo(r->debuginfo_arg, al.map, thread, cpumode);
-		if (dbg)
-			debuginfo_cache__use(r->typed_dso, dbg);
+		r->typed_dbg = r->debuginfo(r->debuginfo_arg, al.map, thread, cpumode);
+		if (r->typed_dbg)
+			debuginfo_cache__use(r->typed_dso, r->typed_dbg);
 	}
+	/*
+	 * No DWARF in the file (a C library without its debug package):
+	 * nothing to type, and perf would reopen it at every DSO switch.
+	 */
+	if (r->debuginfo && !r->typed_dbg)
+		goto out;
 
 	/* just what hist_entry__get_data_type() looks at */
 	memset(&he, 0, sizeof(he));
@@ -373,21 +398,21 @@ int dprof_resolver__typed(struct dprof_resolver *r __maybe_unused,
 	struct dprof_typed *c;
 
 	/*
-	 * perf's data-type code caches the debuginfo of one DSO only, and
-	 * reopening a vmlinux's DWARF costs ~0.1 s: alternating DSOs would
-	 * thrash it.  Type kernel code only, and only with a vmlinux.
+	 * Kernel code: only with a vmlinux (kallsyms has no DWARF to find).
+	 * User code: any DSO, whose DWARF the lender below opens once per
+	 * file; a DSO without DWARF is found out once per ip.
 	 */
-	if (!machine__kernel_ip(r->machine, ip))
-		return -ENOENT;
-	if (!r->typed_checked) {
-		struct map *kmap = machine__kernel_map(r->machine);
+	if (machine__kernel_ip(r->machine, ip)) {
+		if (!r->typed_checked) {
+			struct map *kmap = machine__kernel_map(r->machine);
 
-		r->typed_checked = true;
-		r->typed_ok = kmap && !map__load(kmap) &&
-			      dso__is_vmlinux(map__dso(kmap));
+			r->typed_checked = true;
+			r->typed_ok = kmap && !map__load(kmap) &&
+				      dso__is_vmlinux(map__dso(kmap));
+		}
+		if (!r->typed_ok)
+			return -ENOENT;
 	}
-	if (!r->typed_ok)
-		return -ENOENT;
 
 	if (!hashmap__find(r->typed, ip, &c)) {
 		c = zalloc(sizeof(*c));

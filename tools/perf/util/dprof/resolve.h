@@ -34,7 +34,7 @@ struct dprof_resolver {
 	size_t			nr_percpu;
 	bool			percpu_loaded;
 	bool			typed_checked;
-	bool			typed_ok;	/* kernel code has DWARF */
+	bool			typed_ok;	/* kernel code has DWARF (vmlinux) */
 	u64			nr_code_misses;
 	/*
 	 * The debuginfo of @map's dso, opened by the caller, for the operand
@@ -45,6 +45,7 @@ struct dprof_resolver {
 					      struct thread *thread, u8 cpumode);
 	void			*debuginfo_arg;
 	struct dso		*typed_dso;	/* whose debuginfo was lent last */
+	struct debuginfo	*typed_dbg;	/* ... that one, NULL: no DWARF */
 };
 
 struct dprof_static {
@@ -55,6 +56,7 @@ struct dprof_static {
 
 int dprof_resolver__init(struct dprof_resolver *r, struct machine *machine);
 void dprof_resolver__exit(struct dprof_resolver *r);
+void dprof_resolver__trim(struct dprof_resolver *r);
 
 /* Code at @ip and the instruction before it; returns bytes at @ip or -1. */
 int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,

@@ -44,6 +44,9 @@ struct dprof_sink {
 	 */
 	int	(*access)(struct dprof_sink *sink, const struct dprof_access *acc,
 			  struct dprof_class *cls, u64 offset);
+	/* an access sample nothing gave a type, and why */
+	int	(*unresolved)(struct dprof_sink *sink,
+			      const struct dprof_access *acc, int why);
 	/* a watch hit, in time order with the access samples */
 	int	(*hit)(struct dprof_sink *sink, const struct dprof_hit *hit);
 };

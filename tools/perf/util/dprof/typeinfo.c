@@ -76,6 +76,16 @@ void dprof_typeinfo__set_evsel(struct dprof_typeinfo *ti, struct evsel *evsel)
 	ti->evsel = evsel;
 }
 
+/* Give back the DWARF pages read so far (see dprof_dwarf__trim()). */
+void dprof_typeinfo__trim(struct dprof_typeinfo *ti)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	hashmap__for_each_entry(ti->dwarf, cur, bkt)
+		dprof_dwarf__trim(cur->pvalue);
+}
+
 /*
  * One handle per file, not per dso: a recording can have several dsos for
  * the same vmlinux (the kernel map and those the samples' maps were made
@@ -250,8 +260,10 @@ static bool dprof_typeinfo__row_type(struct dprof_typeinfo *ti,
 	case DPROF_KIND_STATIC:
 		return dprof_typeinfo__var(ti, row->dso, row, t);
 	case DPROF_KIND_TYPED:
+	case DPROF_KIND_STACK:
 		return dprof_typeinfo__struct(ti, row->dso, row->name, t);
 	case DPROF_KIND_KMALLOC:
+	case DPROF_KIND_HEAP:
 		return dprof_typeinfo__voted(ti, row, t);
 	case DPROF_KIND__MAX:
 	default:
@@ -280,6 +292,12 @@ static void dprof_row_info__describe(const struct dprof_class *row,
 		break;
 	case DPROF_KIND_TYPED:
 		strbuf_addstr(sb, "(no alloc event: DWARF)");
+		break;
+	case DPROF_KIND_STACK:
+		strbuf_addstr(sb, "stack (DWARF local)");
+		break;
+	case DPROF_KIND_HEAP:
+		strbuf_addf(sb, "heap %s", row->site_name ?: "?");
 		break;
 	case DPROF_KIND_STATIC:
 	case DPROF_KIND__MAX:

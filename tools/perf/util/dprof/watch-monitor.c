@@ -18,9 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <linux/string.h>
+#include <linux/zalloc.h>
 
 #include <api/fs/fs.h>
 #include "util/debug.h"
@@ -112,6 +114,27 @@ static void dprof_monitor__print(struct dprof_monitor *m, const char *end)
 	strbuf_release(&sb);
 }
 
+/*
+ * The kernel describes every slab in kmem:slab_snapshot events, which the
+ * recording holds from now on: the objects allocated before it resolve.
+ */
+static void dprof_monitor__snapshot(struct dprof_monitor *m)
+{
+	struct timespec t0, t1;
+	int fd;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fd = open(m->snapshot, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "1\n", 2) != 2)
+		pr_warning("dprof: cannot write %s (%m): objects allocated before recording stay typed by DWARF only\n",
+			   m->snapshot);
+	if (fd >= 0)
+		close(fd);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	pr_debug("dprof: slab snapshot took %.3f ms\n",
+		 (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+}
+
 /* The counts when perf record answers the ping; false: it ended first. */
 static bool dprof_monitor__begin(struct dprof_monitor *m)
 {
@@ -135,6 +158,8 @@ static bool dprof_monitor__begin(struct dprof_monitor *m)
 		/* "ack\n"; the pipe holds nothing else */
 		if (read(m->ack_fd, buf, sizeof(buf)) < 0)
 			return true;
+		if (m->snapshot)
+			dprof_monitor__snapshot(m);
 	}
 	for (i = 0; i < m->nr_caches; i++) {
 		struct dprof_monitor_cache *c = &m->caches[i];
@@ -151,7 +176,7 @@ static void *dprof_monitor__thread(void *arg)
 	struct pollfd pfd = { .fd = m->wake[0], .events = POLLIN, };
 	unsigned int tick = 0;
 
-	if (!dprof_monitor__begin(m))
+	if (!dprof_monitor__begin(m) || !m->nr_caches)
 		return NULL;
 	while (poll(&pfd, 1, DPROF_MONITOR_TICK_MS) == 0 ||
 	       (pfd.revents == 0 && errno == EINTR)) {
@@ -213,6 +238,7 @@ void dprof_monitor__exit(struct dprof_monitor *m)
 	for (i = 0; i < m->nr_caches; i++)
 		free(m->caches[i].name);
 	free(m->caches);
+	zfree(&m->snapshot);
 }
 
 /* A fifo, open read-write: opening does not wait for perf record's end. */
@@ -241,7 +267,8 @@ static int dprof_monitor__fifo(char *path)
  * needed: < 0 on errors, 0 when it is not.
  */
 int dprof_monitor__init(struct dprof_monitor *m, const char *watch,
-			unsigned int target, int argc, const char **argv)
+			unsigned int target, const char *snapshot,
+			int argc, const char **argv)
 {
 	int i, err;
 
@@ -256,12 +283,11 @@ int dprof_monitor__init(struct dprof_monitor *m, const char *watch,
 		if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
 			m->print = false;
 	}
-	if (!m->print && !target)
-		return 0;
-
-	err = dprof_monitor__add_caches(m, watch, target);
-	if (err)
-		return err;
+	if (watch && (m->print || target)) {
+		err = dprof_monitor__add_caches(m, watch, target);
+		if (err)
+			return err;
+	}
 	for (i = 0; i < m->nr_caches; i++) {
 		struct dprof_monitor_cache *c = &m->caches[i];
 
@@ -269,7 +295,10 @@ int dprof_monitor__init(struct dprof_monitor *m, const char *watch,
 			pr_warning("dprof: %s/kernel/slab/%s/watch_objects missing (kernel-patches/ older than this perf): no progress%s\n",
 				   sysfs__mountpoint(), c->name,
 				   target ? ", recording until the end" : "");
-			return 0;
+			target = 0;
+			while (m->nr_caches)
+				free(m->caches[--m->nr_caches].name);
+			break;
 		}
 		c->now = c->base;
 	}
@@ -279,9 +308,18 @@ int dprof_monitor__init(struct dprof_monitor *m, const char *watch,
 		if (strstarts(argv[i], "--control")) {
 			if (m->stop)
 				pr_warning("dprof: --watch-histories: --control given, so dprof does not stop the recording\n");
+			if (snapshot)
+				pr_warning("dprof: --control given: no slab snapshot, objects allocated before recording stay typed by DWARF only\n");
 			m->stop = false;
-			return 1;
+			return m->nr_caches > 0;
 		}
+	}
+	if (!m->nr_caches && !snapshot)
+		return 0;
+	if (snapshot) {
+		m->snapshot = strdup(snapshot);
+		if (!m->snapshot)
+			return -ENOMEM;
 	}
 	snprintf(m->dir, sizeof(m->dir), "%s/perf-dprof-XXXXXX",
 		 getenv("TMPDIR") ?: "/tmp");

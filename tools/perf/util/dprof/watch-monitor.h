@@ -8,7 +8,8 @@
 #include <linux/types.h>
 
 /*
- * Progress of the watches while perf record runs: a thread polls
+ * What runs beside perf record once it has enabled its events: the slab
+ * snapshot is asked for (kernel-patches/), and the progress of the watches: a thread polls
  * /sys/kernel/slab/<cache>/watch_objects, the objects the cache's watches
  * have taken since boot (kernel-patches/), prints how many histories were
  * collected since recording began, and with a target stops perf record
@@ -30,19 +31,23 @@ struct dprof_monitor {
 	char		ctl[PATH_MAX + 8];
 	char		ack[PATH_MAX + 8];
 	char		arg[2 * PATH_MAX + 32];	/* --control=fifo:... */
+	char		*snapshot;	/* write here once recording, or NULL */
 	pthread_t	thread;
 	bool		started;
 };
 
 /*
  * Before perf record creates the watch events: the caches of @watch
- * ("cache[:offset[/len]],..."), @target histories per item (0: none), and
- * perf record's own @argc/@argv (-q, --control).  The "--control=fifo:..."
- * to add to perf record's arguments is left in m->arg (empty: none).
+ * ("cache[:offset[/len]],...", or NULL), @target histories per item (0:
+ * none), the file to write once the events are enabled (@snapshot, the
+ * kernel's slab snapshot, or NULL), and perf record's own @argc/@argv (-q,
+ * --control).  The "--control=fifo:..." to add to perf record's arguments
+ * is left in m->arg (empty: none).
  * Returns 1 when the monitor is to run, 0 when not, or a negative errno.
  */
 int dprof_monitor__init(struct dprof_monitor *m, const char *watch,
-			unsigned int target, int argc, const char **argv);
+			unsigned int target, const char *snapshot,
+			int argc, const char **argv);
 /* Start the thread, right before perf record runs. */
 int dprof_monitor__start(struct dprof_monitor *m);
 void dprof_monitor__exit(struct dprof_monitor *m);

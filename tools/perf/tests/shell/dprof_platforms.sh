@@ -1,0 +1,118 @@
+#!/bin/bash
+# perf dprof: per-platform memory-PMU recordings, report vs perf script level by level
+# SPDX-License-Identifier: GPL-2.0
+#
+# 'perf test -w dprof_cachemodel' writes, for AMD Zen 2 and Zen 4 IBS,
+# Intel Skylake-SP, Sapphire Rapids ({mem-loads-aux,mem-loads} group) and
+# Alder Lake (cpu_core + cpu_atom) PEBS, the attrs, sample layout and
+# data_src encodings the kernel produces there.  For each, perf's own
+# reader on the same file is the oracle: every access sample's data
+# source as perf script -F data_src prints it ("|OP LOAD|LVL L3 hit|SNP
+# HitM|..."), sorted into the report's levels by the words perf prints,
+# must give the counts perf dprof report --json says it decoded, level by
+# level, with the same HITM count, and the same total.  The profile's
+# HITM% and Rmt% columns must be there exactly when perf script shows
+# HITM or remote-node data, and never for the software sampler.
+
+set -u
+
+tmp=$(mktemp -d /tmp/__perf_test.dprof_platforms.XXXXX)
+trap 'rm -rf "${tmp}"' EXIT
+
+if ! perf test -w dprof_cachemodel 2>&1 | grep -q PLATFORM; then
+	echo "dprof platforms test [Skipped: perf has no per-platform dprof_cachemodel]"
+	exit 2
+fi
+if ! python3 -c 'import json' 2>/dev/null; then
+	echo "dprof platforms test [Skipped: no python3 to read the JSON report]"
+	exit 2
+fi
+
+# perf_levels FILE: "key count" lines from perf script's data_src words
+perf_levels() {
+	perf script -F event,data_src -F trace:event -i "$1" 2>/dev/null |
+	grep -v '^ *kmem:' | awk -F'|' '
+	NF < 4 { next }
+	{
+		op = substr($2, 4); lvl = substr($3, 5); snp = substr($4, 5)
+		total++
+		if (snp ~ /HitM/)
+			hitm++
+		if (op == "N/A") { n["no_memory_op"]++; next }
+		if (lvl == "N/A") { n["not_said"]++; next }
+		remote = lvl ~ /^Remote/ && lvl !~ /^Remote core, same node/
+		if (lvl ~ /L1 hit/) k = "L1"
+		else if (lvl ~ /L1 miss|L3 miss/) k = "miss"
+		else if (lvl ~ /LFB/) k = "LFB"
+		else if (lvl ~ /L2 hit/) k = snp ~ /Peer/ ? "peer" : "L2"
+		else if (lvl ~ /CXL/) k = "CXL"
+		else if (lvl ~ /RAM hit/) k = remote ? "rDRAM" : "DRAM"
+		else if (lvl ~ /L3 hit|Any cache hit/) {
+			if (remote) k = "rcache"
+			else if (lvl ~ /^Remote core, same node/) k = "peer"
+			else if (snp ~ /HitM|Peer/) k = "peer"
+			else k = "L3"
+		} else k = "other"
+		n[k]++
+	}
+	END {
+		for (k in n) print k, n[k]
+		print "hitm", hitm + 0
+		print "total", total + 0
+	}' | sort
+}
+
+# dprof_levels FILE: the same keys from perf dprof report --json
+dprof_levels() {
+	perf dprof report --json -i "$1" 2>/dev/null | python3 -c '
+import json, sys
+ds = json.load(sys.stdin)["data_source"]
+out = {k: v for k, v in ds["levels"].items() if v}
+if ds["no_memory_op"]:
+    out["no_memory_op"] = ds["no_memory_op"]
+out["hitm"] = ds["hitm"]
+out["total"] = ds["memory_ops"] + ds["no_memory_op"]
+for k in sorted(out):
+    print(k, out[k])
+' | sort
+}
+
+err=0
+for plat in zen2 ibs pebs spr adl; do
+	data=$tmp/$plat.data
+	if ! perf test -w dprof_cachemodel mixed 2 6 8192 13 $plat "$data" > /dev/null 2>&1; then
+		echo "dprof platforms test [Failed: cannot synthesize a $plat recording]"
+		err=1
+		continue
+	fi
+	perf_levels "$data" > "$tmp/perf"
+	dprof_levels "$data" > "$tmp/dprof"
+	events=$(perf evlist -i "$data" 2>/dev/null | grep -v '^kmem:\|^#' | tr '\n' ' ')
+	if [ ! -s "$tmp/perf" ] || ! cmp -s "$tmp/perf" "$tmp/dprof"; then
+		echo "dprof platforms test [Failed: $plat: perf script and perf dprof report disagree]"
+		paste "$tmp/perf" "$tmp/dprof"
+		err=1
+	else
+		echo "$plat ($events): $(tr '\n' ' ' < "$tmp/perf")"
+	fi
+	cols=$(perf dprof report --stdio -i "$data" 2>/dev/null | grep '^# *Type ')
+	want_hitm=$(awk '$1 == "hitm" && $2 > 0' "$tmp/perf")
+	want_rmt=$(awk '$1 == "rcache" || $1 == "rDRAM"' "$tmp/perf")
+	case $cols in *HITM%*) has_hitm=y ;; *) has_hitm= ;; esac
+	case $cols in *Rmt%*) has_rmt=y ;; *) has_rmt= ;; esac
+	if [ "${want_hitm:+y}" != "$has_hitm" ] || [ "${want_rmt:+y}" != "$has_rmt" ]; then
+		echo "dprof platforms test [Failed: $plat: columns '$cols', perf script: HITM '${want_hitm}', remote '${want_rmt}']"
+		err=1
+	fi
+done
+
+# The software sampler measures neither: no such columns.
+if perf dprof record --sampler=soft --no-kmem -o "$tmp/soft.data" -- \
+	perf test -w noploop 1 > /dev/null 2>&1; then
+	cols=$(perf dprof report --stdio -i "$tmp/soft.data" 2>/dev/null | grep '^# *Type ')
+	case $cols in
+	*HITM%*|*Rmt%*) echo "dprof platforms test [Failed: software sampler: '$cols']"; err=1 ;;
+	*) echo "software sampler: no HITM%/Rmt% columns" ;;
+	esac
+fi
+exit $err

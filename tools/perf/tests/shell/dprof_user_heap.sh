@@ -1,0 +1,118 @@
+#!/bin/bash
+# perf dprof: user heap objects from the allocator's uprobes
+# SPDX-License-Identifier: GPL-2.0
+#
+# A program allocates nodes of one struct from one function, touches them,
+# frees one and allocates it again (the same address, with glibc's
+# tcache): the data profile must have a heap row of that struct named by
+# its allocation site, with one object per allocation the program reports.
+# Two threads pinned to two CPUs touching the same nodes must flag the row
+# as bouncing; with a node set per thread it must not.
+
+set -u
+
+err=0
+dir=$(mktemp -d /tmp/__perf_test.dprof_heap.XXXXX)
+src="$(dirname "$0")/lib/dprof_user"
+
+cleanup() {
+	rm -rf "${dir}"
+	trap - EXIT TERM INT
+}
+
+trap_cleanup() {
+	cleanup
+	exit 1
+}
+trap trap_cleanup EXIT TERM INT
+
+skip() {
+	echo "dprof user heap test [Skipped: $1]"
+	cleanup
+	exit 2
+}
+
+if ! perf record -o /dev/null -e cpu-clock --intr-regs=ip -- true >/dev/null 2>&1; then
+	skip "cannot sample cpu-clock with interrupt registers"
+fi
+command -v gcc >/dev/null || skip "no gcc to build the test program"
+if ! gcc -g -O1 -fno-inline -pthread -o "${dir}/heap" "${src}/heap.c" 2> "${dir}/cc.err"; then
+	echo "dprof user heap test [Failed: build]"
+	cat "${dir}/cc.err"
+	exit 1
+fi
+
+# record MODE ARGS...: ${dir}/MODE.data, the program's output in MODE.out
+record() {
+	local mode=$1
+
+	shift
+	if ! perf dprof record --sampler=soft --no-kmem -o "${dir}/${mode}.data" \
+			-- "${dir}/heap" "${mode}" "$@" > "${dir}/${mode}.out" 2>&1; then
+		echo "dprof user heap test [Failed: record ${mode}]"
+		cat "${dir}/${mode}.out"
+		return 1
+	fi
+	if grep -q 'cannot place uprobes' "${dir}/${mode}.out"; then
+		skip "$(grep -m1 'cannot place uprobes' "${dir}/${mode}.out")"
+	fi
+	perf dprof report --stdio -i "${dir}/${mode}.data" > "${dir}/${mode}.rep" 2>&1
+}
+
+# The heap row of struct node: "Type Cache/kind ... Objects WS Bounce ..."
+node_row() {
+	grep -E '^  struct node +heap new_node \(heap\.c:[0-9]+\)' "${dir}/$1.rep"
+}
+
+# count: 50 nodes for 2 seconds, every node is sampled many times
+record count 50 2 || exit 1
+row=$(node_row count)
+allocated=$(awk '/^allocated/ { print $2 }' "${dir}/count.out")
+if [ -z "${row}" ]; then
+	echo "dprof user heap test [Failed: no 'struct node  heap new_node (heap.c:N)' row]"
+	cat "${dir}/count.rep"
+	err=1
+elif [ -z "${allocated}" ]; then
+	echo "dprof user heap test [Failed: the program did not say what it allocated]"
+	cat "${dir}/count.out"
+	err=1
+else
+	# Objects is the 4th column after "n/a n/a" of the software sampler
+	objects=$(echo "${row}" | awk '{ for (i = 1; i < NF; i++) if ($i == "n/a" && $(i + 1) == "n/a") { print $(i + 2); exit } }')
+	if [ "${objects}" != "${allocated}" ]; then
+		echo "dprof user heap test [Failed: ${objects} objects, the program allocated ${allocated} (reused address: $(awk '/^allocated/ { print $4 }' "${dir}/count.out"))]"
+		echo "${row}"
+		err=1
+	fi
+fi
+if ! grep -qE '^# user heap: allocator uprobes, [0-9]+ allocs, [1-9][0-9]* frees' "${dir}/count.rep"; then
+	echo "dprof user heap test [Failed: the header does not count the heap's allocs and frees]"
+	err=1
+fi
+if ! grep -q '^# unresolved: ' "${dir}/count.rep"; then
+	echo "dprof user heap test [Failed: unresolved samples not counted by reason]"
+	err=1
+fi
+
+if [ "$(nproc)" -ge 2 ]; then
+	record shared 1 || exit 1
+	record private 1 || exit 1
+	if ! node_row shared | grep -qE ' yes +hits'; then
+		echo "dprof user heap test [Failed: nodes shared by two CPUs do not bounce]"
+		node_row shared
+		err=1
+	fi
+	if ! node_row private | grep -qE ' no +hits'; then
+		echo "dprof user heap test [Failed: per-thread nodes bounce]"
+		node_row private
+		err=1
+	fi
+else
+	echo "dprof user heap test: one CPU, bouncing not tested"
+fi
+
+if [ ${err} -eq 0 ]; then
+	echo "dprof user heap test [Success]"
+fi
+cleanup
+exit ${err}

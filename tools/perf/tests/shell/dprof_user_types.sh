@@ -1,0 +1,111 @@
+#!/bin/bash
+# perf dprof: user programs typed at least as perf report --sort type does
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build small programs of known layout with -g -fno-inline (heap structs
+# in a hash table, a heap array of structs with a struct on the stack, C++
+# objects made with new), record each with the software sampler (without
+# the allocator's uprobes: the types come from DWARF alone), and compare
+# perf dprof report --samples with perf report --sort symoff,type on the
+# same perf.data: every sample perf's data-type profiling types, dprof
+# must type the same, or more precisely (an allocator object or a named
+# variable).  The agreement rate of each program is printed.
+
+set -u
+
+err=0
+dir=$(mktemp -d /tmp/__perf_test.dprof_user.XXXXX)
+src="$(dirname "$0")/lib/dprof_user"
+# shellcheck source=lib/dprof_user.sh
+. "$(dirname "$0")/lib/dprof_user.sh"
+
+cleanup() {
+	rm -rf "${dir}"
+	trap - EXIT TERM INT
+}
+
+trap_cleanup() {
+	cleanup
+	exit 1
+}
+trap trap_cleanup EXIT TERM INT
+
+skip() {
+	echo "dprof user types test [Skipped: $1]"
+	cleanup
+	exit 2
+}
+
+if ! perf record -o /dev/null -e cpu-clock --intr-regs=ip -- true >/dev/null 2>&1; then
+	skip "cannot sample cpu-clock with interrupt registers"
+fi
+command -v gcc >/dev/null || skip "no gcc to build the test programs"
+if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
+	skip "perf built without DWARF support: no data-type profiling"
+fi
+
+# program, compiler and flags, the row dprof must show, and its kind
+progs="hash:gcc -O2:struct entry:DWARF-typed
+array:gcc -O1:struct particle:DWARF-typed
+array:gcc -O1:struct totals:stack
+objects:g++ -O2:Account:DWARF-typed"
+
+built=""
+while IFS=: read -r prog cc type kind; do
+	ext=c
+	[ "${prog}" = objects ] && ext=cc
+	case " ${built} " in
+	*" ${prog} "*) ;;
+	*)
+		set -- ${cc}
+		if ! command -v "$1" >/dev/null; then
+			echo "dprof user types test: no $1, ${prog} not tested"
+			continue
+		fi
+		if ! ${cc} -g -fno-inline -o "${dir}/${prog}" "${src}/${prog}.${ext}" 2> "${dir}/cc.err"; then
+			echo "dprof user types test [Failed: build ${prog}]"
+			cat "${dir}/cc.err"
+			err=1
+			continue
+		fi
+		if ! perf dprof record --sampler=soft --no-kmem --no-heap -o "${dir}/${prog}.data" \
+				-- "${dir}/${prog}" 1 > "${dir}/rec.out" 2>&1; then
+			echo "dprof user types test [Failed: record ${prog}]"
+			cat "${dir}/rec.out"
+			err=1
+			continue
+		fi
+		mkdir -p "${dir}/${prog}.cmp"
+		if ! dprof_user_compare "${dir}/${prog}.data" "${dir}/${prog}.cmp" \
+				> "${dir}/${prog}.res"; then
+			cat "${dir}/${prog}.res"
+			err=1
+			continue
+		fi
+		read -r _ typed _ agreed < <(grep '^typed ' "${dir}/${prog}.res")
+		if [ -z "${typed}" ] || [ "${typed}" -eq 0 ]; then
+			echo "dprof user types test [Failed: perf typed no sample of ${prog}]"
+			err=1
+		elif [ "${agreed}" -ne "${typed}" ]; then
+			echo "dprof user types test [Failed: ${prog}: dprof types ${agreed} of the ${typed} samples perf types]"
+			grep '^DIFF' "${dir}/${prog}.res" | head -20
+			err=1
+		fi
+		echo "dprof user types test: ${prog}: perf typed ${typed} samples, dprof agrees on ${agreed} ($(awk -v a="${agreed}" -v t="${typed}" 'BEGIN { printf "%.1f%%", t ? 100 * a / t : 0 }'))"
+		built="${built} ${prog}"
+		;;
+	esac
+	# the program's hot type is a row of its kind
+	if ! awk -F'\t' -v type="${type}" -v kind="${kind}" '
+		!/^#/ && $7 ~ "^ *" type " *$" && $4 ~ "^" kind " *$" { found = 1 }
+		END { exit !found }' "${dir}/${prog}.cmp/dprof.samples"; then
+		echo "dprof user types test [Failed: ${prog}: no ${kind} samples of ${type}]"
+		err=1
+	fi
+done <<< "${progs}"
+
+if [ ${err} -eq 0 ]; then
+	echo "dprof user types test [Success]"
+fi
+cleanup
+exit ${err}

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# perf dprof: compare the types perf's data-type profiling gives a
+# recording's samples with those perf dprof report gives them.
+
+# dprof_user_compare DATA OUTDIR
+#
+# perf report --sort symoff,type counts, per sampled instruction, the
+# samples perf types and their type; perf dprof report --samples lists the
+# type dprof gave each sample.  An instruction's samples agree when dprof
+# gives as many of them the same type, or a more precise one: an allocator
+# object (slab, kmalloc, heap) or a named static or per-cpu variable.
+# Prints "typed N agreed M" and, per disagreeing instruction, a line
+# "DIFF symoff perf-type count: dprof types"; returns 1 when a tool fails.
+dprof_user_compare() {
+	local data=$1 dir=$2
+
+	# -w: the symoff column is cut to the width of the symbol names
+	if ! perf report --stdio -i "${data}" --sort symoff,type -F sample,symoff,type \
+			-t '|' -w 12,4096,4096 > "${dir}/perf.types" 2> "${dir}/perf.err"; then
+		echo "perf report --sort type failed:"
+		cat "${dir}/perf.err"
+		return 1
+	fi
+	if ! perf dprof report --samples -i "${data}" > "${dir}/dprof.samples" \
+			2> "${dir}/dprof.err"; then
+		echo "perf dprof report --samples failed:"
+		cat "${dir}/dprof.err"
+		return 1
+	fi
+	awk -F'\t' '
+	function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+	# perf dprof report --samples: time cpu symoff kind offset member type
+	FNR == NR {
+		if ($0 ~ /^#/)
+			next
+		where = trim($3); kind = trim($4); type = trim($7)
+		n[where]++
+		got[where, type]++
+		if (kind == "slab" || kind == "kmalloc" || kind == "heap" ||
+		    kind == "static" || kind == "percpu")
+			precise[where]++
+		if (!((where, kind, type) in kt)) {
+			kt[where, kind, type] = 1
+			seen[where] = seen[where] " " kind ":" type
+		}
+		next
+	}
+	# perf report -t "|": samples|[.] symoff|type
+	{
+		split($0, f, "|")
+		cnt = trim(f[1]) + 0; where = trim(f[2]); type = trim(f[3])
+		if (trim(f[1]) !~ /^[0-9]+$/)
+			next
+		sub(/^\[.\] /, "", where)
+		if (type == "(unknown)" || type == "(stack operation)" ||
+		    type == "(stack canary)")
+			next
+		typed += cnt
+		ok = got[where, type] + precise[where]
+		if (ok > cnt)
+			ok = cnt
+		agreed += ok
+		if (ok < cnt)
+			printf "DIFF %s %s %d:%s\n", where, type, cnt, seen[where]
+	}
+	END { printf "typed %d agreed %d\n", typed, agreed }
+	' "${dir}/dprof.samples" "${dir}/perf.types"
+}

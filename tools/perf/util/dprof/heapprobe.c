@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof record: uprobes on the user-space allocator.
+ *
+ * The probes are written to tracefs' uprobe_events directly, at the
+ * symbols' file offsets, rather than through perf probe's DWARF search: a
+ * C library with debug information has several functions named malloc
+ * (malloc@plt among them), and one probe per entry point is what the
+ * replay needs.  Arguments are taken from the x86-64 calling convention.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/kernel.h>
+#include <linux/zalloc.h>
+
+#include <api/fs/tracing_path.h>
+#include "util/debug.h"
+#include "heapprobe.h"
+
+struct dprof_heap_fn {
+	const char	*lib;		/* "libc.so", "libstdc++.so" */
+	const char	*sym;
+	const char	*event;
+	const char	*args;		/* entry probe's fetch args */
+	bool		sized;		/* args have "size": filter on it */
+	bool		ret;		/* a return probe with the pointer */
+};
+
+static const struct dprof_heap_fn dprof_heap_fns[] = {
+	{ "libc.so", "malloc", "malloc", "size=%di:u64", true, true },
+	{ "libc.so", "calloc", "calloc", "nmemb=%di:u64 size=%si:u64", true, true },
+	{ "libc.so", "realloc", "realloc", "old=%di:u64 size=%si:u64", true, true },
+	{ "libc.so", "aligned_alloc", "aligned_alloc", "align=%di:u64 size=%si:u64",
+	  true, true },
+	{ "libc.so", "memalign", "memalign", "align=%di:u64 size=%si:u64", true, true },
+	{ "libc.so", "free", "free", "ptr=%di:u64", false, false },
+	{ "libstdc++.so", "_Znwm", "opnew", "size=%di:u64", true, true },
+	{ "libstdc++.so", "_Znam", "opnewa", "size=%di:u64", true, true },
+};
+
+/* The file of a library this process maps ("libc.so" -> its path). */
+static char *dprof_heap__lib_path(const char *lib)
+{
+	FILE *fp = fopen("/proc/self/maps", "r");
+	char line[4096], *path = NULL;
+
+	if (!fp)
+		return NULL;
+	while (!path && fgets(line, sizeof(line), fp)) {
+		char *p = strchr(line, '/'), *base;
+
+		if (!p)
+			continue;
+		p[strcspn(p, "\n")] = '\0';
+		base = strrchr(p, '/') + 1;
+		if (!strncmp(base, lib, strlen(lib)))
+			path = strdup(p);
+	}
+	fclose(fp);
+	return path;
+}
+
+/* File offset of the function @name in the ELF file at @path, or 0. */
+static u64 dprof_heap__sym_offset(const char *path, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+	u64 vaddr = 0, off = 0;
+	size_t i, n;
+	Elf *elf;
+	int fd;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		goto out_close;
+	while (!vaddr && (scn = elf_nextscn(elf, scn)) != NULL) {
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_DYNSYM ||
+		    !shdr.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (i = 0; data && i < shdr.sh_size / shdr.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *s;
+
+			if (!gelf_getsym(data, i, &sym) || !sym.st_value ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+				continue;
+			s = elf_strptr(elf, shdr.sh_link, sym.st_name);
+			if (s && !strcmp(s, name)) {
+				vaddr = sym.st_value;
+				break;
+			}
+		}
+	}
+	if (vaddr && !elf_getphdrnum(elf, &n)) {
+		for (i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
+			    vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
+				off = vaddr - ph.p_vaddr + ph.p_offset;
+				break;
+			}
+		}
+	}
+	elf_end(elf);
+out_close:
+	close(fd);
+	return off;
+}
+
+static int dprof_heap__write(const char *line)
+{
+	char path[PATH_MAX];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/uprobe_events", tracing_path_mount());
+	fd = open(path, O_WRONLY | O_APPEND);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, line, strlen(line)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int dprof_heap__add_event(struct dprof_heap_probes *hp, const char *event,
+				 const char *filter)
+{
+	if (hp->nr == ARRAY_SIZE(hp->events))
+		return -ENOSPC;
+	if (asprintf(&hp->events[hp->nr], "%s:%s", hp->group, event) < 0)
+		return -ENOMEM;
+	hp->filters[hp->nr] = filter ? strdup(filter) : NULL;
+	hp->nr++;
+	return 0;
+}
+
+/*
+ * A perf dprof record that was killed (SIGKILL, a crash) left its probes:
+ * remove the groups of processes that no longer exist.
+ */
+static void dprof_heap__remove_stale(void)
+{
+	char path[PATH_MAX], line[PATH_MAX + 256], cmd[128];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/uprobe_events", tracing_path_mount());
+	fp = fopen(path, "r");
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		char *group = strchr(line, ':'), *event, *end;
+		long pid;
+
+		/* "p:dprof_heap_123/malloc /lib/...:0x... size=..." */
+		if (!group || strncmp(group + 1, DPROF_HEAP_GROUP, strlen(DPROF_HEAP_GROUP)))
+			continue;
+		group++;
+		pid = strtol(group + strlen(DPROF_HEAP_GROUP), &end, 10);
+		event = end;
+		if (*event != '/' || pid <= 0 || !kill(pid, 0) || errno != ESRCH)
+			continue;
+		event[strcspn(event, "\n ")] = '\0';
+		snprintf(cmd, sizeof(cmd), "-:%.*s%s\n", (int)(end - group), group, event);
+		if (!dprof_heap__write(cmd))
+			pr_debug("dprof: removed the stale uprobe %s", cmd + 2);
+	}
+	fclose(fp);
+}
+
+int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size)
+{
+	char *libs[ARRAY_SIZE(dprof_heap_fns)] = { NULL };
+	char line[PATH_MAX + 256], filter[64];
+	size_t i, j;
+	int err = 0;
+
+	memset(hp, 0, sizeof(*hp));
+	dprof_heap__remove_stale();
+	snprintf(hp->group, sizeof(hp->group), DPROF_HEAP_GROUP "%d", (int)getpid());
+	snprintf(filter, sizeof(filter), "size >= %u", min_size);
+	for (i = 0; i < ARRAY_SIZE(dprof_heap_fns) && !err; i++) {
+		const struct dprof_heap_fn *fn = &dprof_heap_fns[i];
+		u64 off;
+
+		libs[i] = dprof_heap__lib_path(fn->lib);
+		if (!libs[i])
+			continue;	/* perf does not map it: no C++ */
+		off = dprof_heap__sym_offset(libs[i], fn->sym);
+		if (!off) {
+			pr_debug("dprof: no %s in %s\n", fn->sym, libs[i]);
+			continue;
+		}
+		snprintf(line, sizeof(line), "p:%s/%s %s:%#llx %s\n", hp->group,
+			 fn->event, libs[i], (unsigned long long)off, fn->args);
+		err = dprof_heap__write(line);
+		if (err)
+			break;
+		hp->placed = true;
+		err = dprof_heap__add_event(hp, fn->event,
+					    fn->sized && min_size ? filter : NULL);
+		if (err || !fn->ret)
+			continue;
+		snprintf(line, sizeof(line), "r:%s/%s_ret %s:%#llx ptr=$retval:u64\n",
+			 hp->group, fn->event, libs[i], (unsigned long long)off);
+		err = dprof_heap__write(line);
+		if (!err) {
+			snprintf(line, sizeof(line), "%s_ret", fn->event);
+			err = dprof_heap__add_event(hp, line, NULL);
+		}
+	}
+	for (j = 0; j < ARRAY_SIZE(libs); j++)
+		free(libs[j]);
+	if (err) {
+		pr_warning("dprof: cannot place uprobes on the allocator (%s; need tracefs and root, or --no-heap): user heap objects stay unresolved\n",
+			   strerror(-err));
+		dprof_heap_probes__remove(hp);
+		return err;
+	}
+	if (!hp->nr)
+		pr_warning("dprof: no C library allocator found to probe: user heap objects stay unresolved\n");
+	return 0;
+}
+
+void dprof_heap_probes__remove(struct dprof_heap_probes *hp)
+{
+	char line[128];
+	size_t i;
+
+	for (i = 0; hp->placed && i < hp->nr; i++) {
+		snprintf(line, sizeof(line), "-:%s/%s\n", hp->group,
+			 hp->events[i] + strlen(hp->group) + 1);
+		if (dprof_heap__write(line))
+			pr_warning("dprof: could not remove the uprobe %s\n", hp->events[i]);
+	}
+	for (i = 0; i < hp->nr; i++) {
+		free(hp->events[i]);
+		free(hp->filters[i]);
+	}
+	memset(hp, 0, sizeof(*hp));
+}

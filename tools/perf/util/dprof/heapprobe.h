@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_DPROF_HEAPPROBE_H
+#define __PERF_DPROF_HEAPPROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The user-space address set: uprobes on the C library's allocator
+ * (malloc, calloc, realloc, aligned_alloc, memalign, free) and on the C++
+ * library's operator new, each entry with its size and a return probe
+ * with the pointer, in a tracefs group of our own (dprof_heap_<pid>)
+ * removed when the recording ends.
+ */
+#define DPROF_HEAP_GROUP	"dprof_heap_"
+
+struct dprof_heap_probes {
+	char	group[32];
+	char	*events[32];	/* "-e" arguments: group:event */
+	char	*filters[32];	/* "--filter" after events[i], or NULL */
+	size_t	nr;
+	bool	placed;
+};
+
+/*
+ * Place the probes; events with a size get "--filter size >= @min_size"
+ * when @min_size.  Says in one line what cannot be placed, and why.
+ */
+int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size);
+void dprof_heap_probes__remove(struct dprof_heap_probes *hp);
+
+#endif /* __PERF_DPROF_HEAPPROBE_H */
