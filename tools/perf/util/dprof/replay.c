@@ -400,12 +400,13 @@ static int dprof_replay__mempool_get(struct dprof_replay *r, struct evsel *evsel
 	if (r->parked)
 		hashmap__delete(r->parked, ptr, NULL, NULL);
 	obj = dprof_addrset__find(&r->as, ptr);
+	dead = obj && obj->base == ptr ? NULL : dprof_addrset__find(&r->dead, ptr);
 	if (obj && obj->base == ptr) {
 		len = obj->size;
 		if (dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/false))
 			return -EINVAL;
 		dprof_addrset__free(&r->as, ptr);
-	} else if ((dead = dprof_addrset__find(&r->dead, ptr)) && dead->base == ptr) {
+	} else if (dead && dead->base == ptr) {
 		len = dead->size;
 	} else {
 		len = dprof_replay__slab_obj_len(r, ptr);
