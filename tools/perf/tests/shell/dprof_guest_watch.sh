@@ -60,7 +60,8 @@ bash /tmp/wl.sh /mnt/bare_us
 "$PERF_GUEST" dprof record -v -a --no-heap --watch=filp:0/8 -o /tmp/w.data -- \
 	bash /tmp/wl.sh /mnt/watch_us 2> /mnt/record.err || { cat /mnt/record.err; exit 1; }
 "$PERF_GUEST" evlist -v -i /tmp/w.data > /mnt/evlist.txt 2>&1
-"$PERF_GUEST" script -i /tmp/w.data -F cpu,time,event,ip,sym,addr,trace > /tmp/script.txt || exit 1
+"$PERF_GUEST" script -i /tmp/w.data -F cpu,time,event,ip,sym,addr,trace \
+	-F trace:cpu,time,event,ip,sym,trace > /tmp/script.txt || exit 1
 cp /tmp/script.txt /mnt/script.txt
 "$PERF_GUEST" dprof report --stdio -i /tmp/w.data > /mnt/report.txt 2> /mnt/report.err
 cp /tmp/w.data /mnt/w.data
@@ -69,7 +70,7 @@ cp /tmp/w.data /mnt/w.data
 if [ -e /sys/bus/event_source/devices/slab_watch/format/sweep ]; then
 	"$PERF_GUEST" dprof record -q -a --no-heap --watch=filp -o /tmp/s.data -- \
 		bash /tmp/wl.sh /mnt/sweep_us || exit 1
-	"$PERF_GUEST" script -i /tmp/s.data -F event,addr,trace > /mnt/sweep.txt || exit 1
+	"$PERF_GUEST" script -i /tmp/s.data -F event,addr,trace -F trace:event,trace > /mnt/sweep.txt || exit 1
 	cat /sys/kernel/slab/filp/object_size > /mnt/filp_size
 fi
 '

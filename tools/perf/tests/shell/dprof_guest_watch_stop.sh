@@ -54,7 +54,8 @@ echo $? > /mnt/rc
 echo $(( ($(date +%s%N) - t0) / 1000000 )) > /mnt/elapsed_ms
 cat /sys/kernel/slab/filp/watch_objects > /mnt/after
 ls -A /tmp/t > /mnt/tmpdir.txt
-"$PERF_GUEST" script -i /tmp/w.data -F cpu,time,event,ip,sym,addr,trace > /tmp/script.txt || exit 1
+"$PERF_GUEST" script -i /tmp/w.data -F cpu,time,event,ip,sym,addr,trace \
+	-F trace:cpu,time,event,ip,sym,trace > /tmp/script.txt || exit 1
 cp /tmp/script.txt /mnt/script.txt
 "$PERF_GUEST" dprof report --stdio -i /tmp/w.data > /mnt/report.txt 2> /mnt/report.err
 mkdir /tmp/u
