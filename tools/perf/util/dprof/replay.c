@@ -193,6 +193,20 @@ static int dprof_replay__sinks_obj(struct dprof_replay *r, struct dprof_obj *obj
 	return 0;
 }
 
+/* A new object of @cls in @as: the sinks see its allocation. */
+static int dprof_replay__start_obj(struct dprof_replay *r, struct dprof_addrset *as,
+				   struct dprof_class *cls, u64 ptr, u64 size,
+				   struct perf_sample *sample)
+{
+	struct dprof_obj *obj = dprof_addrset__alloc(as, ptr, size, sample->time);
+
+	if (!obj)
+		return -ENOMEM;
+	obj->priv = cls;
+	obj->cpu = sample->cpu;
+	return dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/true);
+}
+
 /* A new object, its class by call site and size: an allocation or a get. */
 static int dprof_replay__new_obj(struct dprof_replay *r, struct perf_sample *sample,
 				 struct machine *machine, enum dprof_kind kind,
@@ -200,7 +214,6 @@ static int dprof_replay__new_obj(struct dprof_replay *r, struct perf_sample *sam
 				 u64 bytes_alloc, const char *name)
 {
 	struct dprof_class *cls;
-	struct dprof_obj *obj;
 
 	cls = dprof_profile__findnew_class(&r->prof, kind,
 					   dprof_kmem_key(call_site, bytes_alloc),
@@ -221,12 +234,7 @@ static int dprof_replay__new_obj(struct dprof_replay *r, struct perf_sample *sam
 	}
 	cls->nr_allocs++;
 
-	obj = dprof_addrset__alloc(&r->as, ptr, bytes_alloc, sample->time);
-	if (!obj)
-		return -ENOMEM;
-	obj->priv = cls;
-	obj->cpu = sample->cpu;
-	return dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/true);
+	return dprof_replay__start_obj(r, &r->as, cls, ptr, bytes_alloc, sample);
 }
 
 static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
@@ -815,7 +823,6 @@ static int dprof_replay__heap_return(struct dprof_replay *r, struct evsel *evsel
 	struct dprof_heap_call *c;
 	struct dprof_addrset *as;
 	struct dprof_class *cls;
-	struct dprof_obj *obj;
 	int err;
 
 	/* no entry: filtered by --heap-min-size, or called before recording */
@@ -854,12 +861,7 @@ static int dprof_replay__heap_return(struct dprof_replay *r, struct evsel *evsel
 	if (size > cls->alloc_size)
 		cls->alloc_size = size;
 	cls->nr_allocs++;
-	obj = dprof_addrset__alloc(as, ptr, size ?: 1, sample->time);
-	if (!obj)
-		return -ENOMEM;
-	obj->priv = cls;
-	obj->cpu = sample->cpu;
-	return dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/true);
+	return dprof_replay__start_obj(r, as, cls, ptr, size ?: 1, sample);
 }
 
 /* Which handler an allocator probe's event takes, by its name. */
