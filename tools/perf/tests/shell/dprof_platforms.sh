@@ -5,12 +5,16 @@
 # 'perf test -w dprof_cachemodel' writes, for AMD Zen 2 and Zen 4 IBS,
 # Intel Skylake-SP, Sapphire Rapids ({mem-loads-aux,mem-loads} group) and
 # Alder Lake (cpu_core + cpu_atom) PEBS, the attrs, sample layout and
-# data_src encodings the kernel produces there.  For each, perf's own
-# reader on the same file is the oracle: every access sample's data
-# source as perf script -F data_src prints it ("|OP LOAD|LVL L3 hit|SNP
-# HitM|..."), sorted into the report's levels by the words perf prints,
-# must give the counts perf dprof report --json says it decoded, level by
-# level, with the same HITM count, and the same total.  The profile's
+# data_src encodings the kernel produces there; for Arm Neoverse N1 SPE
+# the AUX area records as the hardware writes them, which perf's arm-spe
+# decoder (built on every architecture) turns into "memory" samples.
+# For each, perf's own reader on the same file is the oracle: every
+# access sample's data source as perf script -F data_src prints it ("|OP
+# LOAD|LVL L3 hit|SNP HitM|..."), sorted into the report's levels by the
+# words perf prints, must give the counts perf dprof report --json says
+# it decoded, level by level, with the same HITM count, and the same
+# total; perf mem report must count the same total, and the average of
+# perf script's weights must be the report's average latency.  The profile's
 # HITM% and Rmt% columns must be there exactly when perf script shows
 # HITM or remote-node data, and never for the software sampler.
 
@@ -30,7 +34,7 @@ fi
 
 # perf_levels FILE: "key count" lines from perf script's data_src words
 perf_levels() {
-	perf script -F event,data_src -F trace:event -i "$1" 2>/dev/null |
+	perf script --itrace=M -F event,data_src -F trace:event -i "$1" 2>/dev/null |
 	grep -v '^ *kmem:' | awk -F'|' '
 	NF < 4 { next }
 	{
@@ -39,6 +43,11 @@ perf_levels() {
 		if (snp ~ /HitM/)
 			hitm++
 		if (op == "N/A") { n["no_memory_op"]++; next }
+		# the remote bit (37) is in the raw value only when no level
+		# is said (SPE: "another socket"); c2c counts it as remote peer
+		nw = split($1, w, " "); hex = sprintf("%016s", w[nw]); gsub(/ /, "0", hex)
+		rmt = index("2367abef", substr(hex, 7, 1)) > 0
+		if (lvl == "N/A" && rmt && snp ~ /Peer/) { n["rcache"]++; next }
 		if (lvl == "N/A") { n["not_said"]++; next }
 		remote = lvl ~ /^Remote/ && lvl !~ /^Remote core, same node/
 		if (lvl ~ /L1 hit/) k = "L1"
@@ -62,6 +71,19 @@ perf_levels() {
 	}' | sort
 }
 
+# mem_report_total FILE: the access samples perf mem report counts (its
+# memory-level rows summed over the events that are not tracepoints, and
+# for SPE over "memory": perf report's default itrace also synthesizes
+# l1d/llc/tlb/remote-access samples from the same records)
+mem_report_total() {
+	perf mem report --stdio --sort=mem -n -i "$1" 2>/dev/null | awk '
+	/^# Samples:/ {
+		keep = $0 !~ /of event .(kmem:|dummy|l1d-|llc-|tlb-|remote-access|branch-miss)/
+	}
+	keep && /^ +[0-9.]+%/ { t += $2 }
+	END { print t + 0 }'
+}
+
 # dprof_levels FILE: the same keys from perf dprof report --json
 dprof_levels() {
 	perf dprof report --json -i "$1" 2>/dev/null | python3 -c '
@@ -78,7 +100,7 @@ for k in sorted(out):
 }
 
 err=0
-for plat in zen2 ibs pebs spr adl; do
+for plat in zen2 ibs pebs spr adl spe; do
 	data=$tmp/$plat.data
 	if ! perf test -w dprof_cachemodel mixed 2 6 8192 13 $plat "$data" > /dev/null 2>&1; then
 		echo "dprof platforms test [Failed: cannot synthesize a $plat recording]"
@@ -94,6 +116,22 @@ for plat in zen2 ibs pebs spr adl; do
 		err=1
 	else
 		echo "$plat ($events): $(tr '\n' ' ' < "$tmp/perf")"
+	fi
+	want=$(awk '$1 == "total" { print $2 }' "$tmp/perf")
+	got=$(mem_report_total "$data")
+	if [ "$got" != "$want" ]; then
+		echo "dprof platforms test [Failed: $plat: perf mem report counts $got access samples, perf script $want]"
+		err=1
+	fi
+	# latency: perf script's weight, averaged over the samples that have one
+	want=$(perf script --itrace=M -F event,weight -F trace:event -i "$data" 2>/dev/null |
+	       awk '$1 !~ /^kmem:/ && $NF > 0 { n++; w += $NF }
+		    END { if (n) printf "%.0f cycles over %d samples\n", w / n, n }')
+	got=$(perf dprof report --stdio -i "$data" 2>/dev/null |
+	      sed -n 's/^# average sampled latency: //p')
+	if [ "$got" != "$want" ]; then
+		echo "dprof platforms test [Failed: $plat: latency: perf script '$want', perf dprof report '$got']"
+		err=1
 	fi
 	cols=$(perf dprof report --stdio -i "$data" 2>/dev/null | grep '^# *Type ')
 	want_hitm=$(awk '$1 == "hitm" && $2 > 0' "$tmp/perf")

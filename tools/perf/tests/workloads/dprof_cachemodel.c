@@ -1180,7 +1180,7 @@ static int dcm__truth(struct dcm *d, const struct dprof_model *m,
 		(unsigned long long)m->p.cache_size,
 		(unsigned long long)m->geom_l2.size, m->p.period, m->p.steps,
 		dcm_platform_name[d->plat]);
-	fprintf(fp, "# model samples %llu; written: ibs non-memory ops %llu, pebs loads below ldlat %llu (not written)\n",
+	fprintf(fp, "# model samples %llu; written: ibs non-memory ops %llu, pebs loads/spe ops below ldlat %llu (not written)\n",
 		(unsigned long long)m->nr_samples,
 		(unsigned long long)d->nr_non_mem,
 		(unsigned long long)d->nr_below_ldlat);
@@ -1309,7 +1309,10 @@ static int dprof_cachemodel(int argc, const char **argv)
 			       0, 1, DCM_DUMMY_SAMPLE_TYPE, 0, "dummy:u");
 		a->exclude_kernel = 1;
 		a->exclude_hv = 1;
-		a->mmap = a->comm = a->task = a->mmap_data = 1;
+		a->mmap = 1;
+		a->comm = 1;
+		a->task = 1;
+		a->mmap_data = 1;
 		a->context_switch = 1;
 	}
 
