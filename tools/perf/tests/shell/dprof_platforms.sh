@@ -142,7 +142,82 @@ for plat in zen2 ibs pebs spr adl spe; do
 		echo "dprof platforms test [Failed: $plat: columns '$cols', perf script: HITM '${want_hitm}', remote '${want_rmt}']"
 		err=1
 	fi
+	# classify: measured sharing evidence next to the predicted classes
+	# exactly when perf script shows HITM; all of perf's HITM samples
+	# land on a type; each planted true (false) sharing type with HITMs
+	# has more true (false) sharing evidence than the other kind.
+	res=$(perf dprof report --json --view=classify -i "$data" 2>/dev/null |
+	      python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+want, truth = int(sys.argv[1]), sys.argv[2]
+planted = {}
+for line in open(truth):
+    f = line.split()
+    if f and f[0] == "type":
+        planted[f[1]] = f[2]
+if not want:
+    bad = [t["type"] for t in d["types"] if t.get("hitm") is not None]
+    print("ok none (not measured)" if d.get("hitm_misses", 0) is None and not bad else
+          "HITM shown though not measured: %s %s" % (d.get("hitm_misses"), bad))
+    sys.exit()
+got = sum(t["hitm"] for t in d["types"])
+if d["hitm_misses"] != want or got != want:
+    print("HITM misses %s, by type %d, perf script %d" % (d["hitm_misses"], got, want))
+    sys.exit()
+for t in d["types"]:
+    ts, fs = t["hitm_true_sharing"], t["hitm_false_sharing"]
+    p = planted.get(t["type"])
+    if not t["hitm"] or p not in ("true_sharing", "false_sharing"):
+        continue
+    if (ts > fs) != (p == "true_sharing"):
+        print("%s: planted %s, HITM evidence true %d false %d" % (t["type"], p, ts, fs))
+        sys.exit()
+print("ok HITM %d:" % want, ", ".join("%s true %d false %d" % (t["type"],
+      t["hitm_true_sharing"], t["hitm_false_sharing"]) for t in d["types"] if t["hitm"]))
+' "$(awk '$1 == "hitm" { print $2 }' "$tmp/perf")" "$data.truth")
+	cls=$(perf dprof report --stdio --view=classify -i "$data" 2>/dev/null | grep -c 'HitmTS')
+	if [ "${res%% *}" != ok ] || { [ "${want_hitm:+y}" = y ] && [ "$cls" = 0 ]; } ||
+	   { [ -z "$want_hitm" ] && [ "$cls" != 0 ]; }; then
+		echo "dprof platforms test [Failed: $plat: classify: $res; HitmTS columns $cls]"
+		err=1
+	else
+		echo "$plat classify: measured sharing ${res#ok}"
+	fi
 done
+
+# SPE's min_latency filters stores as well as loads: the classify view
+# says so when it was set, and with min_latency=0 (--ldlat 0) the planted
+# true and false sharing types are classified as planted.
+if perf dprof report --stdio --view=classify -i "$tmp/spe.data" 2>/dev/null |
+		grep -q '^# SPE min_latency 30 drops the stores'; then
+	echo "spe min_latency=30: classify says that stores are filtered"
+else
+	echo "dprof platforms test [Failed: spe: classify does not say min_latency drops stores]"
+	err=1
+fi
+if perf test -w dprof_cachemodel mixed 2 6 8192 13 spe "$tmp/spe0.data" 180000 0 > /dev/null 2>&1; then
+	res=$(perf dprof report --json --view=classify -i "$tmp/spe0.data" 2>/dev/null | python3 -c '
+import json, sys
+planted = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f and f[0] == "type" and f[2] in ("true_sharing", "false_sharing"):
+        planted[f[1]] = f[2].replace("_", " ")
+got = {t["type"]: max(t["classes"], key=t["classes"].get)
+       for t in json.load(sys.stdin)["types"] if t["type"] in planted}
+print("ok" if got == planted and planted else "planted %s, classified %s" % (planted, got))
+' "$tmp/spe0.data.truth")
+	if [ "$res" = ok ]; then
+		echo "spe min_latency=0: planted sharing types classified as planted"
+	else
+		echo "dprof platforms test [Failed: spe min_latency=0: $res]"
+		err=1
+	fi
+else
+	echo "dprof platforms test [Failed: cannot synthesize an spe recording with min_latency 0]"
+	err=1
+fi
 
 # The software sampler measures neither: no such columns.
 if perf dprof record --sampler=soft --no-kmem -o "$tmp/soft.data" -- \
@@ -152,5 +227,10 @@ if perf dprof record --sampler=soft --no-kmem -o "$tmp/soft.data" -- \
 	*HITM%*|*Rmt%*) echo "dprof platforms test [Failed: software sampler: '$cols']"; err=1 ;;
 	*) echo "software sampler: no HITM%/Rmt% columns" ;;
 	esac
+	if perf dprof report --stdio --view=classify -i "$tmp/soft.data" 2>/dev/null |
+			grep -q 'HitmTS\|measured sharing'; then
+		echo "dprof platforms test [Failed: software sampler: classify shows measured sharing]"
+		err=1
+	fi
 fi
 exit $err

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf test -w dprof_cachemodel SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD PLATFORM OUT [STEPS]
+ * perf test -w dprof_cachemodel SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD PLATFORM OUT [STEPS [MINLAT]]
  *
  * Runs a planted scenario on the dprof machine model (tests/dprof/model.c)
  * and writes what a memory-sampling PMU and the kmem tracepoints would
@@ -30,6 +30,8 @@
  *          record does: PERF_RECORD_AUX from the kernel, PERF_RECORD_AUXTRACE
  *          with the data, PERF_RECORD_TIME_CONV and the AUXTRACE_INFO
  *          util/arm-spe.c reads, and the HEADER_AUXTRACE index;
+ *          min_latency (MINLAT, 30 unless given) drops the records of
+ *          loads and stores alike whose total latency is below it;
  *  - kmem:kmem_cache_alloc (with the cache name, kernel-patches/0001) and
  *    kmem:kmem_cache_free samples for every object, with a tracing data
  *    section written here from the 6.12 format files, so nothing depends
@@ -263,6 +265,7 @@ struct dcm {
 	struct dcm_type_truth	truth[DPROF_MODEL_MAX_TYPES];
 	u64			nr_non_mem;
 	u64			nr_below_ldlat;
+	u32			spe_minlat;
 	/* Arm SPE: each CPU's AUX data not yet written, the AUXTRACE index */
 	u8			spe_buf[DPROF_MODEL_MAX_CPUS][DCM_SPE_BUF];
 	u32			spe_len[DPROF_MODEL_MAX_CPUS];
@@ -765,7 +768,7 @@ static int dcm__sample(struct dprof_model *m, const struct dprof_model_sample *s
 
 	if (d->plat == DCM_SPE) {
 		weight = dcm__spe_latency(d, s);
-		if (weight < DCM_LDLAT) {
+		if (weight < d->spe_minlat) {
 			d->nr_below_ldlat++;
 			return 0;
 		}
@@ -1211,13 +1214,13 @@ static int dprof_cachemodel(int argc, const char **argv)
 	struct perf_file_header fh = { 0 };
 	struct dprof_model m = { .priv = NULL };
 	struct dcm d = { 0 };
-	char names[3][64];
+	char names[3][80];
 	const char *pmu;
 	int sc, err, plat, i;
 	u32 cpu;
 
 	if (argc < 7) {
-		fprintf(stderr, "usage: perf test -w %s SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD PLATFORM OUT [STEPS]\n"
+		fprintf(stderr, "usage: perf test -w %s SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD PLATFORM OUT [STEPS [MINLAT]]\n"
 			"  SCENARIO: true_sharing false_sharing conflict capacity mixed\n"
 			"  PLATFORM: zen2, ibs|zen4, pebs|skx, spr, adl, spe\n",
 			__func__);
@@ -1266,11 +1269,13 @@ static int dprof_cachemodel(int argc, const char **argv)
 			       "cpu/mem-stores/P");
 		break;
 	case DCM_SPE:
+		d.spe_minlat = argc > 8 ? strtoul(argv[8], NULL, 0) : DCM_LDLAT;
+		snprintf(names[0], sizeof(names[0]),
+			 "arm_spe_0/ts_enable=1,load_filter=1,store_filter=1,min_latency=%u/",
+			 d.spe_minlat);
 		dcm__add_evsel(&d, DCM_LOADS, DCM_SPE_TYPE, DCM_SPE_CONFIG, 0, p.period,
-			       DCM_SPE_SAMPLE_TYPE, 0,
-			       "arm_spe_0/ts_enable=1,load_filter=1,store_filter=1,min_latency="
-			       __stringify(DCM_LDLAT) "/");
-		d.attr[DCM_LOADS].config2 = DCM_LDLAT;
+			       DCM_SPE_SAMPLE_TYPE, 0, names[0]);
+		d.attr[DCM_LOADS].config2 = d.spe_minlat;
 		break;
 	case DCM_SPR:
 	case DCM_ADL:
