@@ -6,8 +6,9 @@
 # Intel Skylake-SP, Sapphire Rapids ({mem-loads-aux,mem-loads} group) and
 # Alder Lake (cpu_core + cpu_atom) PEBS, the attrs, sample layout and
 # data_src encodings the kernel produces there; for Arm Neoverse N1 SPE
-# the AUX area records as the hardware writes them, which perf's arm-spe
-# decoder (built on every architecture) turns into "memory" samples.
+# (and V2, which perf 6.12 decodes with the generic mapping) the AUX area
+# records as the hardware writes them, which perf's arm-spe decoder
+# (built on every architecture) turns into "memory" samples.
 # For each, perf's own reader on the same file is the oracle: every
 # access sample's data source as perf script -F data_src prints it ("|OP
 # LOAD|LVL L3 hit|SNP HitM|..."), sorted into the report's levels by the
@@ -51,7 +52,7 @@ perf_levels() {
 		if (lvl == "N/A") { n["not_said"]++; next }
 		remote = lvl ~ /^Remote/ && lvl !~ /^Remote core, same node/
 		if (lvl ~ /L1 hit/) k = "L1"
-		else if (lvl ~ /L1 miss|L3 miss/) k = "miss"
+		else if (lvl ~ /L1 miss|L3 miss/) { k = "miss"; rmiss += rmt }
 		else if (lvl ~ /LFB/) k = "LFB"
 		else if (lvl ~ /L2 hit/) k = snp ~ /Peer/ ? "peer" : "L2"
 		else if (lvl ~ /CXL/) k = "CXL"
@@ -68,6 +69,9 @@ perf_levels() {
 		for (k in n) print k, n[k]
 		print "hitm", hitm + 0
 		print "total", total + 0
+		# misses whose level is not said but the remote bit is (SPE
+		# generic: REMOTE_ACCESS): remote measured, no level key
+		if (rmiss) print "rmiss", rmiss
 	}' | sort
 }
 
@@ -100,14 +104,15 @@ for k in sorted(out):
 }
 
 err=0
-for plat in zen2 ibs pebs spr adl spe; do
+for plat in zen2 ibs pebs spr adl spe spev2; do
 	data=$tmp/$plat.data
 	if ! perf test -w dprof_cachemodel mixed 2 6 8192 13 $plat "$data" > /dev/null 2>&1; then
 		echo "dprof platforms test [Failed: cannot synthesize a $plat recording]"
 		err=1
 		continue
 	fi
-	perf_levels "$data" > "$tmp/perf"
+	perf_levels "$data" > "$tmp/perf.all"
+	grep -v '^rmiss ' "$tmp/perf.all" > "$tmp/perf"
 	dprof_levels "$data" > "$tmp/dprof"
 	events=$(perf evlist -i "$data" 2>/dev/null | grep -v '^kmem:\|^#' | tr '\n' ' ')
 	if [ ! -s "$tmp/perf" ] || ! cmp -s "$tmp/perf" "$tmp/dprof"; then
@@ -135,7 +140,7 @@ for plat in zen2 ibs pebs spr adl spe; do
 	fi
 	cols=$(perf dprof report --stdio -i "$data" 2>/dev/null | grep '^# *Type ')
 	want_hitm=$(awk '$1 == "hitm" && $2 > 0' "$tmp/perf")
-	want_rmt=$(awk '$1 == "rcache" || $1 == "rDRAM"' "$tmp/perf")
+	want_rmt=$(awk '$1 == "rcache" || $1 == "rDRAM" || $1 == "rmiss"' "$tmp/perf.all")
 	case $cols in *HITM%*) has_hitm=y ;; *) has_hitm= ;; esac
 	case $cols in *Rmt%*) has_rmt=y ;; *) has_rmt= ;; esac
 	if [ "${want_hitm:+y}" != "$has_hitm" ] || [ "${want_rmt:+y}" != "$has_rmt" ]; then

@@ -32,6 +32,9 @@
  *          util/arm-spe.c reads, and the HEADER_AUXTRACE index;
  *          min_latency (MINLAT, 30 unless given) drops the records of
  *          loads and stores alike whose total latency is below it;
+ *  - spev2: the same on a Neoverse V2 (MIDR 0x410fd4f0), which perf 6.12
+ *          decodes with the generic SPE mapping (levels from the events
+ *          packet: L1D and LLC access/refill, remote access);
  *  - kmem:kmem_cache_alloc (with the cache name, kernel-patches/0001) and
  *    kmem:kmem_cache_free samples for every object, with a tracing data
  *    section written here from the 6.12 format files, so nothing depends
@@ -120,11 +123,13 @@ enum dcm_platform {
 	DCM_SPR,
 	DCM_ADL,
 	DCM_SPE,
+	DCM_SPE_V2,
 };
 
 static const char * const dcm_platform_name[] = {
 	[DCM_ZEN2] = "zen2", [DCM_ZEN4] = "ibs", [DCM_SKX] = "pebs",
 	[DCM_SPR] = "spr", [DCM_ADL] = "adl", [DCM_SPE] = "spe",
+	[DCM_SPE_V2] = "spev2",
 };
 
 #define DCM_TYPE_CPU_ATOM	10	/* cpu_atom's PMU type on that Alder Lake */
@@ -251,6 +256,7 @@ struct dcm {
 	FILE			*fp;
 	enum dcm_platform	plat;
 	bool			ibs;
+	bool			spe;		/* Arm SPE: AUX area records */
 	u64			ds_core[16];	/* PEBS data source tables */
 	u64			ds_atom[16];
 	u32			nr_cpus;
@@ -712,13 +718,18 @@ static int dcm__spe_record(struct dcm *d, const struct dprof_model_sample *s,
 	u8 *p = d->spe_buf[s->cpu] + d->spe_len[s->cpu], *start = p;
 	u64 ev = BIT(EV_RETIRED) | BIT(EV_L1D_ACCESS) | BIT(EV_TLB_ACCESS);
 
+	/*
+	 * Past the cluster (a peer cluster, the other socket, DRAM) the
+	 * system level cache is accessed; it misses for DRAM and for the
+	 * other socket, which is a remote access (data source 0xd).
+	 */
 	if (s->level != DPROF_MODEL_L1)
 		ev |= BIT(EV_L1D_REFILL);
 	if (s->level >= DPROF_MODEL_PEER && (s->remote_ccx || s->level == DPROF_MODEL_DRAM))
 		ev |= BIT(EV_LLC_ACCESS);
-	if (s->level == DPROF_MODEL_DRAM)
+	if (s->level == DPROF_MODEL_DRAM || dcm__spe_source(s) == 0xd)
 		ev |= BIT(EV_LLC_MISS);
-	if (s->level >= DPROF_MODEL_PEER && s->level != DPROF_MODEL_DRAM && s->remote_ccx)
+	if (dcm__spe_source(s) == 0xd)
 		ev |= BIT(EV_REMOTE_ACCESS);
 
 	p = dcm__spe_pkt(p, SPE_HEADER0_ADDRESS | SPE_ADDR_PKT_HDR_INDEX_INS,
@@ -766,7 +777,7 @@ static int dcm__sample(struct dprof_model *m, const struct dprof_model_sample *s
 	u64 weight, data_src;
 	int err;
 
-	if (d->plat == DCM_SPE) {
+	if (d->spe) {
 		weight = dcm__spe_latency(d, s);
 		if (weight < d->spe_minlat) {
 			d->nr_below_ldlat++;
@@ -1007,6 +1018,7 @@ static const char * const dcm_cpudesc[] = {
 	[DCM_SPR] = "Intel(R) Xeon(R) Platinum 8480+ (dprof cache model)",
 	[DCM_ADL] = "12th Gen Intel(R) Core(TM) i9-12900K (dprof cache model)",
 	[DCM_SPE] = "Neoverse-N1 (dprof cache model)",
+	[DCM_SPE_V2] = "Neoverse-V2 (dprof cache model)",
 };
 
 /* get_cpuid_str() of arch/x86: vendor,family,model,stepping */
@@ -1017,6 +1029,7 @@ static const char * const dcm_cpuid[] = {
 	[DCM_SPR] = "GenuineIntel,6,143,8",
 	[DCM_ADL] = "GenuineIntel,6,151,2",
 	[DCM_SPE] = "0x00000000410fd0c0",	/* arm64 get_cpuid_str(): MIDR_EL1 */
+	[DCM_SPE_V2] = "0x00000000410fd4f0",
 };
 
 /* HEADER_PMU_MAPPINGS: the PMUs the events name, and software */
@@ -1024,7 +1037,7 @@ static int dcm__pmu_mappings(const struct dcm *d, struct strbuf *sb)
 {
 	int err;
 
-	if (d->plat == DCM_SPE)
+	if (d->spe)
 		return sb_add_u32(sb, 2) ?: sb_add_u32(sb, DCM_SPE_TYPE) ?:
 		       sb_add_string(sb, "arm_spe_0") ?:
 		       sb_add_u32(sb, PERF_TYPE_SOFTWARE) ?: sb_add_string(sb, "software");
@@ -1054,7 +1067,7 @@ static int dcm__features(struct dcm *d, const struct dprof_model *m,
 	      sb_add_string(&sb[HEADER_HOSTNAME], "dprof-cachemodel") ?:
 	      sb_add_string(&sb[HEADER_OSRELEASE], "6.12.0-dprof-model") ?:
 	      sb_add_string(&sb[HEADER_VERSION], "6.12") ?:
-	      sb_add_string(&sb[HEADER_ARCH], d->plat == DCM_SPE ? "aarch64" : "x86_64") ?:
+	      sb_add_string(&sb[HEADER_ARCH], d->spe ? "aarch64" : "x86_64") ?:
 	      sb_add_u32(&sb[HEADER_NRCPUS], d->nr_cpus) ?:
 	      sb_add_u32(&sb[HEADER_NRCPUS], d->nr_cpus) ?:
 	      sb_add_string(&sb[HEADER_CPUDESC], dcm_cpudesc[d->plat]) ?:
@@ -1222,7 +1235,7 @@ static int dprof_cachemodel(int argc, const char **argv)
 	if (argc < 7) {
 		fprintf(stderr, "usage: perf test -w %s SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD PLATFORM OUT [STEPS [MINLAT]]\n"
 			"  SCENARIO: true_sharing false_sharing conflict capacity mixed\n"
-			"  PLATFORM: zen2, ibs|zen4, pebs|skx, spr, adl, spe\n",
+			"  PLATFORM: zen2, ibs|zen4, pebs|skx, spr, adl, spe, spev2\n",
 			__func__);
 		return 1;
 	}
@@ -1242,6 +1255,7 @@ static int dprof_cachemodel(int argc, const char **argv)
 		plat = DCM_SKX;
 	d.plat = plat < 0 ? DCM_ZEN4 : plat;
 	d.ibs = plat == DCM_ZEN2 || plat == DCM_ZEN4;
+	d.spe = plat == DCM_SPE || plat == DCM_SPE_V2;
 	p.steps = argc > 7 ? strtoul(argv[7], NULL, 0) : 60000 + 20000 * p.nr_cpus;
 	if (sc < 0 || plat < 0 || !p.nr_cpus || (plat == DCM_ADL && p.nr_cpus < 2) ||
 	    p.nr_cpus > DPROF_MODEL_MAX_CPUS || !p.period || !p.steps ||
@@ -1269,6 +1283,7 @@ static int dprof_cachemodel(int argc, const char **argv)
 			       "cpu/mem-stores/P");
 		break;
 	case DCM_SPE:
+	case DCM_SPE_V2:
 		d.spe_minlat = argc > 8 ? strtoul(argv[8], NULL, 0) : DCM_LDLAT;
 		snprintf(names[0], sizeof(names[0]),
 			 "arm_spe_0/ts_enable=1,load_filter=1,store_filter=1,min_latency=%u/",
@@ -1307,7 +1322,7 @@ static int dprof_cachemodel(int argc, const char **argv)
 		       DCM_TP_SAMPLE_TYPE, 0, "kmem:kmem_cache_alloc");
 	dcm__add_evsel(&d, DCM_FREE, PERF_TYPE_TRACEPOINT, DCM_ID_FREE, 0, 1,
 		       DCM_TP_SAMPLE_TYPE, 0, "kmem:kmem_cache_free");
-	if (d.plat == DCM_SPE) {
+	if (d.spe) {
 		struct perf_event_attr *a = &d.attr[DCM_DUMMY];
 
 		dcm__add_evsel(&d, DCM_DUMMY, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY,
@@ -1327,7 +1342,7 @@ static int dprof_cachemodel(int argc, const char **argv)
 		return 1;
 	}
 	err = dcm__header(&d, &fh);
-	if (!err && d.plat == DCM_SPE)
+	if (!err && d.spe)
 		err = dcm__spe_info(&d);
 	for (cpu = 0; !err && cpu < d.nr_cpus; cpu++)
 		err = dcm__comm(&d, cpu);
