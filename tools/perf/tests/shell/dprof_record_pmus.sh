@@ -136,6 +136,10 @@ expect "adl hybrid -F 999" \
 expect "neoverse SPE -c 4096 --ldlat 64" \
 	"${m[*]} 8192K -W -d -e arm_spe_0/ts_enable=1,load_filter=1,store_filter=1,min_latency=64,period=4096/" \
 	"$spe" -c 4096 --ldlat 64
+# min_latency filters stores too: --ldlat 0 turns the filter off (classify)
+expect "neoverse SPE --ldlat 0" \
+	"${m[*]} 8192K -W -d -e arm_spe_0/ts_enable=1,load_filter=1,store_filter=1,min_latency=0/" \
+	"$spe" --ldlat 0
 got=$(argv "$skx" --sampler=soft)
 case $got in
 *mem-loads*|*"-W"*) fail "--sampler=soft: the memory PMU is used: $got" ;;
