@@ -123,6 +123,16 @@ for plat in zen2 ibs pebs spr adl spe spev2; do
 		echo "$plat ($events): $(tr '\n' ' ' < "$tmp/perf")"
 	fi
 	want=$(awk '$1 == "total" { print $2 }' "$tmp/perf")
+	# SPE: perf's packet decoder (perf script -D) finds one record (one
+	# timestamp packet) per memory sample, and no bad packet
+	case $plat in spe*)
+		perf script -D -i "$data" 2>/dev/null > "$tmp/dump"
+		recs=$(grep -c '^\.  [0-9a-f]*:  71 .* TS [0-9]*$' "$tmp/dump")
+		if [ "$recs" != "$want" ] || grep -q 'BAD' "$tmp/dump"; then
+			echo "dprof platforms test [Failed: $plat: perf script -D: $recs SPE records for $want samples, $(grep -c BAD "$tmp/dump") bad packets]"
+			err=1
+		fi
+	esac
 	got=$(mem_report_total "$data")
 	if [ "$got" != "$want" ]; then
 		echo "dprof platforms test [Failed: $plat: perf mem report counts $got access samples, perf script $want]"
