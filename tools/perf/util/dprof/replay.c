@@ -1570,6 +1570,18 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 	r->tool.fork		= perf_event__process_fork;
 	r->tool.namespaces	= perf_event__process_namespaces;
 	r->tool.ordering_requires_timestamps = true;
+	/*
+	 * Arm SPE writes its samples to the AUX area: perf's decoder turns
+	 * them into "memory" samples (addr, data_src, weight) on an event
+	 * it adds, as for perf mem report and perf c2c report.
+	 */
+	r->tool.attr		= perf_event__process_attr;
+	r->tool.auxtrace_info	= perf_event__process_auxtrace_info;
+	r->tool.auxtrace	= perf_event__process_auxtrace;
+	r->tool.auxtrace_error	= perf_event__process_auxtrace_error;
+	r->itrace.set = true;
+	r->itrace.mem = true;
+	r->itrace.default_no_sample = true;
 
 	err = dprof_replay__check_file(path);
 	if (err)
@@ -1591,6 +1603,7 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 		r->session = NULL;
 		return err;
 	}
+	r->session->itrace_synth_opts = &r->itrace;
 	/* nothing keeps pointers into the events: the pages read can go */
 	r->session->drop_read_data = true;
 	err = perf_session__set_tracepoints_handlers(r->session, dprof_kmem_handlers);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <linux/list.h>
 #include <linux/types.h>
+#include "util/auxtrace.h"
 #include "util/data.h"
 #include "util/tool.h"
 #include "addrset.h"
@@ -109,6 +110,8 @@ struct dprof_replay {
 	struct perf_tool	tool;
 	struct perf_data	data;
 	struct perf_session	*session;
+	/* AUX area samplers (Arm SPE): memory samples only, as perf mem asks */
+	struct itrace_synth_opts itrace;
 	struct dprof_addrset	as;
 	/*
 	 * The slab map, one entry per slab: the slabs the kernel described

@@ -230,6 +230,8 @@ int dprof_report__run(struct dprof_report *rep, bool all_views)
 #ifdef __GLIBC__
 	malloc_trim(0);
 #endif
+	if (rep->cl)
+		dprof_classify__finish(rep->cl);
 	if (rep->ws)
 		err = dprof_workingset__finish(rep->ws);
 	if (!err && rep->hist)
