@@ -10,14 +10,15 @@
 # type dprof gave each sample.  An instruction's samples agree when dprof
 # gives as many of them the same type, or a more precise one: an allocator
 # object (slab, kmalloc, heap) or a named static or per-cpu variable.
-# Prints "typed N agreed M" and, per disagreeing instruction, a line
-# "DIFF symoff perf-type count: dprof types"; returns 1 when a tool fails.
+# Prints "typed N agreed M", the same per DSO ("dso NAME typed N agreed
+# M") and, per disagreeing instruction, a line "DIFF symoff perf-type
+# count: dprof types"; returns 1 when a tool fails.
 dprof_user_compare() {
 	local data=$1 dir=$2
 
 	# -w: the symoff column is cut to the width of the symbol names
-	if ! perf report --stdio -i "${data}" --sort symoff,type -F sample,symoff,type \
-			-t '|' -w 12,4096,4096 > "${dir}/perf.types" 2> "${dir}/perf.err"; then
+	if ! perf report --stdio -i "${data}" --sort dso,symoff,type -F sample,dso,symoff,type \
+			-t '|' -w 12,4096,4096,4096 > "${dir}/perf.types" 2> "${dir}/perf.err"; then
 		echo "perf report --sort type failed:"
 		cat "${dir}/perf.err"
 		return 1
@@ -46,10 +47,11 @@ dprof_user_compare() {
 		}
 		next
 	}
-	# perf report -t "|": samples|[.] symoff|type
+	# perf report -t "|": samples|dso|[.] symoff|type
 	{
 		split($0, f, "|")
-		cnt = trim(f[1]) + 0; where = trim(f[2]); type = trim(f[3])
+		cnt = trim(f[1]) + 0; dso = trim(f[2]); where = trim(f[3])
+		type = trim(f[4])
 		if (trim(f[1]) !~ /^[0-9]+$/)
 			next
 		sub(/^\[.\] /, "", where)
@@ -57,13 +59,20 @@ dprof_user_compare() {
 		    type == "(stack canary)")
 			next
 		typed += cnt
+		dso_typed[dso] += cnt
 		ok = got[where, type] + precise[where]
 		if (ok > cnt)
 			ok = cnt
 		agreed += ok
+		dso_agreed[dso] += ok
 		if (ok < cnt)
 			printf "DIFF %s %s %d:%s\n", where, type, cnt, seen[where]
 	}
-	END { printf "typed %d agreed %d\n", typed, agreed }
+	END {
+		printf "typed %d agreed %d\n", typed, agreed
+		for (dso in dso_typed)
+			printf "dso %s typed %d agreed %d\n", dso, dso_typed[dso],
+			       dso_agreed[dso]
+	}
 	' "${dir}/dprof.samples" "${dir}/perf.types"
 }
