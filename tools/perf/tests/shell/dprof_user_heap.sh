@@ -12,30 +12,11 @@
 set -u
 
 err=0
-dir=$(mktemp -d /tmp/__perf_test.dprof_heap.XXXXX)
-src="$(dirname "$0")/lib/dprof_user"
+dprof_test="dprof user heap test"
+# shellcheck source=lib/dprof_user.sh
+. "$(dirname "$0")/lib/dprof_user.sh"
+dprof_user_setup dprof_heap
 
-cleanup() {
-	rm -rf "${dir}"
-	trap - EXIT TERM INT
-}
-
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
-
-skip() {
-	echo "dprof user heap test [Skipped: $1]"
-	cleanup
-	exit 2
-}
-
-if ! perf record -o /dev/null -e cpu-clock --intr-regs=ip -- true >/dev/null 2>&1; then
-	skip "cannot sample cpu-clock with interrupt registers"
-fi
-command -v gcc >/dev/null || skip "no gcc to build the test program"
 if ! gcc -g -O1 -fno-inline -pthread -o "${dir}/heap" "${src}/heap.c" 2> "${dir}/cc.err"; then
 	echo "dprof user heap test [Failed: build]"
 	cat "${dir}/cc.err"

@@ -6,42 +6,21 @@
 # in a hash table, a heap array of structs with a struct on the stack, C++
 # objects made with new, and one that keeps libc's allocator busy, typed
 # with libc's own DWARF when installed: libc6-dbg), record each with the
-# software sampler (without
-# the allocator's uprobes: the types come from DWARF alone), and compare
-# perf dprof report --samples with perf report --sort symoff,type on the
-# same perf.data: every sample perf's data-type profiling types, dprof
-# must type the same, or more precisely (an allocator object or a named
-# variable).  The agreement rate of each program is printed.
+# software sampler (without the allocator's uprobes: the types come from
+# DWARF alone), and compare perf dprof report --samples with perf report
+# --sort symoff,type on the same perf.data: every sample perf's data-type
+# profiling types, dprof must type the same, or more precisely (an
+# allocator object or a named variable).  The agreement rate of each
+# program is printed, and per DSO.
 
 set -u
 
 err=0
-dir=$(mktemp -d /tmp/__perf_test.dprof_user.XXXXX)
-src="$(dirname "$0")/lib/dprof_user"
+dprof_test="dprof user types test"
 # shellcheck source=lib/dprof_user.sh
 . "$(dirname "$0")/lib/dprof_user.sh"
+dprof_user_setup dprof_user
 
-cleanup() {
-	rm -rf "${dir}"
-	trap - EXIT TERM INT
-}
-
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
-
-skip() {
-	echo "dprof user types test [Skipped: $1]"
-	cleanup
-	exit 2
-}
-
-if ! perf record -o /dev/null -e cpu-clock --intr-regs=ip -- true >/dev/null 2>&1; then
-	skip "cannot sample cpu-clock with interrupt registers"
-fi
-command -v gcc >/dev/null || skip "no gcc to build the test programs"
 if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
 	skip "perf built without DWARF support: no data-type profiling"
 fi

@@ -1,7 +1,46 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# perf dprof: compare the types perf's data-type profiling gives a
-# recording's samples with those perf dprof report gives them.
+# Shared by the perf dprof user-program tests (dprof_user_*.sh): the
+# set-up (job directory, skip rule, the programs' sources) and the
+# comparison of the types perf's data-type profiling gives a recording's
+# samples with those perf dprof report gives them.  A test sets
+# dprof_test to its name for the result lines, then
+#
+#	dprof_user_setup NAME
+#	... builds from ${src}, records into ${dir}, checks ...
+#	cleanup; exit ${err}
+
+# the test programs' sources
+src="$(dirname "${BASH_SOURCE[0]}")/dprof_user"
+
+cleanup() {
+	rm -rf "${dir}"
+	trap - EXIT TERM INT
+}
+
+trap_cleanup() {
+	cleanup
+	exit 1
+}
+
+skip() {
+	echo "${dprof_test} [Skipped: $*]"
+	cleanup
+	exit 2
+}
+
+# dprof_user_setup NAME
+# A job directory ${dir}, /tmp/__perf_test.NAME.XXXXX, removed on exit (an
+# interrupted test fails); skip unless cpu-clock can be sampled with
+# interrupt registers (the software sampler) and gcc builds the programs.
+dprof_user_setup() {
+	dir=$(mktemp -d "/tmp/__perf_test.$1.XXXXX")
+	trap trap_cleanup EXIT TERM INT
+	if ! perf record -o /dev/null -e cpu-clock --intr-regs=ip -- true >/dev/null 2>&1; then
+		skip "cannot sample cpu-clock with interrupt registers"
+	fi
+	command -v gcc >/dev/null || skip "no gcc to build the test programs"
+}
 
 # dprof_user_compare DATA OUTDIR
 #
