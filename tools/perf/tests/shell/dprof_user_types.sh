@@ -77,6 +77,30 @@ while IFS=: read -r prog cc type kind; do
 		awk '/^dso / { printf "dprof user types test: %s: in %s perf typed %d, dprof agrees on %d\n", prog, $2, $4, $6 }' \
 			prog="${prog}" "${dir}/${prog}.res"
 		built="${built} ${prog}"
+		# Samples with no address (an lea, a compare fused with its
+		# jump) are '(operand only)' rows, with no object; DWARF-typed
+		# rows count objects by their address.
+		perf dprof report --stdio -i "${dir}/${prog}.data" > "${dir}/${prog}.rep" 2>&1
+		if ! awk '
+			function objects(   i) {
+				for (i = 1; i < NF; i++)
+					if ($i == "n/a" && $(i + 1) == "n/a")
+						return $(i + 2)
+				return -1
+			}
+			/^# typed by the operand alone/ { want = 1 }
+			/\(operand only\)/ { operand++; if (objects() != 0) bad = bad "\n" $0 }
+			/\(no alloc event: DWARF\)/ { if (objects() < 1) bad = bad "\n" $0 }
+			END {
+				if (bad != "")
+					print "rows with the wrong object count:" bad
+				if (want && !operand)
+					print "no (operand only) row for the operand samples"
+				exit bad != "" || (want && !operand)
+			}' "${dir}/${prog}.rep" > "${dir}/${prog}.rows"; then
+			echo "dprof user types test [Failed: ${prog}: $(cat "${dir}/${prog}.rows")]"
+			err=1
+		fi
 		;;
 	esac
 	# grow's samples that count are libc's: typed only with its DWARF

@@ -36,6 +36,7 @@ static const char * const kind_str[DPROF_KIND__MAX] = {
 	[DPROF_KIND_TYPED]	= "DWARF-typed",
 	[DPROF_KIND_STACK]	= "stack",
 	[DPROF_KIND_HEAP]	= "heap",
+	[DPROF_KIND_OPERAND]	= "operand",
 };
 
 const char *dprof_unres__str(enum dprof_unres r)
@@ -404,6 +405,7 @@ static bool dprof_class__same_row(const struct dprof_class *a,
 		       !strcmp(a->site_name, b->site_name);
 	case DPROF_KIND_TYPED:
 	case DPROF_KIND_STACK:
+	case DPROF_KIND_OPERAND:
 		return a->name && b->name && !strcmp(a->name, b->name);
 	case DPROF_KIND_STATIC:
 	case DPROF_KIND_PERCPU:

@@ -1002,7 +1002,7 @@ static int dprof_replay__typed_noaddr(struct dprof_replay *r, struct thread *thr
 		r->prof.ea_reasons[DPROF_EA_NO_MEMOP]++;
 		return dprof_replay__unresolved(r, acc, DPROF_UNRES_INSN);
 	}
-	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_TYPED,
+	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_OPERAND,
 					   typed.key, typed.dso);
 	if (!cls)
 		return -ENOMEM;

@@ -261,6 +261,7 @@ static bool dprof_typeinfo__row_type(struct dprof_typeinfo *ti,
 		return dprof_typeinfo__var(ti, row->dso, row, t);
 	case DPROF_KIND_TYPED:
 	case DPROF_KIND_STACK:
+	case DPROF_KIND_OPERAND:
 		return dprof_typeinfo__struct(ti, row->dso, row->name, t);
 	case DPROF_KIND_KMALLOC:
 	case DPROF_KIND_HEAP:
@@ -295,6 +296,9 @@ static void dprof_row_info__describe(const struct dprof_class *row,
 		break;
 	case DPROF_KIND_STACK:
 		strbuf_addstr(sb, "stack (DWARF local)");
+		break;
+	case DPROF_KIND_OPERAND:
+		strbuf_addstr(sb, "(operand only)");
 		break;
 	case DPROF_KIND_HEAP:
 		strbuf_addf(sb, "heap %s", row->site_name ?: "?");
