@@ -700,6 +700,7 @@ struct dprof_heap_call {
 	int	depth;
 	u64	size[DPROF_HEAP_DEPTH];
 	u64	old[DPROF_HEAP_DEPTH];	/* realloc: the object it moves */
+	u64	inner[DPROF_HEAP_DEPTH]; /* what the call it made returned */
 };
 
 /* The live heap objects of process @pid. */
@@ -745,6 +746,7 @@ static int dprof_replay__heap_entry(struct dprof_replay *r, struct evsel *evsel,
 		c->size[c->depth] = size;
 		c->old[c->depth] = evsel__field(evsel, "old") ?
 				   evsel__intval(evsel, sample, "old") : 0;
+		c->inner[c->depth] = 0;
 	}
 	c->depth++;
 	return 0;
@@ -829,8 +831,17 @@ static int dprof_replay__heap_return(struct dprof_replay *r, struct evsel *evsel
 	if (!hashmap__find(r->heap_calls, sample->tid, &c) || !c->depth)
 		return 0;
 	/* malloc inside operator new, realloc: the outer call makes the object */
-	if (--c->depth)
+	if (--c->depth) {
+		if (c->depth <= DPROF_HEAP_DEPTH)
+			c->inner[c->depth - 1] = ptr;
 		return 0;
+	}
+	/*
+	 * posix_memalign returns an error code and gives the pointer through
+	 * an argument: it is what its _mid_memalign call returned.
+	 */
+	if (evsel__field(evsel, "rc"))
+		ptr = evsel__intval(evsel, sample, "rc") ? 0 : c->inner[0];
 	size = c->size[0];
 	old = c->old[0];
 	if (!ptr)	/* failed, or realloc(p, 0): its free was seen */
