@@ -25,15 +25,17 @@ if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ 
 	skip "perf built without DWARF support: no data-type profiling"
 fi
 
-# program, compiler and flags, the row dprof must show, and its kind
+# program, compiler and flags, the row dprof must show, its kind, and
+# record options (grow spends most of its time in the kernel: sample its
+# user-space moments every 20 us)
 progs="hash:gcc -O2:struct entry:DWARF-typed
 array:gcc -O1:struct particle:DWARF-typed
 array:gcc -O1:struct totals:stack
 objects:g++ -O2:Account:DWARF-typed
-grow:gcc -O1:struct malloc_chunk:DWARF-typed"
+grow:gcc -O1:struct malloc_chunk:DWARF-typed:-c 20000"
 
 built=""
-while IFS=: read -r prog cc type kind; do
+while IFS=: read -r prog cc type kind ropts; do
 	ext=c
 	[ "${prog}" = objects ] && ext=cc
 	case " ${built} " in
@@ -50,7 +52,8 @@ while IFS=: read -r prog cc type kind; do
 			err=1
 			continue
 		fi
-		if ! perf dprof record --sampler=soft --no-kmem --no-heap -o "${dir}/${prog}.data" \
+		# shellcheck disable=SC2086
+		if ! perf dprof record --sampler=soft --no-kmem --no-heap ${ropts} -o "${dir}/${prog}.data" \
 				-- "${dir}/${prog}" 1 > "${dir}/rec.out" 2>&1; then
 			echo "dprof user types test [Failed: record ${prog}]"
 			cat "${dir}/rec.out"
