@@ -68,7 +68,10 @@ while IFS=: read -r prog cc type kind ropts; do
 			continue
 		fi
 		read -r _ typed _ agreed < <(grep '^typed ' "${dir}/${prog}.res")
-		if [ -z "${typed}" ] || [ "${typed}" -eq 0 ]; then
+		if [ "${prog}" = grow ] && [ "${typed:-0}" -eq 0 ]; then
+			echo "dprof user types test: perf typed no sample of grow (no libc debuginfo, e.g. libc6-dbg?): libc not tested"
+			continue
+		elif [ -z "${typed}" ] || [ "${typed}" -eq 0 ]; then
 			echo "dprof user types test [Failed: perf typed no sample of ${prog}]"
 			err=1
 		elif [ "${agreed}" -ne "${typed}" ]; then
