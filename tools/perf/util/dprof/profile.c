@@ -36,6 +36,7 @@ static const char * const kind_str[DPROF_KIND__MAX] = {
 	[DPROF_KIND_TYPED]	= "DWARF-typed",
 	[DPROF_KIND_STACK]	= "stack",
 	[DPROF_KIND_HEAP]	= "heap",
+	[DPROF_KIND_OPERAND]	= "operand",
 };
 
 const char *dprof_unres__str(enum dprof_unres r)
@@ -422,7 +423,8 @@ static int dprof_class__cmp_id(const struct dprof_class *a,
 		return ret;
 	if (a->obj_size != b->obj_size)
 		return a->obj_size < b->obj_size ? -1 : 1;
-	if (a->kind == DPROF_KIND_TYPED || a->kind == DPROF_KIND_STACK)
+	if (a->kind == DPROF_KIND_TYPED || a->kind == DPROF_KIND_STACK ||
+	    a->kind == DPROF_KIND_OPERAND)
 		return 0;
 	return a->key < b->key ? -1 : a->key > b->key;
 }
@@ -449,6 +451,7 @@ static bool dprof_class__same_row(const struct dprof_class *a,
 		       !strcmp(a->site_name, b->site_name);
 	case DPROF_KIND_TYPED:
 	case DPROF_KIND_STACK:
+	case DPROF_KIND_OPERAND:
 		/*
 		 * One name, one row per DSO: a program's own "struct worker"
 		 * is not the kernel's, and the row is typed in its DSO.
