@@ -120,16 +120,19 @@ awk '/^# path [0-9]+: / { n = $4 } /\(free\)/ && n {
 	tm = $1; fn = $2; u = 1e-9
 	if (tm ~ /us$/) u = 1e-6; else if (tm ~ /ms$/) u = 1e-3; else if (tm ~ /[^nmu]s$/) u = 1
 	sub(/[nmu]?s$/, "", tm); print n, fn, tm * u; n = 0 }' "${job}/paths.txt" > "${job}/frees"
+# (the watch itself follows an object until the slab allocator frees it,
+# the batch: objects allocated meanwhile are not watched)
 hist=$(awk '{ n += $1 } END { print n + 0 }' "${job}/frees")
-[ "$hist" -ge $((nrcu / 2)) ] ||
-	fail "$hist histories of eventpoll_epi ending in a free, want >= $((nrcu / 2)) of $nrcu objects"
+[ "$hist" -ge 5 ] ||
+	fail "$hist histories of eventpoll_epi ending in a free, want >= 5 of $nrcu objects"
 bad=$(grep -vE '^[0-9]+ (ep_remove[a-z_]*|__ep_remove|ep_clear_and_put|do_epoll_ctl|__x64_sys_epoll_ctl) ' "${job}/frees")
 [ -z "$bad" ] || fail "histories that end elsewhere than the kfree_rcu() caller: $bad"
 # the histories' mean alloc -> free time is perf script's alloc ->
-# kfree_rcu (10%), and the batched free is later
+# kfree_rcu (20%: the histories are a sample of the objects), far from
+# the batched free
 rep_life=$(awk '{ s += $1 * $3; n += $1 } END { printf "%.9f\n", n ? s / n : 0 }' "${job}/frees")
 awk -v a="$rep_life" -v b="$life" -v l="$late" 'BEGIN {
-	exit !(b > 0 && a > 0.9 * b && a < 1.1 * b && l > 0) }' ||
+	exit !(b > 0 && a > 0.8 * b && a < 1.2 * b && a < b + l / 2) }' ||
 	fail "history lifetime ${rep_life}s, perf script: ${life}s to kfree_rcu, then ${late}s more to the batched free"
 
 if [ $err -ne 0 ]; then

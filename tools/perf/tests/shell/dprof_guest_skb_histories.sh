@@ -33,7 +33,7 @@
 # on the UDP flood: the paths show the transmit side (CPU 0) and the
 # receive side, with a CPU change to the receiver on CPU 1;
 # on the TAP stream: perf script shows sk_buffs put into and taken from
-# the per-CPU cache, and histories start there.
+# the per-CPU cache (or kept by GRO for the next packet).
 #
 # Needs (else skipped): DPROF_KERNEL, DPROF_VMLINUX, DPROF_RUN_IN_VM, as in
 # dprof_guest_slab.sh, python3 and ip (iproute2) in the guest (the host's
