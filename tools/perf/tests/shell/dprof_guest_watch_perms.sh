@@ -54,12 +54,15 @@ for c in *; do [ -L "$c" ] || [ ! -f "$c/watch_id" ] || echo "$c $(cat "$c/watch
 grep -r . /sys/bus/event_source/devices/slab_watch/ 2> /dev/null | grep -v /power/ > /mnt/pmu_files
 id=$(cat /sys/kernel/slab/filp/watch_id)
 echo 2 > /proc/sys/kernel/perf_event_paranoid
+# the job dir is private to root: the probe goes where nobody can read it
+install -m 644 /mnt/probe.py /tmp/probe.py
+cd /tmp
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 {
-echo "nobody cpu $(nobody python3 /mnt/probe.py $id 0 -1)"
-echo "nobody task $(nobody python3 /mnt/probe.py $id -1 0)"
-echo "root cpu $(python3 /mnt/probe.py $id 0 -1)"
-echo "root unknown $(python3 /mnt/probe.py 4000000000 0 -1)"
+echo "nobody cpu $(nobody python3 /tmp/probe.py $id 0 -1)"
+echo "nobody task $(nobody python3 /tmp/probe.py $id -1 0)"
+echo "root cpu $(python3 /tmp/probe.py $id 0 -1)"
+echo "root unknown $(python3 /tmp/probe.py 4000000000 0 -1)"
 } > /mnt/probe.out 2>&1
 '
 dprof_guest_ran probe.out "3:$DPROF_KERNEL: no slab_watch PMU (kernel-patches/ with CONFIG_SLAB_WATCH=y)"
