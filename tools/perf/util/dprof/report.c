@@ -373,7 +373,11 @@ static void dprof_suggest(struct dprof_suggestion *s, const char *want,
 	for (i = 0; i < DPROF_SUGGEST; i++) {
 		if (s[i].name && !strcmp(s[i].name, name))
 			return;
-		if (!s[i].name || d < s[i].dist)
+	}
+	/* closest first, equals by name: rows come in hash order */
+	for (i = 0; i < DPROF_SUGGEST; i++) {
+		if (!s[i].name || d < s[i].dist ||
+		    (d == s[i].dist && strcmp(name, s[i].name) < 0))
 			break;
 	}
 	if (i == DPROF_SUGGEST)

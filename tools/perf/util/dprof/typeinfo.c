@@ -292,9 +292,13 @@ static void dprof_row_info__describe(const struct dprof_class *row,
 		break;
 	case DPROF_KIND_TYPED:
 		strbuf_addstr(sb, "(no alloc event: DWARF)");
+		if (row->dso && dso__kernel(row->dso) == DSO_SPACE__USER)
+			strbuf_addf(sb, " (%s)", dso__short_name(row->dso));
 		break;
 	case DPROF_KIND_STACK:
 		strbuf_addstr(sb, "stack (DWARF local)");
+		if (row->dso && dso__kernel(row->dso) == DSO_SPACE__USER)
+			strbuf_addf(sb, " (%s)", dso__short_name(row->dso));
 		break;
 	case DPROF_KIND_HEAP:
 		strbuf_addf(sb, "heap %s", row->site_name ?: "?");
