@@ -156,6 +156,7 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 		json_u64(fp, "mempool_put", rec->nr_mempool_put, false);
 		json_u64(fp, "mempool_get", rec->nr_mempool_get, false);
 		json_u64(fp, "mempool_unknown", rec->nr_mempool_unknown, false);
+		json_u64(fp, "kfree_rcu", rec->nr_kfree_rcu, false);
 		fprintf(fp, "}");
 	} else {
 		fprintf(fp, "null");

@@ -172,6 +172,9 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 		fprintf(fp, "# recycled: %" PRIu64 " objects put aside by mempool-like caches (lifetime ends), %"
 			PRIu64 " taken back (lifetime starts; %" PRIu64 " of unknown objects)\n",
 			rec->nr_mempool_put, rec->nr_mempool_get, rec->nr_mempool_unknown);
+	if (rec->nr_kfree_rcu)
+		fprintf(fp, "# kfree_rcu: %" PRIu64 " objects handed to kfree_rcu() (lifetime ends at the call, not at the batched free)\n",
+			rec->nr_kfree_rcu);
 	if (prof->typed_in_slab)
 		fprintf(fp, "# slab objects typed by DWARF operand only: %.1f%% of samples\n",
 			dprof_pct(prof->typed_in_slab, total));

@@ -386,6 +386,27 @@ static int dprof_replay__mempool_put(struct dprof_replay *r, struct evsel *evsel
 				     evsel__strval(evsel, sample, "name"), /*put=*/true);
 }
 
+/*
+ * kmem:kfree_rcu (kernel-patches/): the object's user is done with it; the
+ * slab allocator frees it a grace period later, in a batch run by another
+ * task (not in a per-task recording).  Its lifetime, and its free call
+ * site, are the kfree_rcu() call's; the batch's free of it is no unknown
+ * free.
+ */
+static int dprof_replay__kfree_rcu(struct dprof_replay *r, struct evsel *evsel,
+				   struct perf_sample *sample,
+				   struct machine *machine __maybe_unused)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr");
+
+	if (dprof_ptr__no_object(ptr))
+		return 0;
+	r->rec.nr_kfree_rcu++;
+	return dprof_replay__end_obj(r, sample, ptr,
+				     evsel__intval(evsel, sample, "call_site"),
+				     evsel__strval(evsel, sample, "name"), /*put=*/true);
+}
+
 static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr);
 
 /*
@@ -687,6 +708,7 @@ static const struct evsel_str_handler dprof_kmem_handlers[] = {
 	{ DPROF_SLAB_FREE_TRACEPOINT,	dprof_replay__slab_free, },
 	{ DPROF_MEMPOOL_PUT_TRACEPOINT,	dprof_replay__mempool_put, },
 	{ DPROF_MEMPOOL_GET_TRACEPOINT,	dprof_replay__mempool_get, },
+	{ DPROF_KFREE_RCU_TRACEPOINT,	dprof_replay__kfree_rcu, },
 };
 
 /* ---------------------------------------------------------------------- */

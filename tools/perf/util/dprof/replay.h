@@ -39,6 +39,7 @@ struct perf_session;
  * @nr_mempool_put: objects put aside by mempool-like caches
  * @nr_mempool_get: ... and taken back into use
  * @nr_mempool_unknown: ... taken back, of no known object or size
+ * @nr_kfree_rcu: objects handed to kfree_rcu(): their lifetime ends there
  * @nr_lost: events lost while recording
  * @nr_implausible: events skipped: objects or watch hits past the top of
  *                  the address space, or bigger than any allocation
@@ -75,6 +76,7 @@ struct dprof_recording {
 	u64			nr_mempool_put;
 	u64			nr_mempool_get;
 	u64			nr_mempool_unknown;
+	u64			nr_kfree_rcu;
 	u64			nr_lost;
 	u64			nr_implausible;
 	u64			nr_damaged;
