@@ -90,10 +90,11 @@ while IFS=: read -r name opts; do
 	done
 done <<< "${views}"
 
-# one struct worker row per DSO, with the members of that DSO's layout
-rows=$(grep -c '^ *struct worker ' "${dir}/profile.1")
+# one DWARF-typed struct worker row per DSO, with the members of that DSO's
+# layout (samples typed by an operand alone, no address, are rows of their own)
+rows=$(grep -c '^ *struct worker *(no alloc event: DWARF)' "${dir}/profile.1")
 if [ "${rows}" -ne 2 ]; then
-	fail "${rows} struct worker rows, not one per DSO"
+	fail "${rows} DWARF-typed struct worker rows, not one per DSO"
 	grep 'struct worker' "${dir}/profile.1"
 fi
 if ! grep -E '^ *struct worker .*\(twins\) .*(loops|busy) ' "${dir}/profile.1" |
