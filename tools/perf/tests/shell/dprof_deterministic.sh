@@ -15,37 +15,16 @@ set -u
 
 err=0
 runs=5
-dir=$(mktemp -d /tmp/__perf_test.dprof_det.XXXXX)
-src="$(dirname "$0")/lib/dprof_user"
+dprof_test="dprof deterministic test"
 # shellcheck source=lib/dprof_user.sh
 . "$(dirname "$0")/lib/dprof_user.sh"
 
-cleanup() {
-	rm -rf "${dir}"
-	trap - EXIT TERM INT
-}
-
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
-
-skip() {
-	echo "dprof deterministic test [Skipped: $1]"
-	cleanup
-	exit 2
-}
-
 fail() {
-	echo "dprof deterministic test [Failed: $1]"
+	echo "${dprof_test} [Failed: $1]"
 	err=1
 }
 
-if ! perf record -o /dev/null -e cpu-clock --intr-regs=ip -- true >/dev/null 2>&1; then
-	skip "cannot sample cpu-clock with interrupt registers"
-fi
-command -v gcc >/dev/null || skip "no gcc to build the test program"
+dprof_user_setup dprof_det
 if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
 	skip "perf built without DWARF support: no data-type profiling"
 fi

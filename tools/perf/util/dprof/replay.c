@@ -368,6 +368,23 @@ static int dprof_replay__kfree(struct dprof_replay *r, struct evsel *evsel,
 }
 
 /*
+ * An event that ends an object's lifetime before the slab free does
+ * (ptr, call_site, name): counted in *count.
+ */
+static int dprof_replay__put_obj(struct dprof_replay *r, struct evsel *evsel,
+				 struct perf_sample *sample, u64 *count)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr");
+
+	if (dprof_ptr__no_object(ptr))
+		return 0;
+	(*count)++;
+	return dprof_replay__end_obj(r, sample, ptr,
+				     evsel__intval(evsel, sample, "call_site"),
+				     evsel__strval(evsel, sample, "name"), /*put=*/true);
+}
+
+/*
  * kmem:mempool_put (kernel-patches/): a mempool, the sk_buff per-CPU
  * caches or io_uring's put an object aside: its use, and its lifetime,
  * end here, not at the slab free that may come much later.
@@ -376,14 +393,7 @@ static int dprof_replay__mempool_put(struct dprof_replay *r, struct evsel *evsel
 				     struct perf_sample *sample,
 				     struct machine *machine __maybe_unused)
 {
-	u64 ptr = evsel__intval(evsel, sample, "ptr");
-
-	if (dprof_ptr__no_object(ptr))
-		return 0;
-	r->rec.nr_mempool_put++;
-	return dprof_replay__end_obj(r, sample, ptr,
-				     evsel__intval(evsel, sample, "call_site"),
-				     evsel__strval(evsel, sample, "name"), /*put=*/true);
+	return dprof_replay__put_obj(r, evsel, sample, &r->rec.nr_mempool_put);
 }
 
 /*
@@ -397,14 +407,7 @@ static int dprof_replay__kfree_rcu(struct dprof_replay *r, struct evsel *evsel,
 				   struct perf_sample *sample,
 				   struct machine *machine __maybe_unused)
 {
-	u64 ptr = evsel__intval(evsel, sample, "ptr");
-
-	if (dprof_ptr__no_object(ptr))
-		return 0;
-	r->rec.nr_kfree_rcu++;
-	return dprof_replay__end_obj(r, sample, ptr,
-				     evsel__intval(evsel, sample, "call_site"),
-				     evsel__strval(evsel, sample, "name"), /*put=*/true);
+	return dprof_replay__put_obj(r, evsel, sample, &r->rec.nr_kfree_rcu);
 }
 
 static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr);
