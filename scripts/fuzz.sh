@@ -10,7 +10,8 @@
 #   3. FUZZ_N mutants (scripts/fuzz/mutate.py), each through one of the
 #      views of FUZZ_VIEWS in turn (default: profile classify workingset flow;
 #      each replays the whole file through perf's reader)
-#   4. a crash is death by a signal, a hang a run over FUZZ_TIMEOUT s, a
+#   4. a crash is death by a signal, a hang a run over FUZZ_TIMEOUT CPU
+#      seconds (or 10x that in wall time, blocked), a
 #      sanitizer report any ASan/UBSan message; each is kept with what was
 #      damaged in $BUILD_DIR/fuzz/found
 #
@@ -85,12 +86,15 @@ trap 'summary; echo "fuzz: stopped after $runs of $n mutants" >&2; exit 1' TERM 
 for m in "$dir"/mutants/m*.data; do
 	for view in "${views[$((runs % ${#views[@]}))]}"; do
 		rc=0
-		timeout -s KILL "$limit" "$perf" dprof report --stdio -i "$m" \
-			--view=$view > /dev/null 2> "$dir/err" || rc=$?
+		# CPU seconds: on a loaded machine wall time says little; a
+		# run blocked without using CPU still ends at 10x the limit
+		(ulimit -t "$limit"
+		 exec timeout -s KILL $((limit * 10)) "$perf" dprof report --stdio -i "$m" \
+			--view=$view) > /dev/null 2> "$dir/err" || rc=$?
 		what=
 		if grep -qE 'ERROR: AddressSanitizer|runtime error:' "$dir/err"; then
 			what=sanitizer; reports=$((reports + 1))
-		elif [ $rc = 137 ]; then
+		elif [ $rc = 137 ] || [ $rc = 152 ]; then	# SIGKILL, SIGXCPU
 			what=hang; hangs=$((hangs + 1))
 		elif [ $rc -gt 128 ] && [ $rc -lt 160 ]; then
 			what=crash; crashes=$((crashes + 1))
