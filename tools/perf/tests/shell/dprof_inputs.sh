@@ -245,6 +245,41 @@ print(off + size // 2)' "${tmp}/tp.data")" "${tmp}/tp.data" > "${tmp}/tp-cut.dat
 	fi
 fi
 
+# a damaged count of PMU capabilities (HEADER_PMU_CAPS, which recordings
+# made here have): perf allocated and zeroed ~5.5 GB by it, seconds of CPU
+# for a tiny file (a fuzz "hang" under ASan); now it is refused at once
+if command -v python3 > /dev/null &&
+   perf record -q -e cpu-clock -o "${tmp}/caps.data" -- true > /dev/null 2>&1 &&
+   python3 - "${tmp}/caps.data" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+off, size = struct.unpack_from("<QQ", b, 40)
+feat = struct.unpack_from("<4Q", b, 72)
+bits = [i for i in range(256) if feat[i // 64] >> (i % 64) & 1]
+if 31 not in bits:		# HEADER_PMU_CAPS
+    sys.exit(1)
+o, n = struct.unpack_from("<QQ", b, off + size + 16 * bits.index(31))
+struct.pack_into("<I", b, o, 0x0842084a)	# what a fuzz bit flip made of 0
+open(sys.argv[1], "wb").write(b)
+PY
+then
+	# CPU seconds, not wall time: the check holds on a loaded machine
+	(ulimit -t 1; exec perf report --header-only -i "${tmp}/caps.data") > /dev/null 2>&1
+	rc=$?
+	if [ $rc -gt 128 ]; then
+		echo "dprof inputs test [Failed: a damaged PMU capability count: perf report --header-only over 1 s of CPU (exit $rc)]"
+		err=1
+	fi
+	timeout 60 perf dprof report --stdio -i "${tmp}/caps.data" > /dev/null 2>&1
+	rc=$?
+	if [ $rc = 124 ] || { [ $rc -gt 128 ] && [ $rc -lt 160 ]; }; then
+		echo "dprof inputs test [Failed: a damaged PMU capability count: exit $rc]"
+		err=1
+	fi
+else
+	echo "dprof inputs test: no recording with PMU capabilities here, their count not tested"
+fi
+
 # no such file
 if perf dprof report --stdio -i "${tmp}/missing.data" > /dev/null 2>&1; then
 	echo "dprof inputs test [Failed: missing file accepted]"
