@@ -135,6 +135,11 @@ off, size = struct.unpack_from("<QQ", b, 40)
 huge = bytearray(b)
 struct.pack_into("<Q", huge, 48, (1 << 64) - 1)
 open(tmp + "/huge.data", "wb").write(huge)
+# the data section moved to an odd offset inside it (a fuzz mutant: the
+# reader read misaligned records, UBSan's report)
+odd = bytearray(b)
+struct.pack_into("<Q", odd, 40, off + size // 2 + 2)
+open(tmp + "/odd.data", "wb").write(odd)
 # the last event attribute's ids section: 2^63 bytes (perf allocates by it)
 ids = bytearray(b)
 attr_size, attrs, attrs_size = struct.unpack_from("<QQQ", b, 16)
@@ -163,6 +168,7 @@ struct.pack_into("<Q", b, samples[1] + 8 + 8 * idpos, 0xdeadbeefdeadbeef)
 open(tmp + "/badid.data", "wb").write(b)
 PY
 	damaged huge.data "is damaged: its data section"
+	damaged odd.data "not on an 8-byte boundary"
 	damaged ids.data "the ids of its event attribute at byte"
 
 	# the reader stops at the damaged size and the report says where

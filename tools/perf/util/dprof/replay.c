@@ -1512,6 +1512,12 @@ static int dprof_replay__check_file(const char *path)
 	 * Cut in the data section: perf reads the records there are (the
 	 * report says where they end), the feature sections are lost.
 	 */
+	/* records are u64 aligned: reading them elsewhere is undefined */
+	if (h.data.offset % sizeof(u64)) {
+		pr_err("dprof: %s is damaged: its data section starts at byte %" PRIu64
+		       ", not on an 8-byte boundary; re-record it\n", path, (u64)h.data.offset);
+		goto out_err;
+	}
 	if (__builtin_add_overflow(h.data.offset, h.data.size, &end)) {
 		pr_err("dprof: %s is damaged: its data section (%" PRIu64 " bytes at byte %" PRIu64
 		       ") is past the end of any file; re-record it\n",
