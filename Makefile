@@ -9,6 +9,8 @@
 #   make doc           $(BUILD_DIR)/man/man1/perf-dprof.1 (asciidoc, xmlto)
 #   make fuzz          damaged perf.data through perf dprof report under
 #                      ASan + UBSan (FUZZ_N mutants, default 2000; long)
+#   make watch-fuzz    fuzz the slab_watch PMU in the KASAN + lockdep guest
+#                      (WATCH_FUZZ_SECONDS, default 600; not in make check)
 #   make clean         remove $(BUILD_DIR) (the unpacked source and ccache stay)
 #
 # Variables: BUILD_DIR, DPROF_CACHE, LINUX_SRC (a kernel tree to use instead
@@ -51,7 +53,10 @@ doc:
 fuzz:
 	$(ENV) scripts/fuzz.sh
 
+watch-fuzz: tree
+	$(ENV) scripts/watch-fuzz.sh
+
 clean:
 	rm -rf "$(BUILD_DIR)"
 
-.PHONY: all perf tree kernel run check vm series doc fuzz clean
+.PHONY: all perf tree kernel run check vm series doc fuzz watch-fuzz clean

@@ -166,16 +166,21 @@ tlb:
 	return data_src.val;
 }
 
-/* Other cores' SPE: arm_spe__synth_data_source_generic() */
-static u64 spe_generic(u64 mem_lvl, bool remote)
+/* Other cores' SPE: arm_spe__synth_data_source_generic(), loads and stores */
+static u64 spe_generic_op(bool store, u64 mem_lvl, bool remote)
 {
 	union perf_mem_data_src data_src = { .mem_op = PERF_MEM_OP_NA };
 
-	data_src.mem_op = PERF_MEM_OP_LOAD;
+	data_src.mem_op = store ? PERF_MEM_OP_STORE : PERF_MEM_OP_LOAD;
 	data_src.mem_lvl = mem_lvl;
 	if (remote)
 		data_src.mem_remote = PERF_MEM_REMOTE_REMOTE;
 	return data_src.val;
+}
+
+static u64 spe_generic(u64 mem_lvl, bool remote)
+{
+	return spe_generic_op(false, mem_lvl, remote);
 }
 
 /* --- the table ---------------------------------------------------------- */
@@ -716,6 +721,10 @@ int test__dprof_datasrc(struct test_suite *test __maybe_unused,
 		  spe_generic(PERF_MEM_LVL_L3 | PERF_MEM_LVL_MISS, 0), LV_UNK, F_MISS },
 		{ "spe generic L1D hit", spe_generic(PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT, 0),
 		  LV_L1, 0 },
+		/* c2c counts a store's miss only at L1: it is a miss at L3 too */
+		{ "spe generic store LLC miss",
+		  spe_generic_op(true, PERF_MEM_LVL_L3 | PERF_MEM_LVL_MISS, 0), LV_UNK,
+		  F_MISS | F_WRITE },
 		/* not a load or store: arm_spe__synth_data_source() returns 0 */
 		{ "spe branch: excluded", 0, LV_UNK, F_NO_MEMOP },
 	};

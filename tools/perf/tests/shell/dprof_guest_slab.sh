@@ -78,10 +78,11 @@ if ! "$perf_bin" dprof report --stdio -i "${job}/perf.data" --vmlinux "$DPROF_VM
 	exit 1
 fi
 
-# rank among the rows of the address set: statics, per-cpu variables and
-# DWARF-typed rows depend on what else the kernel did meanwhile
+# rank among the rows of the address set: statics, per-cpu variables,
+# DWARF-typed and operand-only rows depend on what else the kernel did
+# meanwhile
 rows=$(sed -n '/^# Type/,$p' "${job}/report.txt" | grep -E '^  [^ ]' |
-       grep -vE ' (static|percpu) | \(no alloc event' | head -n $top_rows)
+       grep -vE ' (static|percpu) | \((no alloc event|operand only)' | head -n $top_rows)
 row=$(echo "$rows" | grep -m1 -E "$row_re")
 if [ -z "$row" ]; then
 	fail "no filp / struct file row in the top $top_rows"

@@ -46,10 +46,11 @@ score() {
 	BEGIN { split("true_sharing false_sharing conflict capacity unknown", cls, " ") }
 	FNR == NR {
 		# report rows: "  name  cache  misses  miss%  true% false% confl% cap% unk%"
+		# (then measured HITM columns when the PMU measured HITM)
 		if ($0 ~ /^  dm_/ && NF >= 9) {
 			t = $1; rmiss[t] = $3
 			for (k = 1; k <= 5; k++) {
-				v = $(NF - 5 + k); sub(/%$/, "", v); rep[t, k] = v / 100
+				v = $(4 + k); sub(/%$/, "", v); rep[t, k] = v / 100
 			}
 		}
 		next
@@ -124,9 +125,10 @@ drill() {
 			if ($(4 + col) + 0 < 90)
 				bad = bad " " $2 "@" $1 " is " $(4 + col) " " name[col]
 		} else {
-			isum += $3; nip++; seen[$10] = 1
-			if (!($10 in okip))
-				bad = bad " ip " $10 " is not the model'"'"'s"
+			# the code location is the last column
+			isum += $3; nip++; seen[$NF] = 1
+			if (!($NF in okip))
+				bad = bad " ip " $NF " is not the model'"'"'s"
 		}
 	}
 	END {

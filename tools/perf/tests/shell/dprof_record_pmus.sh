@@ -136,6 +136,10 @@ expect "adl hybrid -F 999" \
 expect "neoverse SPE -c 4096 --ldlat 64" \
 	"${m[*]} 8192K -W -d -e arm_spe_0/ts_enable=1,load_filter=1,store_filter=1,min_latency=64,period=4096/" \
 	"$spe" -c 4096 --ldlat 64
+# min_latency filters stores too: --ldlat 0 turns the filter off (classify)
+expect "neoverse SPE --ldlat 0" \
+	"${m[*]} 8192K -W -d -e arm_spe_0/ts_enable=1,load_filter=1,store_filter=1,min_latency=0/" \
+	"$spe" --ldlat 0
 got=$(argv "$skx" --sampler=soft)
 case $got in
 *mem-loads*|*"-W"*) fail "--sampler=soft: the memory PMU is used: $got" ;;
@@ -144,16 +148,22 @@ case $got in
 esac
 
 # The report says the threshold the recording used: perf evlist's config1
-# of the load event (ldlat), none for IBS.
+# of the load event (ldlat), none for IBS; for SPE config2 (min_latency),
+# which filters stores too.
 if perf test -w dprof_cachemodel 2>&1 | grep -q SCENARIO; then
-	for p in pebs ibs; do
+	for p in pebs ibs spe; do
 		perf test -w dprof_cachemodel mixed 1 2 16384 7 $p "$tmp/$p.data" >/dev/null 2>&1 ||
 			{ fail "cannot synthesize a $p recording"; continue; }
 		want=$(perf evlist -v -i "$tmp/$p.data" 2>/dev/null |
 		       sed -n 's/^[^:]*mem-loads[^:]*:.*config1 }: \(0x[0-9a-f]*\).*/\1/p')
 		got=$(perf dprof report --stdio -i "$tmp/$p.data" 2>/dev/null |
-		      sed -n 's/^# load latency threshold: //p')
-		if [ -n "$want" ]; then
+		      sed -n 's/^# load latency threshold: //p; s/^# latency threshold: //p')
+		if [ $p = spe ]; then
+			want=$(perf evlist -v -i "$tmp/$p.data" 2>/dev/null |
+			       sed -n 's/^arm_spe_0.*config2 }: \(0x[0-9a-f]*\).*/\1/p')
+			want="$((want & 0xfff)) cycles (SPE min_latency, on loads and stores alike)"
+			case $got in "$want"*) ;; *) fail "$p: header '$got', perf evlist: $want" ;; esac
+		elif [ -n "$want" ]; then
 			want="$((want & 0xffff)) cycles (PEBS ldlat)"
 			case $got in "$want"*) ;; *) fail "$p: header '$got', perf evlist: $want" ;; esac
 		else

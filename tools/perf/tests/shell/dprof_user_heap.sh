@@ -7,35 +7,19 @@
 # tcache): the data profile must have a heap row of that struct named by
 # its allocation site, with one object per allocation the program reports.
 # Two threads pinned to two CPUs touching the same nodes must flag the row
-# as bouncing; with a node set per thread it must not.
+# as bouncing; with a node set per thread it must not.  Nodes from
+# aligned_alloc, memalign, valloc and (with libc's debug file, which names
+# the function that returns its pointer) posix_memalign are counted one
+# by one too.
 
 set -u
 
 err=0
-dir=$(mktemp -d /tmp/__perf_test.dprof_heap.XXXXX)
-src="$(dirname "$0")/lib/dprof_user"
+dprof_test="dprof user heap test"
+# shellcheck source=lib/dprof_user.sh
+. "$(dirname "$0")/lib/dprof_user.sh"
+dprof_user_setup dprof_heap
 
-cleanup() {
-	rm -rf "${dir}"
-	trap - EXIT TERM INT
-}
-
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
-
-skip() {
-	echo "dprof user heap test [Skipped: $1]"
-	cleanup
-	exit 2
-}
-
-if ! perf record -o /dev/null -e cpu-clock --intr-regs=ip -- true >/dev/null 2>&1; then
-	skip "cannot sample cpu-clock with interrupt registers"
-fi
-command -v gcc >/dev/null || skip "no gcc to build the test program"
 if ! gcc -g -O1 -fno-inline -pthread -o "${dir}/heap" "${src}/heap.c" 2> "${dir}/cc.err"; then
 	echo "dprof user heap test [Failed: build]"
 	cat "${dir}/cc.err"
@@ -112,6 +96,25 @@ for p in perf ${DPROF_SANITIZED_PERF:-}; do
 			err=1
 		fi
 	done
+done
+
+# aligned: 12 nodes from each aligned allocator, each from a function of
+# its own (the row's site)
+record aligned 12 2 || exit 1
+allocated=$(awk '/^allocated/ { print $2 }' "${dir}/aligned.out")
+libc=$(ldd "${dir}/heap" | awk '/libc\.so/ { print $3 }')
+build_id=$(readelf -n "${libc}" 2>/dev/null | awk '/Build ID/ { print $3 }')
+for fn in aligned_alloc memalign valloc posix_memalign; do
+	row=$(grep -E "^  struct node +heap aligned_${fn} \(heap\.c:[0-9]+\)" "${dir}/aligned.rep")
+	objects=$(echo "${row}" | awk '{ for (i = 1; i < NF; i++) if ($i == "n/a" && $(i + 1) == "n/a") { print $(i + 2); exit } }')
+	if [ "${fn}" = posix_memalign ] &&
+	   [ ! -f "/usr/lib/debug/.build-id/${build_id:0:2}/${build_id:2}.debug" ]; then
+		echo "dprof user heap test: no debug file for ${libc} (libc6-dbg): posix_memalign not tested"
+	elif [ -z "${allocated}" ] || [ "${objects}" != "${allocated}" ]; then
+		echo "dprof user heap test [Failed: ${fn}: ${objects:-no} objects, the program allocated ${allocated}]"
+		echo "${row}"
+		err=1
+	fi
 done
 
 if [ "$(nproc)" -ge 2 ]; then

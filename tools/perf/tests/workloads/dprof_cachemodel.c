@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf test -w dprof_cachemodel SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD PLATFORM OUT [STEPS]
+ * perf test -w dprof_cachemodel SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD PLATFORM OUT [STEPS [MINLAT]]
  *
  * Runs a planted scenario on the dprof machine model (tests/dprof/model.c)
  * and writes what a memory-sampling PMU and the kmem tracepoints would
@@ -23,6 +23,18 @@
  *  - adl:  Alder Lake: the first half of the CPUs are cpu_core (Golden
  *          Cove, the aux group, skl data sources), the rest cpu_atom
  *          (Gracemont, grt data sources), each with its own PMU type;
+ *  - spe:  Arm Neoverse N1: an arm_spe_0 event whose samples are SPE
+ *          records in the AUX area, as the hardware writes them (PC,
+ *          context, op type, events, latency counters, data VA, data
+ *          source, timestamp; 64 bytes), handed to perf.data as perf
+ *          record does: PERF_RECORD_AUX from the kernel, PERF_RECORD_AUXTRACE
+ *          with the data, PERF_RECORD_TIME_CONV and the AUXTRACE_INFO
+ *          util/arm-spe.c reads, and the HEADER_AUXTRACE index;
+ *          min_latency (MINLAT, 30 unless given) drops the records of
+ *          loads and stores alike whose total latency is below it;
+ *  - spev2: the same on a Neoverse V2 (MIDR 0x410fd4f0), which perf 6.12
+ *          decodes with the generic SPE mapping (levels from the events
+ *          packet: L1D and LLC access/refill, remote access);
  *  - kmem:kmem_cache_alloc (with the cache name, kernel-patches/0001) and
  *    kmem:kmem_cache_free samples for every object, with a tracing data
  *    section written here from the 6.12 format files, so nothing depends
@@ -39,12 +51,16 @@
 #include <string.h>
 #include <linux/compiler.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/perf_event.h>
 #include <linux/stringify.h>
 #include <linux/zalloc.h>
 #include <perf/event.h>
 
 #include "../tests.h"
+#include "util/arm-spe.h"
+#include "util/arm-spe-decoder/arm-spe-pkt-decoder.h"
+#include "util/auxtrace.h"
 #include "util/header.h"
 #include "util/strbuf.h"
 #include "tests/dprof/model.h"
@@ -106,11 +122,14 @@ enum dcm_platform {
 	DCM_SKX,
 	DCM_SPR,
 	DCM_ADL,
+	DCM_SPE,
+	DCM_SPE_V2,
 };
 
 static const char * const dcm_platform_name[] = {
 	[DCM_ZEN2] = "zen2", [DCM_ZEN4] = "ibs", [DCM_SKX] = "pebs",
-	[DCM_SPR] = "spr", [DCM_ADL] = "adl",
+	[DCM_SPR] = "spr", [DCM_ADL] = "adl", [DCM_SPE] = "spe",
+	[DCM_SPE_V2] = "spev2",
 };
 
 #define DCM_TYPE_CPU_ATOM	10	/* cpu_atom's PMU type on that Alder Lake */
@@ -126,6 +145,7 @@ enum dcm_evsel {
 	DCM_ATOM_STORES,
 	DCM_ALLOC,
 	DCM_FREE,
+	DCM_DUMMY,		/* Arm SPE: perf record's tracking event */
 	DCM__MAX,
 };
 
@@ -139,6 +159,31 @@ enum dcm_evsel {
 				 PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 				 PERF_SAMPLE_ID | PERF_SAMPLE_CPU | \
 				 PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+
+/*
+ * Arm SPE on a Neoverse N1 (MIDR 0x410fd0c0) as arm_spe_recording_options()
+ * sets it up for "perf dprof record -a": arm_spe_0 (PMU type 10 there),
+ * ts_enable, load_filter and store_filter, min_latency, the period; the
+ * CPU, DATA_SRC (so that report knows), -d and -W (WEIGHT on arm64)
+ * sample bits; and a dummy:u tracking event with context switches.
+ */
+#define DCM_SPE_TYPE		10
+#define DCM_SPE_CONFIG		(BIT_ULL(0) | BIT_ULL(33) | BIT_ULL(34))
+#define DCM_SPE_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+				 PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+				 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
+				 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
+				 PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC)
+#define DCM_DUMMY_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+				 PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+				 PERF_SAMPLE_ID | PERF_SAMPLE_CPU | \
+				 PERF_SAMPLE_PERIOD)
+#define DCM_SPE_REC		64	/* PMSIDR_EL1.MaxSize on N1 */
+#define DCM_SPE_BUF		4096	/* AUX data per PERF_RECORD_AUXTRACE */
+/* the generic timer at 100 MHz: 10 ns a tick, exact in TIME_CONV */
+#define DCM_SPE_TICK_NS		10
+#define DCM_SPE_TIME_SHIFT	24
+#define DCM_SPE_TIME_ZERO	500000000ull
 
 /* include/trace/events/kmem.h of 6.12 with kernel-patches/0001, on x86_64 */
 #define DCM_GFP_PRINT \
@@ -211,6 +256,7 @@ struct dcm {
 	FILE			*fp;
 	enum dcm_platform	plat;
 	bool			ibs;
+	bool			spe;		/* Arm SPE: AUX area records */
 	u64			ds_core[16];	/* PEBS data source tables */
 	u64			ds_atom[16];
 	u32			nr_cpus;
@@ -225,6 +271,14 @@ struct dcm {
 	struct dcm_type_truth	truth[DPROF_MODEL_MAX_TYPES];
 	u64			nr_non_mem;
 	u64			nr_below_ldlat;
+	u32			spe_minlat;
+	/* Arm SPE: each CPU's AUX data not yet written, the AUXTRACE index */
+	u8			spe_buf[DPROF_MODEL_MAX_CPUS][DCM_SPE_BUF];
+	u32			spe_len[DPROF_MODEL_MAX_CPUS];
+	u64			spe_aux_off[DPROF_MODEL_MAX_CPUS];
+	u64			spe_last_time[DPROF_MODEL_MAX_CPUS];
+	u64			*spe_index;	/* file offsets of the AUXTRACE events */
+	u32			nr_spe_index;
 };
 
 static u64 dcm__rand(struct dcm *d)
@@ -560,6 +614,161 @@ static u64 dcm__pebs_weight(struct dcm *d, const struct dprof_model_sample *s)
 	return lat[s->level] + (s->remote_ccx ? 100 : 0) + dcm__rand(d) % 8;
 }
 
+/* perf time (ns) and the generic timer's count, as TIME_CONV says */
+static u64 dcm__spe_ticks(u64 time)
+{
+	return (dcm__time(time) - DCM_SPE_TIME_ZERO) / DCM_SPE_TICK_NS;
+}
+
+/*
+ * The AUX data the kernel has for @cpu: PERF_RECORD_AUX (from the
+ * kernel, with the SPE event's sample id), then what perf record's
+ * __auxtrace_mmap__read() writes: PERF_RECORD_AUXTRACE and the data.
+ * The event's file offset goes in the index (HEADER_AUXTRACE).
+ */
+static int dcm__spe_flush(struct dcm *d, u32 cpu)
+{
+	struct {
+		struct perf_record_aux aux;
+		u32 pid, tid;
+		u64 time, id;
+		u32 cpu, res;
+		u64 identifier;
+	} a = {
+		.aux = { .header = { .type = PERF_RECORD_AUX, .size = sizeof(a) },
+			 .aux_offset = d->spe_aux_off[cpu], .aux_size = d->spe_len[cpu] },
+		.pid = -1, .tid = -1, .time = dcm__time(d->spe_last_time[cpu]),
+		.id = dcm__id(DCM_LOADS, cpu), .cpu = cpu,
+		.identifier = dcm__id(DCM_LOADS, cpu),
+	};
+	struct perf_record_auxtrace ev = {
+		.header = { .type = PERF_RECORD_AUXTRACE, .size = sizeof(ev) },
+		.size = d->spe_len[cpu], .offset = d->spe_aux_off[cpu],
+		.reference = dcm__spe_ticks(d->spe_last_time[cpu]),
+		.idx = cpu, .tid = -1, .cpu = cpu,
+	};
+	u64 *index;
+	int err;
+
+	if (!d->spe_len[cpu])
+		return 0;
+	err = dcm__write(d, &a, sizeof(a));
+	if (err)
+		return err;
+	index = realloc(d->spe_index, (d->nr_spe_index + 1) * sizeof(*index));
+	if (!index)
+		return -ENOMEM;
+	d->spe_index = index;
+	index[d->nr_spe_index++] = d->data_offset + d->data_size;
+	err = dcm__write(d, &ev, sizeof(ev)) ?:
+	      dcm__write(d, d->spe_buf[cpu], d->spe_len[cpu]);
+	d->spe_aux_off[cpu] += d->spe_len[cpu];
+	d->spe_len[cpu] = 0;
+	return err;
+}
+
+/* One SPE packet: header byte(s), then a little-endian payload of @len */
+static u8 *dcm__spe_pkt(u8 *p, u8 hdr, u64 payload, int len)
+{
+	int i;
+
+	*p++ = hdr;
+	for (i = 0; i < len; i++)
+		*p++ = payload >> (8 * i);
+	return p;
+}
+
+/* The short header's size field: log2 of the payload length, bits 5:4 */
+#define DCM_SPE_SZ(len)		(ilog2(len) << 4)
+
+/*
+ * The data source a Neoverse N1 writes for a load (the common encoding
+ * util/arm-spe.c decodes): L1D, L2, a peer core's L2 (0x9), the local
+ * cluster (0xa: the line was modified there), a peer cluster (0xc),
+ * another socket (0xd), DRAM.  SPE has no HITM.
+ */
+static u16 dcm__spe_source(const struct dprof_model_sample *s)
+{
+	switch (s->level) {
+	case DPROF_MODEL_L1:
+		return 0x0;
+	case DPROF_MODEL_L2:
+		return 0x8;
+	case DPROF_MODEL_PEER:
+		return s->remote_ccx ? 0xc : 0x9;
+	case DPROF_MODEL_PEER_HITM:
+		return s->remote_ccx ? 0xd : 0xa;
+	case DPROF_MODEL_DRAM:
+	case DPROF_MODEL_LEVEL__MAX:
+	default:
+		return 0xe;
+	}
+}
+
+/*
+ * An SPE record as an N1 writes it: PC (EL2, a VHE host), CONTEXTIDR_EL2
+ * (the pid), op type (a GP-register load or store), events, issue and
+ * total latency, data VA, translation latency, the data source for loads,
+ * padding to the record size, and the timestamp that ends the record.
+ * min_latency drops records whose total latency is below it.
+ */
+static int dcm__spe_record(struct dcm *d, const struct dprof_model_sample *s,
+			   u64 lat)
+{
+	u8 *p = d->spe_buf[s->cpu] + d->spe_len[s->cpu], *start = p;
+	u64 ev = BIT(EV_RETIRED) | BIT(EV_L1D_ACCESS) | BIT(EV_TLB_ACCESS);
+
+	/*
+	 * Past the cluster (a peer cluster, the other socket, DRAM) the
+	 * system level cache is accessed; it misses for DRAM and for the
+	 * other socket, which is a remote access (data source 0xd).
+	 */
+	if (s->level != DPROF_MODEL_L1)
+		ev |= BIT(EV_L1D_REFILL);
+	if (s->level >= DPROF_MODEL_PEER && (s->remote_ccx || s->level == DPROF_MODEL_DRAM))
+		ev |= BIT(EV_LLC_ACCESS);
+	if (s->level == DPROF_MODEL_DRAM || dcm__spe_source(s) == 0xd)
+		ev |= BIT(EV_LLC_MISS);
+	if (dcm__spe_source(s) == 0xd)
+		ev |= BIT(EV_REMOTE_ACCESS);
+
+	p = dcm__spe_pkt(p, SPE_HEADER0_ADDRESS | SPE_ADDR_PKT_HDR_INDEX_INS,
+			 (s->ip & GENMASK_ULL(55, 0)) | BIT_ULL(63) |
+			 (u64)SPE_ADDR_PKT_EL2 << 61, 8);
+	p = dcm__spe_pkt(p, SPE_HEADER0_CONTEXT | DCM_SPE_SZ(4) | 1,
+			 DCM_PID + s->cpu, 4);
+	p = dcm__spe_pkt(p, SPE_HEADER0_OP_TYPE | SPE_OP_PKT_HDR_CLASS_LD_ST_ATOMIC,
+			 s->write ? SPE_OP_PKT_ST : 0, 1);
+	p = dcm__spe_pkt(p, SPE_HEADER0_EVENTS | DCM_SPE_SZ(2), ev, 2);
+	p = dcm__spe_pkt(p, SPE_HEADER0_COUNTER | DCM_SPE_SZ(2) |
+			 SPE_CNT_PKT_HDR_INDEX_ISSUE_LAT, 1 + s->cpu % 3, 2);
+	p = dcm__spe_pkt(p, SPE_HEADER0_COUNTER | DCM_SPE_SZ(2) |
+			 SPE_CNT_PKT_HDR_INDEX_TOTAL_LAT, lat, 2);
+	p = dcm__spe_pkt(p, SPE_HEADER0_ADDRESS | SPE_ADDR_PKT_HDR_INDEX_DATA_VIRT,
+			 s->addr & GENMASK_ULL(55, 0), 8);
+	p = dcm__spe_pkt(p, SPE_HEADER0_COUNTER | DCM_SPE_SZ(2) |
+			 SPE_CNT_PKT_HDR_INDEX_TRANS_LAT, 1, 2);
+	if (!s->write)
+		p = dcm__spe_pkt(p, SPE_HEADER0_SOURCE | DCM_SPE_SZ(2),
+				 dcm__spe_source(s), 2);
+	while (p - start < DCM_SPE_REC - 9)
+		*p++ = SPE_HEADER0_PAD;
+	p = dcm__spe_pkt(p, SPE_HEADER0_TIMESTAMP, dcm__spe_ticks(s->time), 8);
+	d->spe_len[s->cpu] += p - start;
+	d->spe_last_time[s->cpu] = s->time;
+	if (d->spe_len[s->cpu] + DCM_SPE_REC > DCM_SPE_BUF)
+		return dcm__spe_flush(d, s->cpu);
+	return 0;
+}
+
+/* Total latency in cycles, loads and stores alike (a store until it completes) */
+static u64 dcm__spe_latency(struct dcm *d, const struct dprof_model_sample *s)
+{
+	static const u32 lat[DPROF_MODEL_LEVEL__MAX] = { 4, 13, 56, 70, 210 };
+
+	return lat[s->level] + (s->remote_ccx ? 90 : 0) + dcm__rand(d) % 24;
+}
+
 static int dcm__sample(struct dprof_model *m, const struct dprof_model_sample *s)
 {
 	struct dcm *d = m->ctx;
@@ -568,7 +777,15 @@ static int dcm__sample(struct dprof_model *m, const struct dprof_model_sample *s
 	u64 weight, data_src;
 	int err;
 
-	if (d->ibs) {
+	if (d->spe) {
+		weight = dcm__spe_latency(d, s);
+		if (weight < d->spe_minlat) {
+			d->nr_below_ldlat++;
+			return 0;
+		}
+		err = dcm__spe_record(d, s, weight);
+		goto out;
+	} else if (d->ibs) {
 		data_src = dcm__ibs_data_src(s, d->plat == DCM_ZEN4);
 		weight = dcm__ibs_weight(d, s);
 	} else {
@@ -589,6 +806,7 @@ static int dcm__sample(struct dprof_model *m, const struct dprof_model_sample *s
 	}
 	err = dcm__access(d, ev, s->cpu, s->time, s->ip, s->addr, weight,
 			  data_src);
+out:
 	if (err)
 		return err;
 	tr->samples++;
@@ -660,6 +878,33 @@ static int dcm__comm(struct dcm *d, u32 cpu)
 
 	snprintf(c.comm, sizeof(c.comm), "dm_worker/%u", cpu % 100);
 	return dcm__write(d, &c, sizeof(c));
+}
+
+/*
+ * What perf record writes first on an SPE machine: PERF_RECORD_TIME_CONV
+ * from the event's mmap page (the generic timer), then the AUXTRACE_INFO
+ * of arm_spe_info_fill().
+ */
+static int dcm__spe_info(struct dcm *d)
+{
+	struct perf_record_time_conv tc = {
+		.header = { .type = PERF_RECORD_TIME_CONV, .size = sizeof(tc) },
+		.time_shift = DCM_SPE_TIME_SHIFT,
+		.time_mult = (u64)DCM_SPE_TICK_NS << DCM_SPE_TIME_SHIFT,
+		.time_zero = DCM_SPE_TIME_ZERO,
+		.time_mask = GENMASK_ULL(55, 0),
+		.cap_user_time_zero = 1, .cap_user_time_short = 1,
+	};
+	struct {
+		struct perf_record_auxtrace_info info;
+		u64 priv[ARM_SPE_AUXTRACE_PRIV_MAX];
+	} ai = {
+		.info = { .header = { .type = PERF_RECORD_AUXTRACE_INFO, .size = sizeof(ai) },
+			  .type = PERF_AUXTRACE_ARM_SPE },
+		.priv = { [ARM_SPE_PMU_TYPE] = DCM_SPE_TYPE },
+	};
+
+	return dcm__write(d, &tc, sizeof(tc)) ?: dcm__write(d, &ai, sizeof(ai));
 }
 
 /* do_write_string() of util/header.c */
@@ -772,6 +1017,8 @@ static const char * const dcm_cpudesc[] = {
 	[DCM_SKX] = "Intel(R) Xeon(R) Platinum 8173M CPU @ 2.00GHz (dprof cache model)",
 	[DCM_SPR] = "Intel(R) Xeon(R) Platinum 8480+ (dprof cache model)",
 	[DCM_ADL] = "12th Gen Intel(R) Core(TM) i9-12900K (dprof cache model)",
+	[DCM_SPE] = "Neoverse-N1 (dprof cache model)",
+	[DCM_SPE_V2] = "Neoverse-V2 (dprof cache model)",
 };
 
 /* get_cpuid_str() of arch/x86: vendor,family,model,stepping */
@@ -781,6 +1028,8 @@ static const char * const dcm_cpuid[] = {
 	[DCM_SKX] = "GenuineIntel,6,85,4",
 	[DCM_SPR] = "GenuineIntel,6,143,8",
 	[DCM_ADL] = "GenuineIntel,6,151,2",
+	[DCM_SPE] = "0x00000000410fd0c0",	/* arm64 get_cpuid_str(): MIDR_EL1 */
+	[DCM_SPE_V2] = "0x00000000410fd4f0",
 };
 
 /* HEADER_PMU_MAPPINGS: the PMUs the events name, and software */
@@ -788,6 +1037,10 @@ static int dcm__pmu_mappings(const struct dcm *d, struct strbuf *sb)
 {
 	int err;
 
+	if (d->spe)
+		return sb_add_u32(sb, 2) ?: sb_add_u32(sb, DCM_SPE_TYPE) ?:
+		       sb_add_string(sb, "arm_spe_0") ?:
+		       sb_add_u32(sb, PERF_TYPE_SOFTWARE) ?: sb_add_string(sb, "software");
 	if (d->ibs)
 		return sb_add_u32(sb, 2) ?: sb_add_u32(sb, DCM_IBS_OP_TYPE) ?:
 		       sb_add_string(sb, "ibs_op") ?:
@@ -814,7 +1067,7 @@ static int dcm__features(struct dcm *d, const struct dprof_model *m,
 	      sb_add_string(&sb[HEADER_HOSTNAME], "dprof-cachemodel") ?:
 	      sb_add_string(&sb[HEADER_OSRELEASE], "6.12.0-dprof-model") ?:
 	      sb_add_string(&sb[HEADER_VERSION], "6.12") ?:
-	      sb_add_string(&sb[HEADER_ARCH], "x86_64") ?:
+	      sb_add_string(&sb[HEADER_ARCH], d->spe ? "aarch64" : "x86_64") ?:
 	      sb_add_u32(&sb[HEADER_NRCPUS], d->nr_cpus) ?:
 	      sb_add_u32(&sb[HEADER_NRCPUS], d->nr_cpus) ?:
 	      sb_add_string(&sb[HEADER_CPUDESC], dcm_cpudesc[d->plat]) ?:
@@ -827,6 +1080,16 @@ static int dcm__features(struct dcm *d, const struct dprof_model *m,
 		      dcm__event_desc(d, &sb[HEADER_EVENT_DESC]) ?:
 		      dcm__caches(m, d->nr_cpus, &sb[HEADER_CACHE]) ?:
 		      dcm__pmu_mappings(d, &sb[HEADER_PMU_MAPPINGS]);
+	}
+	/* the AUXTRACE events' index, as auxtrace_index__write() writes it */
+	if (!err && d->nr_spe_index) {
+		u32 i;
+
+		err = sb_add_u64(&sb[HEADER_AUXTRACE], d->nr_spe_index);
+		for (i = 0; !err && i < d->nr_spe_index; i++)
+			err = sb_add_u64(&sb[HEADER_AUXTRACE], d->spe_index[i]) ?:
+			      sb_add_u64(&sb[HEADER_AUXTRACE],
+					 sizeof(struct perf_record_auxtrace));
 	}
 	/* the {mem-loads-aux,mem-loads} group: evsels 0 and 1 */
 	if (!err && dcm__has(d, DCM_LOADS_AUX))
@@ -933,7 +1196,7 @@ static int dcm__truth(struct dcm *d, const struct dprof_model *m,
 		(unsigned long long)m->p.cache_size,
 		(unsigned long long)m->geom_l2.size, m->p.period, m->p.steps,
 		dcm_platform_name[d->plat]);
-	fprintf(fp, "# model samples %llu; written: ibs non-memory ops %llu, pebs loads below ldlat %llu (not written)\n",
+	fprintf(fp, "# model samples %llu; written: ibs non-memory ops %llu, pebs loads/spe ops below ldlat %llu (not written)\n",
 		(unsigned long long)m->nr_samples,
 		(unsigned long long)d->nr_non_mem,
 		(unsigned long long)d->nr_below_ldlat);
@@ -964,15 +1227,15 @@ static int dprof_cachemodel(int argc, const char **argv)
 	struct perf_file_header fh = { 0 };
 	struct dprof_model m = { .priv = NULL };
 	struct dcm d = { 0 };
-	char names[3][64];
+	char names[3][80];
 	const char *pmu;
 	int sc, err, plat, i;
 	u32 cpu;
 
 	if (argc < 7) {
-		fprintf(stderr, "usage: perf test -w %s SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD PLATFORM OUT [STEPS]\n"
+		fprintf(stderr, "usage: perf test -w %s SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD PLATFORM OUT [STEPS [MINLAT]]\n"
 			"  SCENARIO: true_sharing false_sharing conflict capacity mixed\n"
-			"  PLATFORM: zen2, ibs|zen4, pebs|skx, spr, adl\n",
+			"  PLATFORM: zen2, ibs|zen4, pebs|skx, spr, adl, spe, spev2\n",
 			__func__);
 		return 1;
 	}
@@ -992,6 +1255,7 @@ static int dprof_cachemodel(int argc, const char **argv)
 		plat = DCM_SKX;
 	d.plat = plat < 0 ? DCM_ZEN4 : plat;
 	d.ibs = plat == DCM_ZEN2 || plat == DCM_ZEN4;
+	d.spe = plat == DCM_SPE || plat == DCM_SPE_V2;
 	p.steps = argc > 7 ? strtoul(argv[7], NULL, 0) : 60000 + 20000 * p.nr_cpus;
 	if (sc < 0 || plat < 0 || !p.nr_cpus || (plat == DCM_ADL && p.nr_cpus < 2) ||
 	    p.nr_cpus > DPROF_MODEL_MAX_CPUS || !p.period || !p.steps ||
@@ -1017,6 +1281,16 @@ static int dprof_cachemodel(int argc, const char **argv)
 		dcm__add_evsel(&d, DCM_STORES, PERF_TYPE_RAW, DCM_PEBS_STORES, 0,
 			       p.period, DCM_ACCESS_SAMPLE_TYPE, 3,
 			       "cpu/mem-stores/P");
+		break;
+	case DCM_SPE:
+	case DCM_SPE_V2:
+		d.spe_minlat = argc > 8 ? strtoul(argv[8], NULL, 0) : DCM_LDLAT;
+		snprintf(names[0], sizeof(names[0]),
+			 "arm_spe_0/ts_enable=1,load_filter=1,store_filter=1,min_latency=%u/",
+			 d.spe_minlat);
+		dcm__add_evsel(&d, DCM_LOADS, DCM_SPE_TYPE, DCM_SPE_CONFIG, 0, p.period,
+			       DCM_SPE_SAMPLE_TYPE, 0, names[0]);
+		d.attr[DCM_LOADS].config2 = d.spe_minlat;
 		break;
 	case DCM_SPR:
 	case DCM_ADL:
@@ -1048,6 +1322,19 @@ static int dprof_cachemodel(int argc, const char **argv)
 		       DCM_TP_SAMPLE_TYPE, 0, "kmem:kmem_cache_alloc");
 	dcm__add_evsel(&d, DCM_FREE, PERF_TYPE_TRACEPOINT, DCM_ID_FREE, 0, 1,
 		       DCM_TP_SAMPLE_TYPE, 0, "kmem:kmem_cache_free");
+	if (d.spe) {
+		struct perf_event_attr *a = &d.attr[DCM_DUMMY];
+
+		dcm__add_evsel(&d, DCM_DUMMY, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY,
+			       0, 1, DCM_DUMMY_SAMPLE_TYPE, 0, "dummy:u");
+		a->exclude_kernel = 1;
+		a->exclude_hv = 1;
+		a->mmap = 1;
+		a->comm = 1;
+		a->task = 1;
+		a->mmap_data = 1;
+		a->context_switch = 1;
+	}
 
 	d.fp = fopen(argv[6], "w");
 	if (!d.fp) {
@@ -1055,10 +1342,15 @@ static int dprof_cachemodel(int argc, const char **argv)
 		return 1;
 	}
 	err = dcm__header(&d, &fh);
+	if (!err && d.spe)
+		err = dcm__spe_info(&d);
 	for (cpu = 0; !err && cpu < d.nr_cpus; cpu++)
 		err = dcm__comm(&d, cpu);
 	if (!err)
 		err = dprof_model__run(&m, sc, &p, &dcm_ops, &d);
+	/* perf record reads what is left in the AUX areas at the end */
+	for (cpu = 0; !err && cpu < d.nr_cpus; cpu++)
+		err = dcm__spe_flush(&d, cpu);
 	if (!err) {
 		fh.data.size = d.data_size;
 		err = dcm__features(&d, &m, &fh);
@@ -1071,6 +1363,7 @@ static int dprof_cachemodel(int argc, const char **argv)
 	if (!err)
 		err = dcm__truth(&d, &m, sc, argv[6]);
 	dprof_model__exit(&m);
+	free(d.spe_index);
 	if (err) {
 		fprintf(stderr, "%s: writing %s: %s\n", __func__, argv[6],
 			strerror(-err));

@@ -4,6 +4,7 @@
  * stdio printers write them, paged by the dprof browser (dprof.c).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,8 +124,10 @@ static enum dprof_browser_view dprof_tui__start_view(enum dprof_view_kind kind)
  */
 int dprof_report__browse(struct dprof_report *rep)
 {
+	const struct dprof_recording *rec = &rep->replay.rec;
 	const char *type_name = rep->opts.type_name;
 	struct dprof_tui tui = { .rep = rep, };
+	char status[160];
 	struct dprof_browser db = {
 		.fprintf_columns = dprof_tui__columns,
 		.fprintf_row	 = dprof_tui__row,
@@ -136,6 +139,15 @@ int dprof_report__browse(struct dprof_report *rep)
 	size_t i;
 	int err;
 
+	/* the --stdio header's "# lifetimes:" counters, always in sight */
+	if (rec->has_alloc) {
+		snprintf(status, sizeof(status),
+			 "lifetimes: %" PRIu64 " unknown frees, %" PRIu64
+			 " allocs over a live object, %" PRIu64 " frees of earlier objects",
+			 rec->nr_free_unknown, rep->replay.as.nr_evicted,
+			 rec->nr_free_earlier);
+		db.status = status;
+	}
 	err = dprof_rows__init(&tui.t, rep, /*sorted=*/true, /*filter=*/false);
 	if (err)
 		return err;

@@ -549,10 +549,14 @@ static int dprof_profile_browser__render(struct dprof_profile_browser *pb)
 
 static int dprof_profile_browser__show(struct dprof_profile_browser *pb)
 {
-	char title[256];
+	char title[320];
 
-	snprintf(title, sizeof(title), "Data profile: %s, %zu types (ENTER: members, c w f: views)",
-		 pb->db->input, pb->db->nr_rows);
+	if (pb->db->status)
+		snprintf(title, sizeof(title), "Data profile: %s, %zu types; %s",
+			 pb->db->input, pb->db->nr_rows, pb->db->status);
+	else
+		snprintf(title, sizeof(title), "Data profile: %s, %zu types (ENTER: members, c w f: views)",
+			 pb->db->input, pb->db->nr_rows);
 	return ui_browser__show(&pb->b, title,
 				"ENTER: members  c: misses  w: working set  f: flow  i: header  /: search  ?: help");
 }

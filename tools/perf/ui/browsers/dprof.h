@@ -30,6 +30,8 @@ enum dprof_browser_view {
  * @fprintf_view: a view of a row (or of DPROF_BROWSER_ALL rows), as text
  * @ctx: passed to the callbacks
  * @input: the perf.data file, for the title
+ * @status: what the title adds after the file: the counters of lifetimes
+ *          the report could not be sure of (NULL: none)
  * @start: open @start_view of @start_row first, not the profile
  * @start_row: a row, or DPROF_BROWSER_ALL
  * @start_view: see @start
@@ -46,6 +48,7 @@ struct dprof_browser {
 					enum dprof_browser_view view, FILE *fp);
 	void		*ctx;
 	const char	*input;
+	const char	*status;
 	bool		start;
 	size_t		start_row;
 	enum dprof_browser_view start_view;

@@ -156,6 +156,7 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 		json_u64(fp, "mempool_put", rec->nr_mempool_put, false);
 		json_u64(fp, "mempool_get", rec->nr_mempool_get, false);
 		json_u64(fp, "mempool_unknown", rec->nr_mempool_unknown, false);
+		json_u64(fp, "kfree_rcu", rec->nr_kfree_rcu, false);
 		fprintf(fp, "}");
 	} else {
 		fprintf(fp, "null");
@@ -285,6 +286,10 @@ static void dprof_json__classify(const struct dprof_report *rep,
 	json_u64(fp, "predicted_misses", cl->nr_predicted, false);
 	json_u64(fp, "exact_misses", cl->nr_exact, false);
 	json_u64(fp, "total_misses", cl->total.misses, false);
+	if (cl->nr_hitm)
+		json_u64(fp, "hitm_misses", cl->nr_hitm, false);
+	else
+		json_null(fp, "hitm_misses", false);
 	json_key(fp, "types", false);
 	fprintf(fp, "[\n");
 	for (i = 0; rows && i < v->nr; i++) {
@@ -304,7 +309,16 @@ static void dprof_json__classify(const struct dprof_report *rep,
 		for (k = 0; k < DPROF_MISS__MAX; k++)
 			json_double(fp, dprof_miss_class__str(k),
 				    dprof_pct(st->by_class[k], st->misses), !k);
-		fprintf(fp, "}}");
+		fprintf(fp, "}");
+		/* measured sharing: null when the sampler measured no HITM */
+		if (cl->nr_hitm) {
+			json_u64(fp, "hitm", st->hitm, false);
+			json_u64(fp, "hitm_true_sharing", st->hitm_ts, false);
+			json_u64(fp, "hitm_false_sharing", st->hitm_fs, false);
+		} else {
+			json_null(fp, "hitm", false);
+		}
+		fprintf(fp, "}");
 	}
 	fprintf(fp, "\n]");
 	free(rows);

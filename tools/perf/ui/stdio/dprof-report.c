@@ -122,10 +122,12 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 	else
 		fprintf(fp, "# access samples: none recorded\n");
 
-	if (rec->ldlat_pmu && rec->ldlat)
+	if (rec->ldlat_pmu && rec->ldlat && !strcmp(rec->ldlat_pmu, "spe"))
+		fprintf(fp, "# latency threshold: %u cycles (SPE min_latency, on loads and stores alike): faster ops, most L1 and L2 hits and the stores that hit, are not sampled; the miss share is of the slower ops\n",
+			rec->ldlat);
+	else if (rec->ldlat_pmu && rec->ldlat)
 		fprintf(fp, "# load latency threshold: %u cycles (%s): faster loads, most L1 and L2 hits, are not sampled; the miss share is of the slower loads and the stores\n",
-			rec->ldlat, !strcmp(rec->ldlat_pmu, "spe") ? "SPE min_latency" :
-			!strcmp(rec->ldlat_pmu, "pebs") ? "PEBS ldlat" : "IBS ldlat");
+			rec->ldlat, !strcmp(rec->ldlat_pmu, "pebs") ? "PEBS ldlat" : "IBS ldlat");
 	else if (rec->ldlat_pmu && !strcmp(rec->ldlat_pmu, "ibs"))
 		fprintf(fp, "# load latency threshold: none (IBS samples every op): the miss share is of all loads and stores\n");
 	if (prof->has_levels)
@@ -170,6 +172,9 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 		fprintf(fp, "# recycled: %" PRIu64 " objects put aside by mempool-like caches (lifetime ends), %"
 			PRIu64 " taken back (lifetime starts; %" PRIu64 " of unknown objects)\n",
 			rec->nr_mempool_put, rec->nr_mempool_get, rec->nr_mempool_unknown);
+	if (rec->nr_kfree_rcu)
+		fprintf(fp, "# kfree_rcu: %" PRIu64 " objects handed to kfree_rcu() (lifetime ends at the call, not at the batched free)\n",
+			rec->nr_kfree_rcu);
 	if (prof->typed_in_slab)
 		fprintf(fp, "# slab objects typed by DWARF operand only: %.1f%% of samples\n",
 			dprof_pct(prof->typed_in_slab, total));
@@ -490,6 +495,9 @@ void dprof_report__view(const struct dprof_report *rep, struct dprof_view_row *r
 		.has_levels	= rep->replay.prof.has_levels,
 		.machine	= rep->replay.res.machine,
 	};
+	/* SPE's min_latency filters every op, not only loads */
+	if (rep->replay.rec.ldlat_pmu && !strcmp(rep->replay.rec.ldlat_pmu, "spe"))
+		v->store_minlat = rep->replay.rec.ldlat;
 }
 
 struct dprof_view_row *dprof_rows__view_rows(const struct dprof_rows *t,

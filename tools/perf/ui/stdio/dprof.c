@@ -117,6 +117,9 @@ static void classify_stats__add(struct dprof_classify_stats *dst,
 	dst->accesses += src->accesses;
 	dst->misses += src->misses;
 	dst->exact += src->exact;
+	dst->hitm += src->hitm;
+	dst->hitm_ts += src->hitm_ts;
+	dst->hitm_fs += src->hitm_fs;
 	for (k = 0; k < DPROF_MISS__MAX; k++)
 		dst->by_class[k] += src->by_class[k];
 }
@@ -128,6 +131,23 @@ static void fprint_classes(FILE *fp, const struct dprof_classify_stats *st)
 	for (k = 0; k < DPROF_MISS__MAX; k++)
 		fprintf(fp, " %6.1f%%", dprof_pct(st->by_class[k], st->misses));
 }
+
+/*
+ * Measured sharing next to the predicted classes: the HITM share of the
+ * misses, and how the HITMs split into true and false sharing evidence.
+ */
+static void fprint_hitm(FILE *fp, const struct dprof_classify_stats *st)
+{
+	fprintf(fp, " %6.1f%%", dprof_pct(st->hitm, st->misses));
+	if (st->hitm)
+		fprintf(fp, " %6.1f%% %6.1f%%", dprof_pct(st->hitm_ts, st->hitm),
+			dprof_pct(st->hitm_fs, st->hitm));
+	else
+		fprintf(fp, " %7s %7s", "-", "-");
+}
+
+#define DPROF_HITM_COLUMNS_FMT	" %7s %7s %7s"
+#define DPROF_HITM_COLUMNS	"HITM%", "HitmTS", "HitmFS"
 
 /* The misses of one row by (offset, ip), gathered from its classes. */
 struct classify_sites {
@@ -258,16 +278,19 @@ static void classify__code(const struct dprof_view_row *vr, u64 offset, u64 ip,
 		strbuf_addf(sb, "%#" PRIx64, ip);
 }
 
-static void fprint_classify_columns(FILE *fp, const char *last)
+static void fprint_classify_columns(FILE *fp, bool hitm, const char *last)
 {
-	fprintf(fp, "#\n# %-8s %-*s %8s %7s %7s %7s %7s %7s %7s%s\n", "Offset",
+	fprintf(fp, "#\n# %-8s %-*s %8s %7s %7s %7s %7s %7s %7s", "Offset",
 		DPROF_MEMBER_WIDTH, "Member", "Misses", "Share", "TrueSh",
-		"FalseSh", "Conflct", "Capacty", "Unknown", last);
+		"FalseSh", "Conflct", "Capacty", "Unknown");
+	if (hitm)
+		fprintf(fp, DPROF_HITM_COLUMNS_FMT, DPROF_HITM_COLUMNS);
+	fprintf(fp, "%s\n", last);
 }
 
 static void fprint_classify_site(FILE *fp, u64 offset, const char *member,
 				 const struct dprof_classify_stats *st,
-				 u64 total)
+				 u64 total, bool hitm)
 {
 	fprintf(fp, "  %#-8" PRIx64, offset);
 	dprof__fprint_column(fp, member, DPROF_MEMBER_WIDTH);
@@ -275,6 +298,8 @@ static void fprint_classify_site(FILE *fp, u64 offset, const char *member,
 	color_fprintf(fp, get_percent_color(dprof_pct(st->misses, total)),
 		      " %6.1f%%", dprof_pct(st->misses, total));
 	fprint_classes(fp, st);
+	if (hitm)
+		fprint_hitm(fp, st);
 }
 
 /*
@@ -290,6 +315,7 @@ static int dprof_classify__fprintf_detail(const struct dprof_classify *cl,
 	struct classify_sites cs = { .nr = 0 };
 	struct classify_member *ms = NULL;
 	struct dprof_members m = { .nr = 0 };
+	bool hitm = cl->nr_hitm;
 	size_t i;
 	int err;
 
@@ -308,15 +334,15 @@ static int dprof_classify__fprintf_detail(const struct dprof_classify *cl,
 	}
 	if (err)
 		goto out;
-	fprint_classify_columns(fp, "");
+	fprint_classify_columns(fp, hitm, "");
 	for (i = 0; i < m.nr; i++) {
 		fprint_classify_site(fp, ms[i].mb.offset, ms[i].mb.name, &ms[i].st,
-				     row_st->misses);
+				     row_st->misses, hitm);
 		fprintf(fp, "\n");
 	}
 
 	fprintf(fp, "#\n# %s (%s): misses by code location\n", vr->type, vr->desc);
-	fprint_classify_columns(fp, "  Code");
+	fprint_classify_columns(fp, hitm, "  Code");
 	for (i = 0; i < cs.nr; i++) {
 		const struct dprof_classify_site *s = &cs.s[i];
 		struct strbuf member = STRBUF_INIT, code = STRBUF_INIT;
@@ -324,7 +350,7 @@ static int dprof_classify__fprintf_detail(const struct dprof_classify *cl,
 		dprof_row_info__member(vr->info, s->offset, &member);
 		classify__code(vr, s->offset, s->ip, &code);
 		fprint_classify_site(fp, s->offset, member.buf ?: "", &s->st,
-				     row_st->misses);
+				     row_st->misses, hitm);
 		fprintf(fp, "  %s\n", code.buf ?: "");
 		strbuf_release(&member);
 		strbuf_release(&code);
@@ -424,14 +450,25 @@ int dprof_classify__fprintf(const struct dprof_classify *cl,
 		fprintf(fp, "%s %s %.1f%%", k ? "," : "", dprof_miss_class__str(k),
 			dprof_pct(cl->total.by_class[k], cl->total.misses));
 	fprintf(fp, "\n");
+	if (v->store_minlat)
+		fprintf(fp, "# SPE min_latency %u drops the stores faster than that too: writes that hit are not sampled,\n"
+			"#   so invalidations go unseen and sharing misses look like conflict or cold ones; record with\n"
+			"#   --ldlat 0 for this view\n", v->store_minlat);
+	if (cl->nr_hitm)
+		fprintf(fp, "# measured sharing (data_src HITM: the load hit a line modified in another core's cache):\n"
+			"#   %" PRIu64 " HITM misses, %.1f%% of the measured; HitmTS = on lines of the object where HITMs hit\n"
+			"#   one 8-byte word (true sharing evidence), HitmFS = several words (false sharing evidence)\n",
+			cl->nr_hitm, dprof_pct(cl->nr_hitm, cl->nr_measured));
 	if (!cl->total.accesses)
 		fprintf(fp, "# no access sample resolved to a data type: nothing to classify\n");
 	fprintf(fp, "#\n#");
 	dprof__fprint_column(fp, "Type", DPROF_VIEW_TYPE_WIDTH);
 	dprof__fprint_column(fp, "Cache / kind", DPROF_VIEW_DESC_WIDTH);
-	fprintf(fp, " %8s %7s %7s %7s %7s %7s %7s%s\n", "Misses", "Miss%",
-		"TrueSh", "FalseSh", "Conflct", "Capacty", "Unknown",
-		cl->nr_hits ? "   Exact" : "");
+	fprintf(fp, " %8s %7s %7s %7s %7s %7s %7s", "Misses", "Miss%",
+		"TrueSh", "FalseSh", "Conflct", "Capacty", "Unknown");
+	if (cl->nr_hitm)
+		fprintf(fp, DPROF_HITM_COLUMNS_FMT, DPROF_HITM_COLUMNS);
+	fprintf(fp, "%s\n", cl->nr_hits ? "   Exact" : "");
 	for (i = 0; i < v->nr; i++) {
 		const struct dprof_view_row *vr = &v->rows[rows[i].idx];
 		const struct dprof_classify_stats *st = &rows[i].st;
@@ -445,6 +482,8 @@ int dprof_classify__fprintf(const struct dprof_classify *cl,
 		color_fprintf(fp, get_percent_color(dprof_pct(st->misses, cl->total.misses)),
 			      " %6.1f%%", dprof_pct(st->misses, cl->total.misses));
 		fprint_classes(fp, st);
+		if (cl->nr_hitm)
+			fprint_hitm(fp, st);
 		if (cl->nr_hits)	/* share classified from histories */
 			fprintf(fp, " %6.1f%%", dprof_pct(st->exact, st->misses));
 		fprintf(fp, "\n");

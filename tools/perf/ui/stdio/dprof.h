@@ -35,6 +35,7 @@ struct dprof_view {
 	size_t			nr;
 	bool			has_soft;	/* software sampler samples */
 	bool			has_levels;	/* the sampler measured misses */
+	u32			store_minlat;	/* SPE: stores faster than this unsampled */
 	struct machine		*machine;	/* names of kernel code, or NULL */
 };
 

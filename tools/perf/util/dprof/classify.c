@@ -44,6 +44,7 @@ struct dprof_cl_class {
 	struct hashmap			*sites;		/* site -> site */
 	unsigned long			*words;		/* 8-byte words touched */
 	u64				nr_words;	/* bits in words */
+	struct hashmap			*hitm_lines;	/* line of the object -> words with HITMs */
 	struct list_head		objs;
 };
 
@@ -275,7 +276,7 @@ dprof_classify__findnew(struct dprof_classify *cl, struct dprof_class *cls)
 /* A miss of class @mc at @offset of @cc, by the instruction at @ip. */
 static int dprof_cl_class__site_miss(struct dprof_cl_class *cc, u64 offset,
 				     u64 ip, enum dprof_miss_class mc,
-				     bool exact)
+				     bool exact, bool hitm)
 {
 	struct dprof_classify_site tmp = { .offset = offset, .ip = ip }, *site;
 
@@ -294,7 +295,25 @@ static int dprof_cl_class__site_miss(struct dprof_cl_class *cc, u64 offset,
 	site->st.misses++;
 	site->st.by_class[mc]++;
 	site->st.exact += exact;
+	site->st.hitm += hitm;
 	return 0;
+}
+
+/* A measured HITM at @offset of @cc: its word in its line of the object. */
+static int dprof_cl_class__hitm(struct dprof_cl_class *cc, u64 offset, u32 line)
+{
+	long key = offset / line, words = 0;
+
+	if (!cc->hitm_lines) {
+		cc->hitm_lines = hashmap__new(long__hash, long__equal, NULL);
+		if (IS_ERR(cc->hitm_lines)) {
+			cc->hitm_lines = NULL;
+			return -ENOMEM;
+		}
+	}
+	hashmap__find(cc->hitm_lines, key, &words);
+	words |= 1L << (offset % line / 8 % (sizeof(long) * 8));
+	return hashmap__insert(cc->hitm_lines, key, words, HASHMAP_SET, NULL, NULL);
 }
 
 static void dprof_classify__obj_del(struct dprof_classify *cl,
@@ -571,7 +590,7 @@ static int dprof_classify__access(struct dprof_sink *sink,
 	struct dprof_cl_class *cc;
 	struct dprof_cl_obj *o;
 	enum dprof_miss_class mc;
-	bool miss = false, tracked;
+	bool miss = false, tracked, hitm;
 	u64 mask;
 	int err, inv = -1;
 
@@ -636,8 +655,15 @@ static int dprof_classify__access(struct dprof_sink *sink,
 			cl->nr_exact++;
 		else
 			cl->nr_stat++;
+		hitm = acc->level_known && acc->hitm;
 		err = dprof_cl_class__site_miss(cc, offset, acc->ip, mc,
-						inv >= 0);
+						inv >= 0, hitm);
+		if (!err && hitm) {
+			st->hitm++;
+			cl->total.hitm++;
+			cl->nr_hitm++;
+			err = dprof_cl_class__hitm(cc, offset, cl->geom.line);
+		}
 		if (err)
 			return err;
 	}
@@ -794,6 +820,7 @@ void dprof_classify__exit(struct dprof_classify *cl)
 			hashmap__for_each_entry(cc->sites, site, sbkt)
 				free(site->pvalue);
 			hashmap__free(cc->sites);
+			hashmap__free(cc->hitm_lines);
 			free(cc->words);
 			free(cc);
 		}
@@ -808,6 +835,49 @@ void dprof_classify__exit(struct dprof_classify *cl)
 	zfree(&cl->cpu_cache);
 	cl->nr_cpu_cache = 0;
 	zfree(&cl->set_lines);
+}
+
+/**
+ * dprof_classify__finish - measured sharing evidence, once the replay is done
+ * @cl: the classifier
+ *
+ * Each site's HITMs (and so its class's) are true sharing evidence when
+ * the HITMs on its line of the object all hit one 8-byte word, false
+ * sharing evidence when they hit several: decided on all of them, not
+ * on those seen so far.
+ */
+void dprof_classify__finish(struct dprof_classify *cl)
+{
+	struct hashmap_entry *cur, *sc;
+	size_t bkt, sbkt;
+
+	if (!cl->classes || !cl->nr_hitm)
+		return;
+	cl->total.hitm_ts = 0;
+	cl->total.hitm_fs = 0;
+	hashmap__for_each_entry(cl->classes, cur, bkt) {
+		struct dprof_cl_class *cc = cur->pvalue;
+
+		cc->st.hitm_ts = 0;
+		cc->st.hitm_fs = 0;
+		if (!cc->hitm_lines)
+			continue;
+		hashmap__for_each_entry(cc->sites, sc, sbkt) {
+			struct dprof_classify_site *site = sc->pvalue;
+			long words = 0;
+
+			if (!site->st.hitm)
+				continue;
+			hashmap__find(cc->hitm_lines, (long)(site->offset / cl->geom.line),
+				      &words);
+			site->st.hitm_ts = hweight_long(words) > 1 ? 0 : site->st.hitm;
+			site->st.hitm_fs = site->st.hitm - site->st.hitm_ts;
+			cc->st.hitm_ts += site->st.hitm_ts;
+			cc->st.hitm_fs += site->st.hitm_fs;
+		}
+		cl->total.hitm_ts += cc->st.hitm_ts;
+		cl->total.hitm_fs += cc->st.hitm_fs;
+	}
 }
 
 /**

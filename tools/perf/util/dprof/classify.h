@@ -27,6 +27,16 @@ struct dprof_classify_stats {
 	u64	misses;
 	u64	by_class[DPROF_MISS__MAX];
 	u64	exact;		/* misses classified from object histories */
+	/*
+	 * Measured, not predicted: misses the sampler's data_src says hit
+	 * a line modified in another core's cache (HITM), and of those the
+	 * ones on object lines where HITMs hit one 8-byte word (true
+	 * sharing evidence) or several (false sharing evidence), as perf
+	 * c2c reads the offsets of a line.  Set by dprof_classify__finish().
+	 */
+	u64	hitm;
+	u64	hitm_ts;
+	u64	hitm_fs;
 };
 
 /*
@@ -77,12 +87,14 @@ struct dprof_classify {
 	u64				seq;
 	u64				nr_measured;	/* misses from data_src */
 	u64				nr_predicted;	/* misses from the model */
+	u64				nr_hitm;	/* measured HITM misses */
 	struct dprof_classify_stats	total;
 };
 
 int dprof_classify__init(struct dprof_classify *cl,
 			 const struct dprof_cache_geom *geom);
 void dprof_classify__exit(struct dprof_classify *cl);
+void dprof_classify__finish(struct dprof_classify *cl);
 const struct dprof_classify_stats *
 dprof_classify__class(const struct dprof_classify *cl,
 		      const struct dprof_class *cls);

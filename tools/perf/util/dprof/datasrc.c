@@ -168,7 +168,8 @@ static void dprof_mem__lvl_legacy(struct dprof_mem *mem,
 		mem->level = DPROF_MEM_LVL_LFB;
 	else if (st.ld_l1hit || st.st_l1hit)
 		mem->level = DPROF_MEM_LVL_L1;
-	else if (st.ld_miss || st.st_l1miss)
+	else if (st.ld_miss || st.st_l1miss || (src.mem_lvl & PERF_MEM_LVL_MISS))
+		/* c2c counts a store's miss at L1 only: SPE's says L3 too */
 		mem->level = DPROF_MEM_LVL_UNKNOWN;
 	else
 		mem->level_known = false;

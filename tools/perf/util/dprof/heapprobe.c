@@ -7,6 +7,13 @@
  * C library with debug information has several functions named malloc
  * (malloc@plt among them), and one probe per entry point is what the
  * replay needs.  Arguments are taken from the x86-64 calling convention.
+ *
+ * posix_memalign() gives its pointer through an argument, which a return
+ * probe cannot read.  glibc's memalign family (posix_memalign, memalign,
+ * aligned_alloc, valloc, pvalloc) ends in one local function,
+ * _mid_memalign(), whose return value is that pointer: with the C
+ * library's debug file (libc6-dbg), which names it, it is probed too and
+ * the replay takes posix_memalign's pointer from it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +27,7 @@
 #include <linux/zalloc.h>
 
 #include <api/fs/tracing_path.h>
+#include "util/build-id.h"
 #include "util/debug.h"
 #include "heapprobe.h"
 
@@ -30,18 +38,31 @@ struct dprof_heap_fn {
 	const char	*args;		/* entry probe's fetch args */
 	bool		sized;		/* args have "size": filter on it */
 	bool		ret;		/* a return probe with the pointer */
+	bool		local;		/* a local symbol, "sym" or "sym.*", from the debug file */
+	const char	*after;		/* placed only when this event was */
+	const char	*ret_args;	/* the return probe's, if not the pointer */
 };
 
+#define HEAP_FN(_lib, _sym, _event, _args, _sized, _ret, ...)	\
+	{ .lib = _lib, .sym = _sym, .event = _event, .args = _args,	\
+	  .sized = _sized, .ret = _ret, __VA_ARGS__ }
+
 static const struct dprof_heap_fn dprof_heap_fns[] = {
-	{ "libc.so", "malloc", "malloc", "size=%di:u64", true, true },
-	{ "libc.so", "calloc", "calloc", "nmemb=%di:u64 size=%si:u64", true, true },
-	{ "libc.so", "realloc", "realloc", "old=%di:u64 size=%si:u64", true, true },
-	{ "libc.so", "aligned_alloc", "aligned_alloc", "align=%di:u64 size=%si:u64",
-	  true, true },
-	{ "libc.so", "memalign", "memalign", "align=%di:u64 size=%si:u64", true, true },
-	{ "libc.so", "free", "free", "ptr=%di:u64", false, false },
-	{ "libstdc++.so", "_Znwm", "opnew", "size=%di:u64", true, true },
-	{ "libstdc++.so", "_Znam", "opnewa", "size=%di:u64", true, true },
+	HEAP_FN("libc.so", "malloc", "malloc", "size=%di:u64", true, true),
+	HEAP_FN("libc.so", "calloc", "calloc", "nmemb=%di:u64 size=%si:u64", true, true),
+	HEAP_FN("libc.so", "realloc", "realloc", "old=%di:u64 size=%si:u64", true, true),
+	HEAP_FN("libc.so", "aligned_alloc", "aligned_alloc", "align=%di:u64 size=%si:u64",
+		true, true),
+	HEAP_FN("libc.so", "memalign", "memalign", "align=%di:u64 size=%si:u64", true, true),
+	HEAP_FN("libc.so", "valloc", "valloc", "size=%di:u64", true, true),
+	HEAP_FN("libc.so", "pvalloc", "pvalloc", "size=%di:u64", true, true),
+	HEAP_FN("libc.so", "_mid_memalign", "mid_memalign", "align=%di:u64 size=%si:u64",
+		true, true, .local = true),
+	HEAP_FN("libc.so", "posix_memalign", "posix_memalign", "align=%si:u64 size=%dx:u64",
+		true, true, .after = "mid_memalign", .ret_args = "rc=$retval:s32"),
+	HEAP_FN("libc.so", "free", "free", "ptr=%di:u64", false, false),
+	HEAP_FN("libstdc++.so", "_Znwm", "opnew", "size=%di:u64", true, true),
+	HEAP_FN("libstdc++.so", "_Znam", "opnewa", "size=%di:u64", true, true),
 };
 
 /* The file of a library this process maps ("libc.so" -> its path). */
@@ -66,13 +87,17 @@ static char *dprof_heap__lib_path(const char *lib)
 	return path;
 }
 
-/* File offset of the function @name in the ELF file at @path, or 0. */
-static u64 dprof_heap__sym_offset(const char *path, const char *name)
+/*
+ * Address of the function @name in the ELF file at @path, or 0: from the
+ * dynamic symbols, or with @local from the symbol table, where a local
+ * function can also be "name.constprop.0" and the like.
+ */
+static u64 dprof_heap__sym_vaddr(const char *path, const char *name, bool local)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr shdr;
-	u64 vaddr = 0, off = 0;
-	size_t i, n;
+	size_t i, len = strlen(name);
+	u64 vaddr = 0;
 	Elf *elf;
 	int fd;
 
@@ -87,8 +112,8 @@ static u64 dprof_heap__sym_offset(const char *path, const char *name)
 	while (!vaddr && (scn = elf_nextscn(elf, scn)) != NULL) {
 		Elf_Data *data;
 
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_DYNSYM ||
-		    !shdr.sh_entsize)
+		if (!gelf_getshdr(scn, &shdr) || !shdr.sh_entsize ||
+		    shdr.sh_type != (local ? SHT_SYMTAB : SHT_DYNSYM))
 			continue;
 		data = elf_getdata(scn, NULL);
 		for (i = 0; data && i < shdr.sh_size / shdr.sh_entsize; i++) {
@@ -99,13 +124,32 @@ static u64 dprof_heap__sym_offset(const char *path, const char *name)
 			    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
 				continue;
 			s = elf_strptr(elf, shdr.sh_link, sym.st_name);
-			if (s && !strcmp(s, name)) {
+			if (s && !strncmp(s, name, len) &&
+			    (!s[len] || (local && s[len] == '.'))) {
 				vaddr = sym.st_value;
 				break;
 			}
 		}
 	}
-	if (vaddr && !elf_getphdrnum(elf, &n)) {
+	elf_end(elf);
+out_close:
+	close(fd);
+	return vaddr;
+}
+
+/* File offset of the address @vaddr in the ELF file at @path, or 0. */
+static u64 dprof_heap__file_offset(const char *path, u64 vaddr)
+{
+	size_t i, n;
+	u64 off = 0;
+	Elf *elf;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && !elf_getphdrnum(elf, &n)) {
 		for (i = 0; i < n; i++) {
 			GElf_Phdr ph;
 
@@ -117,9 +161,29 @@ static u64 dprof_heap__sym_offset(const char *path, const char *name)
 		}
 	}
 	elf_end(elf);
-out_close:
 	close(fd);
 	return off;
+}
+
+/*
+ * File offset of the function @fn in the library at @path, or 0.  A local
+ * function is looked up in the library's debug file, found by build id.
+ */
+static u64 dprof_heap__sym_offset(const char *path, const struct dprof_heap_fn *fn)
+{
+	char sbuild_id[SBUILD_ID_SIZE], debug[PATH_MAX];
+	u64 vaddr;
+
+	if (!fn->local) {
+		vaddr = dprof_heap__sym_vaddr(path, fn->sym, false);
+	} else {
+		if (filename__sprintf_build_id(path, sbuild_id) < 2)
+			return 0;
+		snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+			 sbuild_id, sbuild_id + 2);
+		vaddr = dprof_heap__sym_vaddr(debug, fn->sym, true);
+	}
+	return vaddr ? dprof_heap__file_offset(path, vaddr) : 0;
 }
 
 static int dprof_heap__write(const char *line)
@@ -185,6 +249,7 @@ static void dprof_heap__remove_stale(void)
 int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size)
 {
 	char *libs[ARRAY_SIZE(dprof_heap_fns)] = { NULL };
+	u64 offs[ARRAY_SIZE(dprof_heap_fns)] = { 0 };
 	char line[PATH_MAX + 256], filter[64];
 	size_t i, j;
 	int err = 0;
@@ -200,10 +265,27 @@ int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size
 		libs[i] = dprof_heap__lib_path(fn->lib);
 		if (!libs[i])
 			continue;	/* perf does not map it: no C++ */
-		off = dprof_heap__sym_offset(libs[i], fn->sym);
+		off = dprof_heap__sym_offset(libs[i], fn);
 		if (!off) {
 			pr_debug("dprof: no %s in %s\n", fn->sym, libs[i]);
 			continue;
+		}
+		/* memalign and aligned_alloc are one function: one trap */
+		for (j = 0; j < i; j++) {
+			if (offs[j] == off && !strcmp(libs[j], libs[i]))
+				break;
+		}
+		if (j < i)
+			continue;
+		if (fn->after) {
+			for (j = 0; j < i; j++) {
+				if (offs[j] && !strcmp(dprof_heap_fns[j].event, fn->after))
+					break;
+			}
+			if (j == i) {
+				pr_debug("dprof: %s not probed: no %s\n", fn->sym, fn->after);
+				continue;
+			}
 		}
 		snprintf(line, sizeof(line), "p:%s/%s %s:%#llx %s\n", hp->group,
 			 fn->event, libs[i], (unsigned long long)off, fn->args);
@@ -211,12 +293,14 @@ int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size
 		if (err)
 			break;
 		hp->placed = true;
+		offs[i] = off;
 		err = dprof_heap__add_event(hp, fn->event,
 					    fn->sized && min_size ? filter : NULL);
 		if (err || !fn->ret)
 			continue;
-		snprintf(line, sizeof(line), "r:%s/%s_ret %s:%#llx ptr=$retval:u64\n",
-			 hp->group, fn->event, libs[i], (unsigned long long)off);
+		snprintf(line, sizeof(line), "r:%s/%s_ret %s:%#llx %s\n",
+			 hp->group, fn->event, libs[i], (unsigned long long)off,
+			 fn->ret_args ?: "ptr=$retval:u64");
 		err = dprof_heap__write(line);
 		if (!err) {
 			snprintf(line, sizeof(line), "%s_ret", fn->event);

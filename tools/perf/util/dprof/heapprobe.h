@@ -7,7 +7,8 @@
 
 /*
  * The user-space address set: uprobes on the C library's allocator
- * (malloc, calloc, realloc, aligned_alloc, memalign, free) and on the C++
+ * (malloc, calloc, realloc, aligned_alloc, memalign, valloc, pvalloc,
+ * free; posix_memalign with the C library's debug file) and on the C++
  * library's operator new, each entry with its size and a return probe
  * with the pointer, in a tracefs group of our own (dprof_heap_<pid>)
  * removed when the recording ends.

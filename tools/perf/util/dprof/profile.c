@@ -36,6 +36,7 @@ static const char * const kind_str[DPROF_KIND__MAX] = {
 	[DPROF_KIND_TYPED]	= "DWARF-typed",
 	[DPROF_KIND_STACK]	= "stack",
 	[DPROF_KIND_HEAP]	= "heap",
+	[DPROF_KIND_OPERAND]	= "operand",
 };
 
 const char *dprof_unres__str(enum dprof_unres r)
@@ -388,6 +389,52 @@ void dprof_profile__count(struct dprof_profile *prof,
 		prof->has_latency = true;
 }
 
+static int dprof_strcmp(const char *a, const char *b)
+{
+	if (!a || !b)
+		return !a - !b;
+	return strcmp(a, b);
+}
+
+static const char *dprof_class__dso_name(const struct dprof_class *c)
+{
+	return c->dso ? dso__long_name(c->dso) : NULL;
+}
+
+/*
+ * A total order on what a class shows, never on addresses of perf's own
+ * objects: the key of a DWARF-typed class is perf's annotated_data_type,
+ * which (name, DSO, size) already tell apart.
+ */
+static int dprof_class__cmp_id(const struct dprof_class *a,
+			       const struct dprof_class *b)
+{
+	int ret = dprof_strcmp(a->name, b->name);
+
+	if (ret)
+		return ret;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	ret = dprof_strcmp(dprof_class__dso_name(a), dprof_class__dso_name(b));
+	if (ret)
+		return ret;
+	ret = dprof_strcmp(a->site_name, b->site_name);
+	if (ret)
+		return ret;
+	if (a->obj_size != b->obj_size)
+		return a->obj_size < b->obj_size ? -1 : 1;
+	if (a->kind == DPROF_KIND_TYPED || a->kind == DPROF_KIND_STACK ||
+	    a->kind == DPROF_KIND_OPERAND)
+		return 0;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+static int dprof_class__cmp(const void *a, const void *b)
+{
+	return dprof_class__cmp_id(*(const struct dprof_class * const *)a,
+				   *(const struct dprof_class * const *)b);
+}
+
 /* Classes that hold the same data type become one row. */
 static bool dprof_class__same_row(const struct dprof_class *a,
 				  const struct dprof_class *b)
@@ -404,7 +451,13 @@ static bool dprof_class__same_row(const struct dprof_class *a,
 		       !strcmp(a->site_name, b->site_name);
 	case DPROF_KIND_TYPED:
 	case DPROF_KIND_STACK:
-		return a->name && b->name && !strcmp(a->name, b->name);
+	case DPROF_KIND_OPERAND:
+		/*
+		 * One name, one row per DSO: a program's own "struct worker"
+		 * is not the kernel's, and the row is typed in its DSO.
+		 */
+		return a->name && b->name && !strcmp(a->name, b->name) &&
+		       a->dso == b->dso;
 	case DPROF_KIND_STATIC:
 	case DPROF_KIND_PERCPU:
 	case DPROF_KIND_HEAP:	/* per allocation site */
@@ -465,19 +518,33 @@ static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls)
  */
 struct dprof_class **dprof_profile__rows(struct dprof_profile *prof, size_t *nr)
 {
-	struct dprof_class **rows;
+	struct dprof_class **rows, **classes;
 	struct hashmap_entry *cur;
-	size_t bkt, n = 0, i;
+	size_t bkt, n = 0, nr_classes = 0, i, c;
 
 	rows = calloc(hashmap__size(prof->classes) + 1, sizeof(*rows));
-	if (!rows)
+	classes = calloc(hashmap__size(prof->classes) + 1, sizeof(*classes));
+	if (!rows || !classes) {
+		free(rows);
+		free(classes);
 		return NULL;
+	}
 
+	/*
+	 * Merge in an order that does not depend on the hash: a row takes
+	 * its key, DSO and sizes from its first class.
+	 */
 	hashmap__for_each_entry(prof->classes, cur, bkt) {
-		struct dprof_class *cls = cur->pvalue, *row = NULL;
+		struct dprof_class *cls = cur->pvalue;
 
-		if (!cls->stats.samples)
-			continue;
+		if (cls->stats.samples)
+			classes[nr_classes++] = cls;
+	}
+	qsort(classes, nr_classes, sizeof(*classes), dprof_class__cmp);
+
+	for (c = 0; c < nr_classes; c++) {
+		struct dprof_class *cls = classes[c], *row = NULL;
+
 		for (i = 0; i < n; i++) {
 			if (dprof_class__same_row(rows[i], cls)) {
 				row = rows[i];
@@ -495,10 +562,12 @@ struct dprof_class **dprof_profile__rows(struct dprof_profile *prof, size_t *nr)
 		if (dprof_row__merge(row, cls))
 			goto out_err;
 	}
+	free(classes);
 	*nr = n;
 	return rows;
 
 out_err:
+	free(classes);
 	dprof_rows__free(rows, n);
 	return NULL;
 }
@@ -559,10 +628,8 @@ static int dprof_row__cmp(const void *a, const void *b, void *arg)
 		return ka < kb ? 1 : -1;
 	if (ca->stats.samples != cb->stats.samples)
 		return ca->stats.samples < cb->stats.samples ? 1 : -1;
-	/* a stable order for ties: by name, then by key */
-	if (ca->name && cb->name && strcmp(ca->name, cb->name))
-		return strcmp(ca->name, cb->name);
-	return ca->key < cb->key ? -1 : ca->key > cb->key;
+	/* ties: by name, kind, DSO, site, then key (see above) */
+	return dprof_class__cmp_id(ca, cb);
 }
 
 /* Most costly first; ties are broken by samples. */

@@ -25,6 +25,7 @@ enum dprof_kind {
 	DPROF_KIND_TYPED,	/* DWARF type of the memory operand only */
 	DPROF_KIND_STACK,	/* a stack slot DWARF types (a local variable) */
 	DPROF_KIND_HEAP,	/* user malloc()/new object: allocation site */
+	DPROF_KIND_OPERAND,	/* no access at ip (lea, fused compare): operand type, no address */
 	DPROF_KIND__MAX,
 };
 

@@ -610,6 +610,10 @@ static bool dprof_record_args__kmem(struct dprof_record_args *a, bool no_regs)
 	    (dprof_record_args__tracepoint(a, DPROF_MEMPOOL_PUT_TRACEPOINT, no_regs) ||
 	     dprof_record_args__tracepoint(a, DPROF_MEMPOOL_GET_TRACEPOINT, no_regs)))
 		return false;
+	/* kfree_rcu(): the lifetime ends at the call, not at the batched free */
+	if (is_valid_tracepoint(DPROF_KFREE_RCU_TRACEPOINT) &&
+	    dprof_record_args__tracepoint(a, DPROF_KFREE_RCU_TRACEPOINT, no_regs))
+		return false;
 	return true;
 }
 

@@ -21,6 +21,8 @@ struct dprof_watch_spec;
 /* Objects out of use in, and back from, mempool-like caches (kernel-patches/) */
 #define DPROF_MEMPOOL_PUT_TRACEPOINT	"kmem:mempool_put"
 #define DPROF_MEMPOOL_GET_TRACEPOINT	"kmem:mempool_get"
+/* Objects handed to kfree_rcu(): dead at the call, freed after a grace period */
+#define DPROF_KFREE_RCU_TRACEPOINT	"kmem:kfree_rcu"
 
 /**
  * struct dprof_record_opts - what perf dprof record was asked for

@@ -386,6 +386,27 @@ static int dprof_replay__mempool_put(struct dprof_replay *r, struct evsel *evsel
 				     evsel__strval(evsel, sample, "name"), /*put=*/true);
 }
 
+/*
+ * kmem:kfree_rcu (kernel-patches/): the object's user is done with it; the
+ * slab allocator frees it a grace period later, in a batch run by another
+ * task (not in a per-task recording).  Its lifetime, and its free call
+ * site, are the kfree_rcu() call's; the batch's free of it is no unknown
+ * free.
+ */
+static int dprof_replay__kfree_rcu(struct dprof_replay *r, struct evsel *evsel,
+				   struct perf_sample *sample,
+				   struct machine *machine __maybe_unused)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr");
+
+	if (dprof_ptr__no_object(ptr))
+		return 0;
+	r->rec.nr_kfree_rcu++;
+	return dprof_replay__end_obj(r, sample, ptr,
+				     evsel__intval(evsel, sample, "call_site"),
+				     evsel__strval(evsel, sample, "name"), /*put=*/true);
+}
+
 static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr);
 
 /*
@@ -687,6 +708,7 @@ static const struct evsel_str_handler dprof_kmem_handlers[] = {
 	{ DPROF_SLAB_FREE_TRACEPOINT,	dprof_replay__slab_free, },
 	{ DPROF_MEMPOOL_PUT_TRACEPOINT,	dprof_replay__mempool_put, },
 	{ DPROF_MEMPOOL_GET_TRACEPOINT,	dprof_replay__mempool_get, },
+	{ DPROF_KFREE_RCU_TRACEPOINT,	dprof_replay__kfree_rcu, },
 };
 
 /* ---------------------------------------------------------------------- */
@@ -700,6 +722,7 @@ struct dprof_heap_call {
 	int	depth;
 	u64	size[DPROF_HEAP_DEPTH];
 	u64	old[DPROF_HEAP_DEPTH];	/* realloc: the object it moves */
+	u64	inner[DPROF_HEAP_DEPTH]; /* what the call it made returned */
 };
 
 /* The live heap objects of process @pid. */
@@ -745,6 +768,7 @@ static int dprof_replay__heap_entry(struct dprof_replay *r, struct evsel *evsel,
 		c->size[c->depth] = size;
 		c->old[c->depth] = evsel__field(evsel, "old") ?
 				   evsel__intval(evsel, sample, "old") : 0;
+		c->inner[c->depth] = 0;
 	}
 	c->depth++;
 	return 0;
@@ -829,8 +853,17 @@ static int dprof_replay__heap_return(struct dprof_replay *r, struct evsel *evsel
 	if (!hashmap__find(r->heap_calls, sample->tid, &c) || !c->depth)
 		return 0;
 	/* malloc inside operator new, realloc: the outer call makes the object */
-	if (--c->depth)
+	if (--c->depth) {
+		if (c->depth <= DPROF_HEAP_DEPTH)
+			c->inner[c->depth - 1] = ptr;
 		return 0;
+	}
+	/*
+	 * posix_memalign returns an error code and gives the pointer through
+	 * an argument: it is what its _mid_memalign call returned.
+	 */
+	if (evsel__field(evsel, "rc"))
+		ptr = evsel__intval(evsel, sample, "rc") ? 0 : c->inner[0];
 	size = c->size[0];
 	old = c->old[0];
 	if (!ptr)	/* failed, or realloc(p, 0): its free was seen */
@@ -985,6 +1018,68 @@ static int dprof_replay__count_access(struct dprof_replay *r,
 	return 0;
 }
 
+/*
+ * Neither the sampled instruction nor the one before touches memory: an
+ * lea (an address computed, not accessed) or a compare fused with its
+ * jump.  perf's data-type profiling still gives such an ip the type of
+ * its operand (or of the fused instruction's): count the sample under that
+ * type, with no address and so no object, as perf report --sort type does.
+ */
+static int dprof_replay__typed_noaddr(struct dprof_replay *r, struct thread *thread,
+				      struct evsel *evsel, struct dprof_access *acc)
+{
+	struct dprof_typed typed;
+	struct dprof_class *cls;
+
+	if (dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed)) {
+		r->prof.ea_reasons[DPROF_EA_NO_MEMOP]++;
+		return dprof_replay__unresolved(r, acc, DPROF_UNRES_INSN);
+	}
+	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_OPERAND,
+					   typed.key, typed.dso);
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->name) {
+		cls->name = strdup(typed.type_name);
+		cls->obj_size = typed.type_size;
+	}
+	r->prof.nr_typed_noaddr++;
+	return dprof_replay__count_access(r, cls, thread, typed.offset, acc);
+}
+
+/*
+ * Skid gave the sample to the access before it (acc->ip), and that access
+ * has nothing better than the DWARF type of its operand (@typed), or not
+ * even that (@typed NULL).  perf's data-type profiling types the sample by
+ * the instruction at the sampled ip: where that one has an operand type of
+ * its own (an lea, a compare fused with its jump) and it is another type,
+ * the access before is not more precise, only different, so the sample is
+ * given back to the sampled ip and counted as perf counts it, with no
+ * address.  (libc's sysmalloc: "mov %rax,0x8(%rsi)", typed struct
+ * malloc_state, then "lea 0x10(%rcx),%rax", struct malloc_chunk.)
+ *
+ * Return: true when the sample was given back to the sampled ip.
+ */
+static bool dprof_replay__unskid(struct dprof_replay *r, struct thread *thread,
+				 struct evsel *evsel, struct dprof_access *acc,
+				 const struct dprof_typed *typed)
+{
+	struct dprof_typed here;
+
+	if (acc->ip == acc->sample_ip)
+		return false;
+	if (dprof_resolver__typed(&r->res, thread, evsel, acc->sample_ip, &here))
+		return false;
+	if (typed && here.key == typed->key && here.dso == typed->dso)
+		return false;
+	acc->ip = acc->sample_ip;
+	acc->addr = 0;
+	acc->is_write = false;
+	r->prof.nr_decoded--;
+	r->prof.nr_skid--;
+	return true;
+}
+
 static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thread,
 				      struct evsel *evsel, struct dprof_access *acc)
 {
@@ -1060,6 +1155,8 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 	}
 
 	if (!dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed)) {
+		if (dprof_replay__unskid(r, thread, evsel, acc, &typed))
+			return dprof_replay__typed_noaddr(r, thread, evsel, acc);
 		cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_TYPED,
 						   typed.key, typed.dso);
 		if (!cls)
@@ -1077,6 +1174,8 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 		return dprof_replay__count_access(r, cls, thread, typed.offset, acc);
 	}
 
+	if (dprof_replay__unskid(r, thread, evsel, acc, NULL))
+		return dprof_replay__typed_noaddr(r, thread, evsel, acc);
 	if (machine__kernel_ip(r->res.machine, acc->addr))
 		return dprof_replay__unresolved(r, acc, DPROF_UNRES_NO_OBJECT);
 	return dprof_replay__unresolved(r, acc, DPROF_UNRES_USER_DYNAMIC);
@@ -1094,8 +1193,13 @@ static int dprof_replay__resolve_stack(struct dprof_replay *r, struct thread *th
 	struct dprof_typed typed;
 	struct dprof_class *cls;
 
-	if (dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed))
+	if (dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed)) {
+		if (dprof_replay__unskid(r, thread, evsel, acc, NULL))
+			return dprof_replay__typed_noaddr(r, thread, evsel, acc);
 		return dprof_replay__unresolved(r, acc, DPROF_UNRES_STACK);
+	}
+	if (dprof_replay__unskid(r, thread, evsel, acc, &typed))
+		return dprof_replay__typed_noaddr(r, thread, evsel, acc);
 	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_STACK,
 					   typed.key, typed.dso);
 	if (!cls)
@@ -1136,35 +1240,6 @@ static int dprof_replay__resolve_percpu(struct dprof_replay *r, struct thread *t
 		return err;
 	cls->nr_objects += err;
 	return dprof_replay__count_access(r, cls, thread, offset, acc);
-}
-
-/*
- * Neither the sampled instruction nor the one before touches memory: an
- * lea (an address computed, not accessed) or a compare fused with its
- * jump.  perf's data-type profiling still gives such an ip the type of
- * its operand (or of the fused instruction's): count the sample under that
- * type, with no address and so no object, as perf report --sort type does.
- */
-static int dprof_replay__typed_noaddr(struct dprof_replay *r, struct thread *thread,
-				      struct evsel *evsel, struct dprof_access *acc)
-{
-	struct dprof_typed typed;
-	struct dprof_class *cls;
-
-	if (dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed)) {
-		r->prof.ea_reasons[DPROF_EA_NO_MEMOP]++;
-		return dprof_replay__unresolved(r, acc, DPROF_UNRES_INSN);
-	}
-	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_TYPED,
-					   typed.key, typed.dso);
-	if (!cls)
-		return -ENOMEM;
-	if (!cls->name) {
-		cls->name = strdup(typed.type_name);
-		cls->obj_size = typed.type_size;
-	}
-	r->prof.nr_typed_noaddr++;
-	return dprof_replay__count_access(r, cls, thread, typed.offset, acc);
 }
 
 /*
@@ -1590,6 +1665,18 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 	r->tool.fork		= perf_event__process_fork;
 	r->tool.namespaces	= perf_event__process_namespaces;
 	r->tool.ordering_requires_timestamps = true;
+	/*
+	 * Arm SPE writes its samples to the AUX area: perf's decoder turns
+	 * them into "memory" samples (addr, data_src, weight) on an event
+	 * it adds, as for perf mem report and perf c2c report.
+	 */
+	r->tool.attr		= perf_event__process_attr;
+	r->tool.auxtrace_info	= perf_event__process_auxtrace_info;
+	r->tool.auxtrace	= perf_event__process_auxtrace;
+	r->tool.auxtrace_error	= perf_event__process_auxtrace_error;
+	r->itrace.set = true;
+	r->itrace.mem = true;
+	r->itrace.default_no_sample = true;
 
 	err = dprof_replay__check_file(path);
 	if (err)
@@ -1611,6 +1698,7 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 		r->session = NULL;
 		return err;
 	}
+	r->session->itrace_synth_opts = &r->itrace;
 	/* nothing keeps pointers into the events: the pages read can go */
 	r->session->drop_read_data = true;
 	err = perf_session__set_tracepoints_handlers(r->session, dprof_kmem_handlers);

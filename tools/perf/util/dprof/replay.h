@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <linux/list.h>
 #include <linux/types.h>
+#include "util/auxtrace.h"
 #include "util/data.h"
 #include "util/tool.h"
 #include "addrset.h"
@@ -38,6 +39,7 @@ struct perf_session;
  * @nr_mempool_put: objects put aside by mempool-like caches
  * @nr_mempool_get: ... and taken back into use
  * @nr_mempool_unknown: ... taken back, of no known object or size
+ * @nr_kfree_rcu: objects handed to kfree_rcu(): their lifetime ends there
  * @nr_lost: events lost while recording
  * @nr_implausible: events skipped: objects or watch hits past the top of
  *                  the address space, or bigger than any allocation
@@ -79,6 +81,7 @@ struct dprof_recording {
 	u64			nr_mempool_put;
 	u64			nr_mempool_get;
 	u64			nr_mempool_unknown;
+	u64			nr_kfree_rcu;
 	u64			nr_lost;
 	u64			nr_implausible;
 	u64			nr_damaged;
@@ -118,6 +121,8 @@ struct dprof_replay {
 	struct perf_tool	tool;
 	struct perf_data	data;
 	struct perf_session	*session;
+	/* AUX area samplers (Arm SPE): memory samples only, as perf mem asks */
+	struct itrace_synth_opts itrace;
 	struct dprof_addrset	as;
 	/*
 	 * The slab map, one entry per slab: the slabs the kernel described

@@ -230,6 +230,8 @@ int dprof_report__run(struct dprof_report *rep, bool all_views)
 #ifdef __GLIBC__
 	malloc_trim(0);
 #endif
+	if (rep->cl)
+		dprof_classify__finish(rep->cl);
 	if (rep->ws)
 		err = dprof_workingset__finish(rep->ws);
 	if (!err && rep->hist)
@@ -373,7 +375,11 @@ static void dprof_suggest(struct dprof_suggestion *s, const char *want,
 	for (i = 0; i < DPROF_SUGGEST; i++) {
 		if (s[i].name && !strcmp(s[i].name, name))
 			return;
-		if (!s[i].name || d < s[i].dist)
+	}
+	/* closest first, equals by name: rows come in hash order */
+	for (i = 0; i < DPROF_SUGGEST; i++) {
+		if (!s[i].name || d < s[i].dist ||
+		    (d == s[i].dist && strcmp(name, s[i].name) < 0))
 			break;
 	}
 	if (i == DPROF_SUGGEST)

@@ -261,6 +261,7 @@ static bool dprof_typeinfo__row_type(struct dprof_typeinfo *ti,
 		return dprof_typeinfo__var(ti, row->dso, row, t);
 	case DPROF_KIND_TYPED:
 	case DPROF_KIND_STACK:
+	case DPROF_KIND_OPERAND:
 		return dprof_typeinfo__struct(ti, row->dso, row->name, t);
 	case DPROF_KIND_KMALLOC:
 	case DPROF_KIND_HEAP:
@@ -282,31 +283,35 @@ static void dprof_row_info__describe(const struct dprof_class *row,
 		else
 			strbuf_addf(sb, "slab? %" PRIu64 "B @%s", row->alloc_size,
 				    row->site_name ?: "?");
-		break;
+		return;
 	case DPROF_KIND_KMALLOC:
 		strbuf_addf(sb, "%s @%s", row->name ?: "kmalloc",
 			    row->site_name ?: "?");
-		break;
+		return;
 	case DPROF_KIND_PERCPU:
 		strbuf_addf(sb, "percpu %s", row->name);
-		break;
+		return;
 	case DPROF_KIND_TYPED:
 		strbuf_addstr(sb, "(no alloc event: DWARF)");
 		break;
 	case DPROF_KIND_STACK:
 		strbuf_addstr(sb, "stack (DWARF local)");
 		break;
+	case DPROF_KIND_OPERAND:
+		strbuf_addstr(sb, "(operand only)");
+		break;
 	case DPROF_KIND_HEAP:
 		strbuf_addf(sb, "heap %s", row->site_name ?: "?");
-		break;
+		return;
 	case DPROF_KIND_STATIC:
 	case DPROF_KIND__MAX:
 	default:
 		strbuf_addf(sb, "static %s", row->name);
-		if (row->dso && dso__kernel(row->dso) == DSO_SPACE__USER)
-			strbuf_addf(sb, " (%s)", dso__short_name(row->dso));
 		break;
 	}
+	/* a row typed in a user DSO says which one */
+	if (row->dso && dso__kernel(row->dso) == DSO_SPACE__USER)
+		strbuf_addf(sb, " (%s)", dso__short_name(row->dso));
 }
 
 int dprof_row_info__init(struct dprof_row_info *ri, struct dprof_typeinfo *ti,

@@ -1,7 +1,46 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# perf dprof: compare the types perf's data-type profiling gives a
-# recording's samples with those perf dprof report gives them.
+# Shared by the perf dprof user-program tests (dprof_user_*.sh): the
+# set-up (job directory, skip rule, the programs' sources) and the
+# comparison of the types perf's data-type profiling gives a recording's
+# samples with those perf dprof report gives them.  A test sets
+# dprof_test to its name for the result lines, then
+#
+#	dprof_user_setup NAME
+#	... builds from ${src}, records into ${dir}, checks ...
+#	cleanup; exit ${err}
+
+# the test programs' sources
+src="$(dirname "${BASH_SOURCE[0]}")/dprof_user"
+
+cleanup() {
+	rm -rf "${dir}"
+	trap - EXIT TERM INT
+}
+
+trap_cleanup() {
+	cleanup
+	exit 1
+}
+
+skip() {
+	echo "${dprof_test} [Skipped: $*]"
+	cleanup
+	exit 2
+}
+
+# dprof_user_setup NAME
+# A job directory ${dir}, /tmp/__perf_test.NAME.XXXXX, removed on exit (an
+# interrupted test fails); skip unless cpu-clock can be sampled with
+# interrupt registers (the software sampler) and gcc builds the programs.
+dprof_user_setup() {
+	dir=$(mktemp -d "/tmp/__perf_test.$1.XXXXX")
+	trap trap_cleanup EXIT TERM INT
+	if ! perf record -o /dev/null -e cpu-clock --intr-regs=ip -- true >/dev/null 2>&1; then
+		skip "cannot sample cpu-clock with interrupt registers"
+	fi
+	command -v gcc >/dev/null || skip "no gcc to build the test programs"
+}
 
 # dprof_user_compare DATA OUTDIR
 #
@@ -10,14 +49,15 @@
 # type dprof gave each sample.  An instruction's samples agree when dprof
 # gives as many of them the same type, or a more precise one: an allocator
 # object (slab, kmalloc, heap) or a named static or per-cpu variable.
-# Prints "typed N agreed M" and, per disagreeing instruction, a line
-# "DIFF symoff perf-type count: dprof types"; returns 1 when a tool fails.
+# Prints "typed N agreed M", the same per DSO ("dso NAME typed N agreed
+# M") and, per disagreeing instruction, a line "DIFF symoff perf-type
+# count: dprof types"; returns 1 when a tool fails.
 dprof_user_compare() {
 	local data=$1 dir=$2
 
 	# -w: the symoff column is cut to the width of the symbol names
-	if ! perf report --stdio -i "${data}" --sort symoff,type -F sample,symoff,type \
-			-t '|' -w 12,4096,4096 > "${dir}/perf.types" 2> "${dir}/perf.err"; then
+	if ! perf report --stdio -i "${data}" --sort dso,symoff,type -F sample,dso,symoff,type \
+			-t '|' -w 12,4096,4096,4096 > "${dir}/perf.types" 2> "${dir}/perf.err"; then
 		echo "perf report --sort type failed:"
 		cat "${dir}/perf.err"
 		return 1
@@ -46,10 +86,11 @@ dprof_user_compare() {
 		}
 		next
 	}
-	# perf report -t "|": samples|[.] symoff|type
+	# perf report -t "|": samples|dso|[.] symoff|type
 	{
 		split($0, f, "|")
-		cnt = trim(f[1]) + 0; where = trim(f[2]); type = trim(f[3])
+		cnt = trim(f[1]) + 0; dso = trim(f[2]); where = trim(f[3])
+		type = trim(f[4])
 		if (trim(f[1]) !~ /^[0-9]+$/)
 			next
 		sub(/^\[.\] /, "", where)
@@ -57,13 +98,20 @@ dprof_user_compare() {
 		    type == "(stack canary)")
 			next
 		typed += cnt
+		dso_typed[dso] += cnt
 		ok = got[where, type] + precise[where]
 		if (ok > cnt)
 			ok = cnt
 		agreed += ok
+		dso_agreed[dso] += ok
 		if (ok < cnt)
 			printf "DIFF %s %s %d:%s\n", where, type, cnt, seen[where]
 	}
-	END { printf "typed %d agreed %d\n", typed, agreed }
+	END {
+		printf "typed %d agreed %d\n", typed, agreed
+		for (dso in dso_typed)
+			printf "dso %s typed %d agreed %d\n", dso, dso_typed[dso],
+			       dso_agreed[dso]
+	}
 	' "${dir}/dprof.samples" "${dir}/perf.types"
 }

@@ -12,8 +12,12 @@
  *   heap churn N         N malloc + free pairs (allocation-heavy)
  *   heap work N ITER     N nodes, then ITER random touches (a typical
  *                        program: allocates, then computes)
+ *   heap aligned N SECS  N nodes from each of posix_memalign,
+ *                        aligned_alloc, memalign and valloc (a function
+ *                        each), touched at random for SECS
  */
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -38,6 +42,28 @@ static struct node *new_node(void)
 		exit(1);
 	memset(n, 0, sizeof(*n));
 	return n;
+}
+
+static struct node *aligned_posix_memalign(void)
+{
+	void *p;
+
+	return posix_memalign(&p, 64, sizeof(struct node)) ? NULL : p;
+}
+
+static struct node *aligned_aligned_alloc(void)
+{
+	return aligned_alloc(64, sizeof(struct node));
+}
+
+static struct node *aligned_memalign(void)
+{
+	return memalign(64, sizeof(struct node));
+}
+
+static struct node *aligned_valloc(void)
+{
+	return valloc(sizeof(struct node));
 }
 
 static double now(void)
@@ -151,6 +177,26 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
+	if (argc > 3 && !strcmp(argv[1], "aligned")) {
+		struct node *(*fns[])(void) = {
+			aligned_posix_memalign, aligned_aligned_alloc,
+			aligned_memalign, aligned_valloc,
+		};
+
+		nr = atoi(argv[2]);
+		nodes = calloc(4 * nr, sizeof(*nodes));
+		if (nr < 1 || !nodes)
+			return 1;
+		for (i = 0; i < 4 * nr; i++) {
+			nodes[i] = fns[i % 4]();
+			if (!nodes[i])
+				return 1;
+			memset(nodes[i], 0, sizeof(struct node));
+		}
+		touch(nodes, 4 * nr, atof(argv[3]));
+		printf("allocated %d by each\n", nr);
+		return 0;
+	}
 	if (argc > 2 && !strcmp(argv[1], "shared"))
 		return threads(atof(argv[2]), 1);
 	if (argc > 2 && !strcmp(argv[1], "private"))

@@ -1,0 +1,129 @@
+#!/bin/bash
+# perf dprof: the same recording gives the same report, run after run
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build a program and a library that each have a "struct worker" of their
+# own layout, with more types whose rows tie or share a name, record it
+# with the software sampler, and run every view of perf dprof report on
+# the same perf.data several times: any output that differs from the first
+# run fails.  Row order, the members shown and the "closest:" names for an
+# unknown --type must not depend on hash order or on addresses, which
+# change from run to run.  Each struct worker row is typed in its own DSO,
+# as perf report --sort type types the same samples.
+
+set -u
+
+err=0
+runs=5
+dir=$(mktemp -d /tmp/__perf_test.dprof_det.XXXXX)
+src="$(dirname "$0")/lib/dprof_user"
+# shellcheck source=lib/dprof_user.sh
+. "$(dirname "$0")/lib/dprof_user.sh"
+
+cleanup() {
+	rm -rf "${dir}"
+	trap - EXIT TERM INT
+}
+
+trap_cleanup() {
+	cleanup
+	exit 1
+}
+trap trap_cleanup EXIT TERM INT
+
+skip() {
+	echo "dprof deterministic test [Skipped: $1]"
+	cleanup
+	exit 2
+}
+
+fail() {
+	echo "dprof deterministic test [Failed: $1]"
+	err=1
+}
+
+if ! perf record -o /dev/null -e cpu-clock --intr-regs=ip -- true >/dev/null 2>&1; then
+	skip "cannot sample cpu-clock with interrupt registers"
+fi
+command -v gcc >/dev/null || skip "no gcc to build the test program"
+if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
+	skip "perf built without DWARF support: no data-type profiling"
+fi
+
+if ! gcc -O1 -g -fno-inline -fPIC -shared -o "${dir}/libtwins.so" "${src}/twins-lib.c" \
+		2> "${dir}/cc.err" ||
+   ! gcc -O1 -g -fno-inline -o "${dir}/twins" "${src}/twins.c" -L"${dir}" -ltwins \
+		-Wl,-rpath,"${dir}" 2>> "${dir}/cc.err"; then
+	cat "${dir}/cc.err"
+	fail "build the test program"
+	cleanup
+	exit 1
+fi
+data="${dir}/twins.data"
+if ! perf dprof record --sampler=soft --no-kmem --no-heap -o "${data}" \
+		-- "${dir}/twins" 1.5 > "${dir}/rec.out" 2>&1; then
+	cat "${dir}/rec.out"
+	fail "record"
+	cleanup
+	exit 1
+fi
+
+# view name, then its options; an unknown --type fails with the closest names
+views="profile:
+samples:--samples
+json:--json
+classify:--view=classify
+workingset:--view=workingset
+worker:--type=struct worker
+closest:--type=struct tw"
+
+while IFS=: read -r name opts; do
+	for i in $(seq 1 ${runs}); do
+		# shellcheck disable=SC2086
+		perf dprof report --stdio -i "${data}" ${opts:+"${opts}"} \
+			> "${dir}/${name}.${i}" 2>&1
+		if [ "${i}" -gt 1 ] && ! cmp -s "${dir}/${name}.1" "${dir}/${name}.${i}"; then
+			fail "${name} (${opts:-default}): run ${i} differs from run 1"
+			diff "${dir}/${name}.1" "${dir}/${name}.${i}" | head -10
+			break
+		fi
+	done
+done <<< "${views}"
+
+# one struct worker row per DSO, with the members of that DSO's layout
+rows=$(grep -c '^ *struct worker ' "${dir}/profile.1")
+if [ "${rows}" -ne 2 ]; then
+	fail "${rows} struct worker rows, not one per DSO"
+	grep 'struct worker' "${dir}/profile.1"
+fi
+if ! grep -E '^ *struct worker .*\(twins\) .*(loops|busy) ' "${dir}/profile.1" |
+		grep -qvE 'current_work|sleeping|\bid\b'; then
+	fail "the program's struct worker row has not the program's members"
+	grep 'struct worker' "${dir}/profile.1"
+fi
+if ! grep -E '^ *struct worker .*\(libtwins.so\) .*(current_work|sleeping) ' \
+		"${dir}/profile.1" | grep -qvE 'loops|busy'; then
+	fail "the library's struct worker row has not the library's members"
+	grep 'struct worker' "${dir}/profile.1"
+fi
+grep -q 'closest: struct tw1, struct tw2, struct tw3$' "${dir}/closest.1" ||
+	fail "closest names not the nearest in name order: $(cat "${dir}/closest.1")"
+
+# every sample typed as perf report --sort type types it
+mkdir -p "${dir}/cmp"
+if ! dprof_user_compare "${data}" "${dir}/cmp" > "${dir}/cmp.res"; then
+	cat "${dir}/cmp.res"
+	fail "compare with perf report --sort type"
+else
+	read -r _ typed _ agreed < <(grep '^typed ' "${dir}/cmp.res")
+	if [ -z "${typed}" ] || [ "${typed}" -eq 0 ] || [ "${agreed}" -ne "${typed}" ]; then
+		fail "dprof types ${agreed:-0} of the ${typed:-0} samples perf types"
+		grep '^DIFF' "${dir}/cmp.res" | head -10
+	fi
+fi
+
+if [ ${err} -eq 0 ]; then
+	echo "dprof deterministic test [Success]"
+fi
+cleanup
+exit ${err}
