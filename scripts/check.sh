@@ -13,6 +13,9 @@ set -eu
 # shellcheck source=lib/env.sh
 . "$(dirname "$0")/lib/env.sh"
 export DPROF_REPO=$REPO	# for tests that need the repository (dprof_series.sh)
+# the sanitizer build of make fuzz, if there is one: tests run views under it
+[ ! -x "$BUILD_DIR/fuzz/build/perf/perf" ] ||
+	export DPROF_SANITIZED_PERF=${DPROF_SANITIZED_PERF:-$BUILD_DIR/fuzz/build/perf/perf}
 log=$BUILD_DIR/check.log
 
 if [ -z "${DPROF_CHECK_LOG:-}" ]; then

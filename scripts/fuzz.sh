@@ -4,11 +4,14 @@
 #
 #   1. build perf with -fsanitize=address,undefined in $BUILD_DIR/fuzz
 #   2. seeds: recordings 'perf test -w dprof_cachemodel' writes as AMD IBS
-#      and Intel PEBS machines would, and the real PEBS file of the tests
+#      and Intel PEBS machines would, the real PEBS file of the tests, a
+#      recording of a small program with the allocator's uprobes (heap
+#      objects; where uprobes can be placed), and the files of FUZZ_SEEDS
 #   3. FUZZ_N mutants (scripts/fuzz/mutate.py), each through one of the
-#      views of FUZZ_VIEWS in turn (default: profile classify workingset;
+#      views of FUZZ_VIEWS in turn (default: profile classify workingset flow;
 #      each replays the whole file through perf's reader)
-#   4. a crash is death by a signal, a hang a run over FUZZ_TIMEOUT s, a
+#   4. a crash is death by a signal, a hang a run over FUZZ_TIMEOUT CPU
+#      seconds (or 10x that in wall time, blocked), a
 #      sanitizer report any ASan/UBSan message; each is kept with what was
 #      damaged in $BUILD_DIR/fuzz/found
 #
@@ -18,7 +21,9 @@
 # env: FUZZ_N (default 2000), FUZZ_SEED (1), FUZZ_TIMEOUT (20),
 #      FUZZ_PERF (a sanitizer build to use instead of building one),
 #      FUZZ_VIEWS (see 3.), FUZZ_DIR (default $BUILD_DIR/fuzz: two runs
-#      side by side need two)
+#      side by side need two), FUZZ_SEEDS (more perf.data files to damage,
+#      space-separated, e.g. guest recordings of make run with the slab map
+#      and watch events, which need our kernel; cut by scripts/fuzz/shrink.py)
 set -eu
 
 # shellcheck source=lib/env.sh
@@ -27,7 +32,7 @@ n=${FUZZ_N:-2000}
 seed=${FUZZ_SEED:-1}
 limit=${FUZZ_TIMEOUT:-20}
 dir=${FUZZ_DIR:-$BUILD_DIR/fuzz}
-read -r -a views <<< "${FUZZ_VIEWS:-profile classify workingset}"
+read -r -a views <<< "${FUZZ_VIEWS:-profile classify workingset flow}"
 say() { echo "fuzz: $*" >&2; }
 
 perf=${FUZZ_PERF:-}
@@ -41,6 +46,8 @@ if [ -z "$perf" ]; then
 fi
 command -v python3 >/dev/null || "$REPO/scripts/deps.sh" python3
 
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 rm -rf "$dir/seeds" "$dir/mutants"
 mkdir -p "$dir/seeds" "$dir/mutants" "$dir/found"
 for s in mixed false_sharing conflict; do
@@ -50,11 +57,28 @@ for s in mixed false_sharing conflict; do
 	done
 done
 cp "$REPO/tools/perf/tests/dprof/data/perf.data.weight_struct" "$dir/seeds/pebs-real.data"
+# heap objects: the uprobes on malloc/free of a program that churns nodes
+lib=$REPO/tools/perf/tests/shell/lib/dprof_user
+if command -v gcc >/dev/null &&
+   gcc -g -O1 -fno-inline -pthread -o "$dir/heap" "$lib/heap.c" 2>/dev/null &&
+   "$perf" dprof record --sampler=soft --no-kmem -o "$dir/seeds/heap.data" \
+	-- "$dir/heap" count 20 0.2 > "$dir/heap.out" 2>&1 &&
+   ! grep -q 'cannot place uprobes' "$dir/heap.out"; then
+	:
+else
+	rm -f "$dir/seeds/heap.data"
+	say "no heap seed (no gcc, or uprobes cannot be placed: $dir/heap.out)"
+fi
+# big recordings (a guest's slab snapshot: ~30 MB) cut to 300 samples per
+# event and CPU: every kind of record stays, each run stays short
+extra=0
+for f in ${FUZZ_SEEDS:-}; do
+	python3 "$REPO/scripts/fuzz/shrink.py" 300 "$f" \
+		"$dir/seeds/extra$((++extra))-$(basename "$f" .data).data"
+done
 say "$n mutants of $(ls "$dir"/seeds/*.data | wc -l) seeds, seed $seed"
 python3 "$REPO/scripts/fuzz/mutate.py" "$seed" "$n" "$dir/mutants" "$dir"/seeds/*.data
 
-export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 crashes=0 hangs=0 reports=0 runs=0
 summary() { echo "mutants $runs, crashes $crashes, hangs $hangs, sanitizer reports $reports"; }
 # stopped early (kill -TERM): what ran so far
@@ -62,12 +86,15 @@ trap 'summary; echo "fuzz: stopped after $runs of $n mutants" >&2; exit 1' TERM 
 for m in "$dir"/mutants/m*.data; do
 	for view in "${views[$((runs % ${#views[@]}))]}"; do
 		rc=0
-		timeout -s KILL "$limit" "$perf" dprof report --stdio -i "$m" \
-			--view=$view > /dev/null 2> "$dir/err" || rc=$?
+		# CPU seconds: on a loaded machine wall time says little; a
+		# run blocked without using CPU still ends at 10x the limit
+		(ulimit -t "$limit"
+		 exec timeout -s KILL $((limit * 10)) "$perf" dprof report --stdio -i "$m" \
+			--view=$view) > /dev/null 2> "$dir/err" || rc=$?
 		what=
 		if grep -qE 'ERROR: AddressSanitizer|runtime error:' "$dir/err"; then
 			what=sanitizer; reports=$((reports + 1))
-		elif [ $rc = 137 ]; then
+		elif [ $rc = 137 ] || [ $rc = 152 ]; then	# SIGKILL, SIGXCPU
 			what=hang; hangs=$((hangs + 1))
 		elif [ $rc -gt 128 ] && [ $rc -lt 160 ]; then
 			what=crash; crashes=$((crashes + 1))

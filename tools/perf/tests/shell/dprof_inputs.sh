@@ -3,8 +3,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A PEBS load-latency recording from another machine must be decoded
-# (levels, latency) even though nothing resolves here; a truncated file
-# must fail with a message that says so.  A damaged record is skipped and
+# (levels, latency) even though nothing resolves here; a file cut in its
+# data section is reported up to where the data ends, and says where; one
+# cut before its data fails with a message that says so.  A damaged record is skipped and
 # counted; a damaged record size ends the data there, and the report of
 # what came before says where.
 
@@ -42,18 +43,70 @@ if grep -qE '^  [^ ].* [0-9.]+%' "${tmp}/out"; then
 fi
 [ ${err} -eq 0 ] || { echo "dprof inputs test [Failed: PEBS decode]"; cat "${tmp}/out"; }
 
-# a recording cut in half: clear error, non-zero exit, file untouched
-head -c $(($(stat -c %s "${ext}") / 2)) "${ext}" > "${tmp}/cut.data"
+# a recording cut in half, inside its data section: what it holds is
+# reported, the header says where the data ends (the start of the record
+# the cut split, found here by walking the records) and counts only the
+# samples before it; the file is untouched
+# (cut inside its middle sample record when python3 is there to find it)
+cut_len=$(($(stat -c %s "${ext}") / 2))
+if command -v python3 > /dev/null; then
+	cut_len=$(python3 - "${ext}" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+off, size = struct.unpack_from("<QQ", b, 40)
+pos, samples = off, []
+while pos + 8 <= off + size:
+    if struct.unpack_from("<I", b, pos)[0] == 9:
+        samples.append(pos)
+    pos += struct.unpack_from("<H", b, pos + 6)[0] or 8
+print(samples[len(samples) // 2] + 12)
+PY
+)
+fi
+head -c "${cut_len}" "${ext}" > "${tmp}/cut.data"
 sum=$(md5sum < "${tmp}/cut.data")
-if perf dprof report --stdio -i "${tmp}/cut.data" > "${tmp}/out2" 2>&1; then
-	echo "dprof inputs test [Failed: truncated file accepted]"
+if ! perf dprof report --stdio -i "${tmp}/cut.data" > "${tmp}/out2" 2>&1; then
+	echo "dprof inputs test [Failed: a file cut in its data section gets no report]"
+	cat "${tmp}/out2"
+	err=1
+elif command -v python3 > /dev/null; then
+	# offset of the first record past the cut, and the samples before it
+	read -r cut_at cut_samples < <(python3 - "${tmp}/cut.data" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+off, size = struct.unpack_from("<QQ", b, 40)
+pos, n = off, 0
+while pos + 8 <= len(b):
+    typ, sz = struct.unpack_from("<I", b, pos)[0], struct.unpack_from("<H", b, pos + 6)[0]
+    if pos + sz > len(b):
+        break
+    n += typ == 9
+    pos += sz
+print("%#x %d" % (pos, n))
+PY
+)
+	if ! grep -q "^# TRUNCATED: the file is cut short: its data ends at file offset ${cut_at}, " \
+		"${tmp}/out2"; then
+		echo "dprof inputs test [Failed: no 'TRUNCATED: ... data ends at file offset ${cut_at}']"
+		cat "${tmp}/out2"
+		err=1
+	elif ! grep -q "^# resolved .* of ${cut_samples} samples" "${tmp}/out2"; then
+		echo "dprof inputs test [Failed: the cut file's ${cut_samples} samples are not reported]"
+		cat "${tmp}/out2"
+		err=1
+	fi
+fi
+[ "${sum}" = "$(md5sum < "${tmp}/cut.data")" ] || { echo "dprof inputs test [Failed: input modified]"; err=1; }
+# cut before its data: one line, non-zero exit
+head -c 200 "${ext}" > "${tmp}/cut2.data"
+if perf dprof report --stdio -i "${tmp}/cut2.data" > "${tmp}/out2" 2>&1; then
+	echo "dprof inputs test [Failed: a file cut before its data accepted]"
 	err=1
 elif ! grep -q 'is truncated' "${tmp}/out2"; then
 	echo "dprof inputs test [Failed: no 'is truncated' message]"
 	cat "${tmp}/out2"
 	err=1
 fi
-[ "${sum}" = "$(md5sum < "${tmp}/cut.data")" ] || { echo "dprof inputs test [Failed: input modified]"; err=1; }
 
 # damaged: the header's data size, or the last record's size (python3)
 # damaged NAME PATTERN: fails within 30 s, not by a signal, saying PATTERN
@@ -82,6 +135,11 @@ off, size = struct.unpack_from("<QQ", b, 40)
 huge = bytearray(b)
 struct.pack_into("<Q", huge, 48, (1 << 64) - 1)
 open(tmp + "/huge.data", "wb").write(huge)
+# the data section moved to an odd offset inside it (a fuzz mutant: the
+# reader read misaligned records, UBSan's report)
+odd = bytearray(b)
+struct.pack_into("<Q", odd, 40, off + size // 2 + 2)
+open(tmp + "/odd.data", "wb").write(odd)
 # the last event attribute's ids section: 2^63 bytes (perf allocates by it)
 ids = bytearray(b)
 attr_size, attrs, attrs_size = struct.unpack_from("<QQQ", b, 16)
@@ -109,7 +167,8 @@ while pos + 8 <= off + size:
 struct.pack_into("<Q", b, samples[1] + 8 + 8 * idpos, 0xdeadbeefdeadbeef)
 open(tmp + "/badid.data", "wb").write(b)
 PY
-	damaged huge.data "is truncated or damaged"
+	damaged huge.data "is damaged: its data section"
+	damaged odd.data "not on an 8-byte boundary"
 	damaged ids.data "the ids of its event attribute at byte"
 
 	# the reader stops at the damaged size and the report says where
@@ -171,6 +230,60 @@ open(tmp + "/tp-bin.data", "wb").write(bin)
 PY
 	damaged tp-fmt.data "tracing data damaged: a kmem event's print fmt reads REC->gfp_fhags"
 	damaged tp-bin.data "tracing data damaged: a kmem event format is not text"
+
+	# cut in its data: the tracepoint formats are lost with the feature
+	# sections; their records are skipped, as many as perf report skips
+	head -c "$(python3 -c 'import struct, sys
+off, size = struct.unpack_from("<QQ", open(sys.argv[1], "rb").read(64), 40)
+print(off + size // 2)' "${tmp}/tp.data")" "${tmp}/tp.data" > "${tmp}/tp-cut.data"
+	skipped=$(perf report --stdio -i "${tmp}/tp-cut.data" 2>&1 >/dev/null |
+		  sed -n 's/^\([0-9]*\) tracepoint samples skipped.*/\1/p')
+	if ! timeout 60 perf dprof report --stdio -i "${tmp}/tp-cut.data" > "${tmp}/out6" 2>&1; then
+		echo "dprof inputs test [Failed: a cut recording of kmem events gets no report]"
+		cat "${tmp}/out6"
+		err=1
+	elif [ -z "${skipped}" ] || [ "${skipped}" = 0 ] ||
+	     ! grep -q "^# TRUNCATED: its feature sections are lost: ${skipped} tracepoint records" \
+		"${tmp}/out6"; then
+		echo "dprof inputs test [Failed: perf report skipped '${skipped}' tracepoint samples, the header says otherwise]"
+		cat "${tmp}/out6"
+		err=1
+	fi
+fi
+
+# a damaged count of PMU capabilities (HEADER_PMU_CAPS, which recordings
+# made here have): perf allocated and zeroed ~5.5 GB by it, seconds of CPU
+# for a tiny file (a fuzz "hang" under ASan); now it is refused at once
+if command -v python3 > /dev/null &&
+   perf record -q -e cpu-clock -o "${tmp}/caps.data" -- true > /dev/null 2>&1 &&
+   python3 - "${tmp}/caps.data" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+off, size = struct.unpack_from("<QQ", b, 40)
+feat = struct.unpack_from("<4Q", b, 72)
+bits = [i for i in range(256) if feat[i // 64] >> (i % 64) & 1]
+if 31 not in bits:		# HEADER_PMU_CAPS
+    sys.exit(1)
+o, n = struct.unpack_from("<QQ", b, off + size + 16 * bits.index(31))
+struct.pack_into("<I", b, o, 0x0842084a)	# what a fuzz bit flip made of 0
+open(sys.argv[1], "wb").write(b)
+PY
+then
+	# CPU seconds, not wall time: the check holds on a loaded machine
+	(ulimit -t 1; exec perf report --header-only -i "${tmp}/caps.data") > /dev/null 2>&1
+	rc=$?
+	if [ $rc -gt 128 ]; then
+		echo "dprof inputs test [Failed: a damaged PMU capability count: perf report --header-only over 1 s of CPU (exit $rc)]"
+		err=1
+	fi
+	timeout 60 perf dprof report --stdio -i "${tmp}/caps.data" > /dev/null 2>&1
+	rc=$?
+	if [ $rc = 124 ] || { [ $rc -gt 128 ] && [ $rc -lt 160 ]; }; then
+		echo "dprof inputs test [Failed: a damaged PMU capability count: exit $rc]"
+		err=1
+	fi
+else
+	echo "dprof inputs test: no recording with PMU capabilities here, their count not tested"
 fi
 
 # no such file

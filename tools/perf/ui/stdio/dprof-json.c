@@ -165,6 +165,11 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 	json_u64(fp, "damaged_events", rec->nr_implausible, false);
 	json_u64(fp, "damaged_records", rec->nr_damaged, false);
 	json_u64(fp, "unreadable_from", rec->unreadable_offset, false);
+	json_u64(fp, "cut_data_bytes_read", !rec->data_size_cut ? 0 :
+		 (rec->unreadable_offset ?: rec->data_offset + rec->data_size) -
+		 rec->data_offset, false);
+	json_u64(fp, "cut_data_bytes_claimed", rec->data_size_cut, false);
+	json_u64(fp, "skipped_tracepoint_records", rec->nr_no_format, false);
 	dprof_json__data_source(rec, fp);
 }
 

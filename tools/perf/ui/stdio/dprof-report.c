@@ -193,9 +193,19 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 	if (rec->nr_damaged)
 		fprintf(fp, "# DAMAGED: %" PRIu64 " damaged records skipped (their sample does not parse, or their type or event is unknown)\n",
 			rec->nr_damaged);
-	if (rec->unreadable_offset)
+	if (rec->data_size_cut) {
+		/* the last record, cut in two, ends the data: where it starts */
+		u64 end = rec->unreadable_offset ?: rec->data_offset + rec->data_size;
+		u64 read = end - rec->data_offset;
+
+		fprintf(fp, "# TRUNCATED: the file is cut short: its data ends at file offset %#" PRIx64 ", %" PRIu64 " of the %" PRIu64 " bytes its header claims (%.1f%%); only what came before is reported\n",
+			end, read, rec->data_size_cut, dprof_pct(read, rec->data_size_cut));
+		fprintf(fp, "# TRUNCATED: its feature sections are lost: %" PRIu64 " tracepoint records (allocations, frees, heap, slab map) skipped, no build-ids\n",
+			rec->nr_no_format);
+	} else if (rec->unreadable_offset) {
 		fprintf(fp, "# DAMAGED: data unreadable from file offset %#" PRIx64 " on (a record size is damaged): only what came before is reported\n",
 			rec->unreadable_offset);
+	}
 	for (k = 0; k < DPROF_KIND__MAX; k++)
 		resolved += prof->resolved[k];
 	fprintf(fp, "# resolved %.1f%% of %" PRIu64 " samples:", dprof_pct(resolved, total), total);

@@ -1571,6 +1571,7 @@ static int dprof_replay__check_file(const char *path)
 	struct stat st;
 	int fd = open(path, O_RDONLY), i, nr;
 	u64 end, size, off;
+	bool cut = false;
 
 	if (fd < 0)
 		return 0;	/* perf_session__new() says why */
@@ -1585,12 +1586,31 @@ static int dprof_replay__check_file(const char *path)
 		pr_err("dprof: %s holds no data: perf record did not finish; re-record it\n", path);
 		goto out_err;
 	}
-	if (__builtin_add_overflow(h.data.offset, h.data.size, &end) || end > size) {
-		pr_err("dprof: %s is truncated or damaged: its data section (%" PRIu64
-		       " bytes at byte %" PRIu64 ") runs past the end of the file (%" PRIu64
-		       " bytes; recording interrupted or disk full?); re-record it\n",
-		       path, (u64)h.data.size, (u64)h.data.offset, size);
+	/*
+	 * Cut in the data section: perf reads the records there are (the
+	 * report says where they end), the feature sections are lost.
+	 */
+	/* records are u64 aligned: reading them elsewhere is undefined */
+	if (h.data.offset % sizeof(u64)) {
+		pr_err("dprof: %s is damaged: its data section starts at byte %" PRIu64
+		       ", not on an 8-byte boundary; re-record it\n", path, (u64)h.data.offset);
 		goto out_err;
+	}
+	if (__builtin_add_overflow(h.data.offset, h.data.size, &end)) {
+		pr_err("dprof: %s is damaged: its data section (%" PRIu64 " bytes at byte %" PRIu64
+		       ") is past the end of any file; re-record it\n",
+		       path, (u64)h.data.size, (u64)h.data.offset);
+		goto out_err;
+	}
+	if (end > size) {
+		if (h.data.offset >= size || h.data.offset < h.size) {
+			pr_err("dprof: %s is truncated or damaged: its data section (%" PRIu64
+			       " bytes at byte %" PRIu64 ") starts past the end of the file (%"
+			       PRIu64 " bytes; recording interrupted or disk full?); re-record it\n",
+			       path, (u64)h.data.size, (u64)h.data.offset, size);
+			goto out_err;
+		}
+		cut = true;
 	}
 	if (h.attrs.offset > size || h.attrs.size > size - h.attrs.offset) {
 		pr_err("dprof: %s is damaged: its event attributes lie past the end of the file\n",
@@ -1613,7 +1633,7 @@ static int dprof_replay__check_file(const char *path)
 		}
 	}
 	/* the features' sections: a table right after the data */
-	nr = bitmap_weight(h.adds_features, HEADER_FEAT_BITS);
+	nr = cut ? 0 : bitmap_weight(h.adds_features, HEADER_FEAT_BITS);
 	for (i = 0; i < nr; i++) {
 		if (pread(fd, &sec, sizeof(sec), end + i * sizeof(sec)) != (ssize_t)sizeof(sec) ||
 		    sec.offset > size || sec.size > size - sec.offset) {
@@ -1767,6 +1787,12 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 			    r->session->evlist->stats.nr_unknown_events +
 			    r->session->evlist->stats.nr_unknown_id;
 	r->rec.unreadable_offset = r->session->evlist->stats.unreadable_offset;
+	r->rec.data_size_cut = r->session->header.data_size_cut;
+	if (r->rec.data_size_cut) {
+		r->rec.data_offset = r->session->header.data_offset;
+		r->rec.data_size = r->session->header.data_size;
+		r->rec.nr_no_format = r->session->evlist->stats.nr_no_format;
+	}
 	return 0;
 }
 

@@ -47,6 +47,11 @@ struct perf_session;
  *              parse, or their type or event id is unknown
  * @unreadable_offset: file offset from which the data could not be read (a
  *                     damaged record size), or 0
+ * @data_size_cut: the data size the file header claims when the file was cut
+ *                 in its data section, else 0; @data_offset, @data_size:
+ *                 the data section and the bytes of it the file holds
+ * @nr_no_format: tracepoint records (allocations, frees, heap) of a cut
+ *                file skipped: their formats were in the lost features
  * @ldlat_pmu: the memory PMU: "ibs", "pebs" or "spe", NULL if unknown
  * @ldlat: its load latency threshold in cycles (PEBS ldlat, SPE
  *	   min_latency; an IBS with an ldlat filter), 0 if none
@@ -81,6 +86,10 @@ struct dprof_recording {
 	u64			nr_implausible;
 	u64			nr_damaged;
 	u64			unreadable_offset;
+	u64			data_size_cut;
+	u64			data_offset;
+	u64			data_size;
+	u64			nr_no_format;
 	const char		*ldlat_pmu;
 	unsigned int		ldlat;
 	struct dprof_mem_stats	mem;

@@ -74,10 +74,16 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 		hashmap__free(r->code);
 	}
 	if (r->typed) {
-		hashmap__for_each_entry(r->typed, cur, bkt)
-			free(cur->pvalue);
+		hashmap__for_each_entry(r->typed, cur, bkt) {
+			struct dprof_typed *c = cur->pvalue;
+
+			dso__put(c->dso);
+			free(c);
+		}
 		hashmap__free(r->typed);
 	}
+	dso__put(r->typed_dso);
+	r->typed_dso = NULL;
 	if (r->funcs) {
 		hashmap__for_each_entry(r->funcs, cur, bkt)
 			dprof_func__delete(cur->pvalue);
@@ -338,7 +344,9 @@ static int dprof_resolver__find_type(struct dprof_resolver *r,
 		goto out;
 
 	if (r->debuginfo && map__dso(al.map) != r->typed_dso) {
-		r->typed_dso = map__dso(al.map);
+		/* held: a freed DSO's address can come back as another one */
+		dso__put(r->typed_dso);
+		r->typed_dso = dso__get(map__dso(al.map));
 		r->typed_dbg = r->debuginfo(r->debuginfo_arg, al.map, thread, cpumode);
 		if (r->typed_dbg)
 			debuginfo_cache__use(r->typed_dso, r->typed_dbg);
@@ -367,7 +375,11 @@ static int dprof_resolver__find_type(struct dprof_resolver *r,
 		t->type_size = adt->self.size;
 		t->offset = he.mem_type_off;
 		t->key = (unsigned long)adt;
-		t->dso = map__dso(al.map);
+		/*
+		 * The cache outlives the thread (EXIT drops its maps and their
+		 * DSOs) and the type name lives in the DSO's data types: hold it.
+		 */
+		t->dso = dso__get(map__dso(al.map));
 	} else {
 		adt = NULL;
 	}
