@@ -174,6 +174,29 @@ if perf test -w dprof_cachemodel 2>&1 | grep -q SCENARIO; then
 	done
 fi
 
+# A PMU sysfs describes but the kernel refuses (here: a type no PMU has):
+# the default sampler opens it first and falls back to the software
+# sampler with one line; --sampler=mem leaves the error to perf record.
+bad=$tmp/zen-hidden; machine "$bad" AuthenticAMD 0-1 -1 6.12.0
+pmu "$bad" ibs_op 4242 cnt_ctl=config:19
+if perf record -o /dev/null -e cpu-clock --intr-regs=ip -- true > /dev/null 2>&1; then
+	before=${err}
+	SYSFS_PATH=$bad/sys PROCFS_PATH=$bad/proc perf dprof record --no-kmem --no-heap \
+		-o "$tmp/hidden.data" -- true > /dev/null 2> "$tmp/err"
+	rc=$?
+	grep -q "^dprof: the memory PMU did not open (.*); sampling cpu-clock" "$tmp/err" ||
+		fail "a PMU the kernel refuses: no fallback line: $(head -3 "$tmp/err")"
+	evs=$(perf evlist -i "$tmp/hidden.data" 2> /dev/null)
+	[ "$rc" = 0 ] && echo "$evs" | grep -q '^cpu-clock' && ! echo "$evs" | grep -q ibs_op ||
+		fail "a PMU the kernel refuses: no cpu-clock recording (rc $rc): $evs"
+	SYSFS_PATH=$bad/sys PROCFS_PATH=$bad/proc perf dprof record --no-kmem --no-heap \
+		--sampler=mem -o "$tmp/hidden.data" -- true > /dev/null 2>&1 &&
+		fail "a PMU the kernel refuses, --sampler=mem: recorded anyway"
+	[ "${err}" = "${before}" ] && echo "refused PMU: fell back to cpu-clock"
+else
+	echo "refused PMU: not checked (no cpu-clock sampling with registers)"
+fi
+
 # Privileges: only where setpriv can drop them.
 if [ "$(id -u)" = 0 ] && setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all true 2>/dev/null; then
 	chmod -R a+rX "$tmp"

@@ -26,6 +26,11 @@
 #include <perf/cpumap.h>
 #include "util/cap.h"
 #include "util/debug.h"
+#include "util/evlist.h"
+#include "util/evsel.h"
+#include "util/parse-events.h"
+#include "util/strbuf.h"
+#include "util/target.h"
 #include "util/tracepoint.h"
 #include "ea.h"
 #include "record.h"
@@ -409,6 +414,72 @@ static const char *dprof_record__mem_denied(const struct dprof_pmu_desc *d,
 	return NULL;
 }
 
+static bool dprof_record__dry_run(int argc, const char **argv)
+{
+	int j;
+
+	for (j = 0; j < argc && strcmp(argv[j], "--"); j++) {
+		if (!strcmp(argv[j], "--dry-run"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Open the memory PMU's events of argv[first..] as perf record will (on
+ * this task, or on every CPU), without the sample bits, and close them:
+ * what sysfs and the privilege checks cannot tell, a PMU the kernel
+ * refuses (a hypervisor that hides it, an LSM, a PMU another user holds
+ * exclusively).  Returns the reason in @buf, or NULL when they open or
+ * do not parse (perf record then says why).
+ */
+static const char *dprof_record__open_denied(const struct dprof_record_args *a, int first,
+					     bool system_wide, char *buf, size_t sz)
+{
+	struct target target = { .uid = UINT_MAX, .system_wide = system_wide, };
+	struct parse_events_error perr;
+	const char *denied = NULL;
+	struct evlist *evlist;
+	char pid[16], msg[200];
+	struct strbuf events;
+	int i, err;
+
+	strbuf_init(&events, 0);
+	for (i = first; i + 1 < a->argc; i++) {
+		if (strcmp(a->argv[i], "-e"))
+			continue;
+		if ((events.len && strbuf_addch(&events, ',')) ||
+		    strbuf_addstr(&events, a->argv[++i])) {
+			strbuf_release(&events);
+			return NULL;
+		}
+	}
+	evlist = evlist__new();
+	parse_events_error__init(&perr);
+	if (!system_wide) {
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		target.pid = pid;
+	}
+	if (evlist && events.len && !parse_events(evlist, events.buf, &perr) &&
+	    !evlist__create_maps(evlist, &target)) {
+		err = evlist__open(evlist);
+		if (err < 0) {
+			evsel__open_strerror(evlist__first(evlist), &target, -err,
+					     msg, sizeof(msg));
+			strim(msg);
+			if (*msg && msg[strlen(msg) - 1] == '.')
+				msg[strlen(msg) - 1] = '\0';
+			snprintf(buf, sz, "the memory PMU did not open (%s)", msg);
+			denied = buf;
+		}
+		evlist__close(evlist);
+	}
+	parse_events_error__exit(&perr);
+	evlist__delete(evlist);
+	strbuf_release(&events);
+	return denied;
+}
+
 /*
  * The period (-c) or frequency (-F) as event terms.  IBS counts ops in
  * units of 16 (amd/ibs.c rejects a period with any of the low 4 bits
@@ -625,7 +696,7 @@ int dprof_record_args__init(struct dprof_record_args *a,
 	bool use_mem = false, system_wide = dprof_record__system_wide(argc, argv);
 	char *regs = NULL, why[256], *buf, *snapshot = NULL;
 	bool watches = false;
-	const char *denied;
+	const char *denied = NULL;
 	int nr_args, j, ret;
 
 	memset(a, 0, sizeof(*a));
@@ -687,11 +758,24 @@ int dprof_record_args__init(struct dprof_record_args *a,
 		return -ENOMEM;
 
 	if (use_mem) {
+		int first = a->argc;
+
 		ret = dprof_record_args__mem(a, opts, &desc);
 		if (ret)
 			return ret;
-	} else if (dprof_ea__intr_regs()) {
-		if (strcmp(opts->sampler, "soft"))
+		/* auto: what the kernel refuses falls back like a denied knob */
+		if (strcmp(opts->sampler, "mem") && dprof_ea__intr_regs() &&
+		    !dprof_record__dry_run(argc, argv) &&
+		    dprof_record__open_denied(a, first, system_wide, why, sizeof(why))) {
+			pr_warning("dprof: %s; sampling cpu-clock + registers instead (no misses or latency)\n",
+				   why);
+			a->argc = first;
+			use_mem = false;
+			denied = why;
+		}
+	}
+	if (!use_mem && dprof_ea__intr_regs()) {
+		if (strcmp(opts->sampler, "soft") && !denied)
 			pr_warning("dprof: no IBS/PEBS/SPE: sampling cpu-clock + registers, no misses or latency\n");
 		a->argv[a->argc++] = "-e";
 		if (dprof_record_args__own(a, dprof_record__event_period("cpu-clock", opts)))
@@ -701,7 +785,8 @@ int dprof_record_args__init(struct dprof_record_args *a,
 			return -ENOMEM;
 		/* data mmaps, so that user static data resolves */
 		a->argv[a->argc++] = "-d";
-	} else if (!strcmp(opts->sampler, "soft") || (opts->no_kmem && !opts->watch)) {
+	} else if (!use_mem &&
+		   (!strcmp(opts->sampler, "soft") || (opts->no_kmem && !opts->watch))) {
 		/* the software sampler was asked for, or nothing else is recorded */
 		pr_err("dprof: no software-sampler decoder for this architecture%s\n",
 		       strcmp(opts->sampler, "soft") ?
