@@ -429,9 +429,10 @@ static bool dprof_record__dry_run(int argc, const char **argv)
  * Open the memory PMU's events of argv[first..] as perf record will (on
  * this task, or on every CPU), without the sample bits, and close them:
  * what sysfs and the privilege checks cannot tell, a PMU the kernel
- * refuses (a hypervisor that hides it, an LSM, a PMU another user holds
- * exclusively).  Returns the reason in @buf, or NULL when they open or
- * do not parse (perf record then says why).
+ * refuses even after perf record's own fallbacks (a hypervisor that
+ * hides it, an LSM, a PMU another user holds exclusively).  Returns the
+ * reason in @buf, or NULL when they open or do not parse (perf record
+ * then says why).
  */
 static const char *dprof_record__open_denied(const struct dprof_record_args *a, int first,
 					     bool system_wide, char *buf, size_t sz)
@@ -440,6 +441,7 @@ static const char *dprof_record__open_denied(const struct dprof_record_args *a, 
 	struct parse_events_error perr;
 	const char *denied = NULL;
 	struct evlist *evlist;
+	struct evsel *pos;
 	char pid[16], msg[200];
 	struct strbuf events;
 	int i, err;
@@ -460,20 +462,28 @@ static const char *dprof_record__open_denied(const struct dprof_record_args *a, 
 		snprintf(pid, sizeof(pid), "%d", getpid());
 		target.pid = pid;
 	}
-	if (evlist && events.len && !parse_events(evlist, events.buf, &perr) &&
-	    !evlist__create_maps(evlist, &target)) {
-		err = evlist__open(evlist);
-		if (err < 0) {
-			evsel__open_strerror(evlist__first(evlist), &target, -err,
-					     msg, sizeof(msg));
+	if (!evlist || !events.len || parse_events(evlist, events.buf, &perr) ||
+	    evlist__create_maps(evlist, &target))
+		goto out;
+	/* with perf record's fallbacks: user space only at paranoid 2 */
+	evlist__for_each_entry(evlist, pos) {
+		while (evsel__open(pos, pos->core.cpus, pos->core.threads) < 0) {
+			err = errno;
+			if (evsel__fallback(pos, &target, err, msg, sizeof(msg)))
+				continue;
+			evsel__open_strerror(pos, &target, err, msg, sizeof(msg));
 			strim(msg);
 			if (*msg && msg[strlen(msg) - 1] == '.')
 				msg[strlen(msg) - 1] = '\0';
 			snprintf(buf, sz, "the memory PMU did not open (%s)", msg);
 			denied = buf;
+			break;
 		}
-		evlist__close(evlist);
+		if (denied)
+			break;
 	}
+	evlist__close(evlist);
+out:
 	parse_events_error__exit(&perr);
 	evlist__delete(evlist);
 	strbuf_release(&events);
