@@ -170,6 +170,10 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 		 rec->data_offset, false);
 	json_u64(fp, "cut_data_bytes_claimed", rec->data_size_cut, false);
 	json_u64(fp, "skipped_tracepoint_records", rec->nr_no_format, false);
+	if (rec->bad_arch[0])
+		json_string(fp, "unknown_arch", rec->bad_arch, false);
+	else
+		json_null(fp, "unknown_arch", false);
 	dprof_json__data_source(rec, fp);
 }
 

@@ -206,6 +206,9 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 		fprintf(fp, "# DAMAGED: data unreadable from file offset %#" PRIx64 " on (a record size is damaged): only what came before is reported\n",
 			rec->unreadable_offset);
 	}
+	if (rec->bad_arch[0])
+		fprintf(fp, "# DAMAGED: the header's arch \"%s\" is not one perf knows (damaged header?): no operand typing\n",
+			rec->bad_arch);
 	for (k = 0; k < DPROF_KIND__MAX; k++)
 		resolved += prof->resolved[k];
 	fprintf(fp, "# resolved %.1f%% of %" PRIu64 " samples:", dprof_pct(resolved, total), total);

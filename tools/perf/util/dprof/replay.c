@@ -26,7 +26,9 @@
 #include "util/annotate.h"
 #include "util/data.h"
 #include "util/debug.h"
+#include "util/disasm.h"
 #include "util/dso.h"
+#include "util/env.h"
 #include "util/event.h"
 #include "util/evlist.h"
 #include "util/evsel.h"
@@ -1650,6 +1652,39 @@ out_err:
 	return -EINVAL;
 }
 
+/*
+ * perf's disassembler, and the operand typing built on it, needs an arch
+ * it knows.  A damaged header names none: say so once, here, rather than
+ * once per function from evsel__get_arch(), and type no operand.
+ */
+static void dprof_replay__check_arch(struct dprof_replay *r)
+{
+	const char *name = perf_env__arch(&r->session->header.env);
+	char *p = r->rec.bad_arch;
+	size_t left = sizeof(r->rec.bad_arch);
+
+	if (name && arch__find(name))
+		return;
+	if (!name)
+		name = "(none)";
+	for (; *name && left > 5; name++) {
+		unsigned char c = *name;
+		int n;
+
+		if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"')
+			n = scnprintf(p, left, "%c", c);
+		else
+			n = scnprintf(p, left, "\\x%02x", c);
+		p += n;
+		left -= n;
+	}
+	if (*name)
+		scnprintf(p, left, "...");
+	r->res.typed_off = true;
+	pr_warning("dprof: the recording's arch \"%s\" is not one perf knows (damaged header?): operand typing (perf's disassembly) is off\n",
+		   r->rec.bad_arch);
+}
+
 int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 {
 	int err;
@@ -1744,6 +1779,7 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 	err = dprof_resolver__init(&r->res, &r->session->machines.host);
 	if (err)
 		goto out_profile;
+	dprof_replay__check_arch(r);
 	r->ready = true;
 	return 0;
 

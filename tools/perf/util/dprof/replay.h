@@ -52,6 +52,8 @@ struct perf_session;
  *                 the data section and the bytes of it the file holds
  * @nr_no_format: tracepoint records (allocations, frees, heap) of a cut
  *                file skipped: their formats were in the lost features
+ * @bad_arch: the header's arch string, escaped, when perf knows no such
+ *            arch (a damaged header): no disassembly, no operand typing
  * @ldlat_pmu: the memory PMU: "ibs", "pebs" or "spe", NULL if unknown
  * @ldlat: its load latency threshold in cycles (PEBS ldlat, SPE
  *	   min_latency; an IBS with an ldlat filter), 0 if none
@@ -90,6 +92,7 @@ struct dprof_recording {
 	u64			data_offset;
 	u64			data_size;
 	u64			nr_no_format;
+	char			bad_arch[64];
 	const char		*ldlat_pmu;
 	unsigned int		ldlat;
 	struct dprof_mem_stats	mem;

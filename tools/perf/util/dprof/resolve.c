@@ -409,6 +409,8 @@ int dprof_resolver__typed(struct dprof_resolver *r __maybe_unused,
 #ifdef HAVE_DWARF_SUPPORT
 	struct dprof_typed *c;
 
+	if (r->typed_off)
+		return -ENOENT;
 	/*
 	 * Kernel code: only with a vmlinux (kallsyms has no DWARF to find).
 	 * User code: any DSO, whose DWARF the lender below opens once per

@@ -35,6 +35,7 @@ struct dprof_resolver {
 	bool			percpu_loaded;
 	bool			typed_checked;
 	bool			typed_ok;	/* kernel code has DWARF (vmlinux) */
+	bool			typed_off;	/* no operand typing at all */
 	u64			nr_code_misses;
 	/*
 	 * The debuginfo of @map's dso, opened by the caller, for the operand
