@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/err.h>
+#include <linux/hash.h>
 #include <linux/zalloc.h>
 
 #include "util/addr_location.h"
@@ -33,12 +34,74 @@
 #define DPROF_CODE_MAX	16	/* longest x86 instruction + 1 */
 #define DPROF_FUNC_MAX	(256 * 1024)	/* decode no further back than this */
 
+/*
+ * Which code an ip is: its DSO and the ip.  Two processes can run
+ * different code at one address (programs built without PIE all start at
+ * 0x401000): the caches of what the code at an ip is and touches are keyed
+ * by both.  (Not by the address in the DSO: perf's operand typing of the
+ * same library code can differ from one process to another.)
+ */
+struct dprof_code_key {
+	struct dso	*dso;		/* held; NULL: no map, nothing there */
+	u64		ip;
+};
+
+static size_t dprof_code_key__hash(long key, void *ctx __maybe_unused)
+{
+	const struct dprof_code_key *k = (const struct dprof_code_key *)key;
+
+	return hash_64(k->ip, 32) ^ hash_ptr(k->dso, 32);
+}
+
+static bool dprof_code_key__equal(long k1, long k2, void *ctx __maybe_unused)
+{
+	const struct dprof_code_key *a = (const struct dprof_code_key *)k1;
+	const struct dprof_code_key *b = (const struct dprof_code_key *)k2;
+
+	return a->ip == b->ip && a->dso == b->dso;
+}
+
+/* @ip of @thread as a cache key (not held: the thread's map holds it). */
+static void dprof_code_key__init(struct dprof_code_key *k,
+				 struct dprof_resolver *r,
+				 struct thread *thread, u64 ip)
+{
+	u8 cpumode = machine__kernel_ip(r->machine, ip) ?
+		     PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	struct addr_location al;
+
+	addr_location__init(&al);
+	k->dso = thread__find_map(thread, cpumode, ip, &al) ? map__dso(al.map) : NULL;
+	k->ip = ip;
+	addr_location__exit(&al);
+}
+
 struct dprof_code {
+	struct dprof_code_key key;	/* first: the map's key */
 	int	len;		/* -1: not readable */
 	int	prev_len;	/* 0: no preceding instruction known */
 	u8	bytes[DPROF_CODE_MAX];
 	u8	prev[DPROF_CODE_MAX];
 };
+
+/* A cached operand type: perf's, for the code at @key. */
+struct dprof_typed_entry {
+	struct dprof_code_key	key;	/* first: the map's key */
+	struct dprof_typed	t;	/* t.type_name NULL: none */
+};
+
+static void dprof_code__delete(struct dprof_code *c)
+{
+	dso__put(c->key.dso);
+	free(c);
+}
+
+static void dprof_typed_entry__delete(struct dprof_typed_entry *e)
+{
+	dso__put(e->key.dso);
+	dso__put(e->t.dso);
+	free(e);
+}
 
 struct dprof_func;
 static void dprof_func__delete(struct dprof_func *f);
@@ -47,8 +110,8 @@ int dprof_resolver__init(struct dprof_resolver *r, struct machine *machine)
 {
 	memset(r, 0, sizeof(*r));
 	r->machine = machine;
-	r->code = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
-	r->typed = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	r->code = hashmap__new(dprof_code_key__hash, dprof_code_key__equal, NULL);
+	r->typed = hashmap__new(dprof_code_key__hash, dprof_code_key__equal, NULL);
 	r->funcs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 	if (IS_ERR(r->code) || IS_ERR(r->typed) || IS_ERR(r->funcs)) {
 		if (!IS_ERR(r->code))
@@ -70,16 +133,12 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 
 	if (r->code) {
 		hashmap__for_each_entry(r->code, cur, bkt)
-			free(cur->pvalue);
+			dprof_code__delete(cur->pvalue);
 		hashmap__free(r->code);
 	}
 	if (r->typed) {
-		hashmap__for_each_entry(r->typed, cur, bkt) {
-			struct dprof_typed *c = cur->pvalue;
-
-			dso__put(c->dso);
-			free(c);
-		}
+		hashmap__for_each_entry(r->typed, cur, bkt)
+			dprof_typed_entry__delete(cur->pvalue);
 		hashmap__free(r->typed);
 	}
 	dso__put(r->typed_dso);
@@ -109,7 +168,7 @@ void dprof_resolver__trim(struct dprof_resolver *r)
 	size_t bkt;
 
 	hashmap__for_each_entry(r->code, cur, bkt)
-		free(cur->pvalue);
+		dprof_code__delete(cur->pvalue);
 	hashmap__clear(r->code);
 	hashmap__for_each_entry(r->funcs, cur, bkt)
 		dprof_func__delete(cur->pvalue);
@@ -123,6 +182,7 @@ void dprof_resolver__trim(struct dprof_resolver *r)
  * function rather than once per ip keeps the cost linear in code size.
  */
 struct dprof_func {
+	struct dso *dso;	/* held: it owns the symbol that keys this */
 	u64	size;
 	u32	nr;		/* instructions; 0 when decoding failed */
 	u32	*starts;	/* offsets of instruction starts */
@@ -169,6 +229,7 @@ fail:
 
 static void dprof_func__delete(struct dprof_func *f)
 {
+	dso__put(f->dso);
 	free(f->starts);
 	free(f->code);
 	free(f);
@@ -204,6 +265,8 @@ static void dprof_code__find_prev(struct dprof_resolver *r,
 
 	if (!hashmap__find(r->funcs, al.sym, &f)) {
 		f = dprof_func__new(r, thread, ip - off, size);
+		if (f)
+			f->dso = dso__get(map__dso(al.map));
 		if (!f || hashmap__add(r->funcs, al.sym, f)) {
 			if (f)
 				dprof_func__delete(f);
@@ -234,19 +297,24 @@ out:
  * @prev_len: their length, 0 when not known
  *
  * The bytes come from the DSO file (vmlinux for the kernel, which perf
- * finds by build-id or --vmlinux) and are cached per ip: code does not
- * change under a profile.  Returns the number of bytes at @ip, or -1.
+ * finds by build-id or --vmlinux) and are cached per DSO and ip: code
+ * does not change under a profile.  Returns the number of bytes at @ip,
+ * or -1.
  */
 int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
 			 u64 ip, const u8 **code, const u8 **prev,
 			 int *prev_len)
 {
+	struct dprof_code_key key;
 	struct dprof_code *c;
 
-	if (!hashmap__find(r->code, ip, &c)) {
+	dprof_code_key__init(&key, r, thread, ip);
+	if (!hashmap__find(r->code, &key, &c)) {
 		c = zalloc(sizeof(*c));
 		if (!c)
 			return -1;
+		c->key.dso = dso__get(key.dso);
+		c->key.ip = ip;
 		c->len = thread__memcpy(thread, r->machine, c->bytes, ip,
 					sizeof(c->bytes), NULL);
 		if (c->len <= 0) {
@@ -255,8 +323,8 @@ int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
 		} else {
 			dprof_code__find_prev(r, thread, ip, c);
 		}
-		if (hashmap__add(r->code, ip, c)) {
-			free(c);
+		if (hashmap__add(r->code, &c->key, c)) {
+			dprof_code__delete(c);
 			return -1;
 		}
 	}
@@ -398,7 +466,8 @@ out:
  * @t: type name, size, offset of the access in the type
  *
  * Needs DWARF for the code at @ip and annotation set up (see
- * symbol__annotation_init()).  Cached per ip.  Returns 0 or -ENOENT.
+ * symbol__annotation_init()).  Cached per DSO and ip.  Returns 0 or
+ * -ENOENT.
  */
 int dprof_resolver__typed(struct dprof_resolver *r __maybe_unused,
 			  struct thread *thread __maybe_unused,
@@ -407,7 +476,8 @@ int dprof_resolver__typed(struct dprof_resolver *r __maybe_unused,
 			  struct dprof_typed *t __maybe_unused)
 {
 #ifdef HAVE_DWARF_SUPPORT
-	struct dprof_typed *c;
+	struct dprof_typed_entry *e;
+	struct dprof_code_key key;
 
 	/*
 	 * Kernel code: only with a vmlinux (kallsyms has no DWARF to find).
@@ -426,24 +496,50 @@ int dprof_resolver__typed(struct dprof_resolver *r __maybe_unused,
 			return -ENOENT;
 	}
 
-	if (!hashmap__find(r->typed, ip, &c)) {
-		c = zalloc(sizeof(*c));
-		if (!c)
+	dprof_code_key__init(&key, r, thread, ip);
+	if (!hashmap__find(r->typed, &key, &e)) {
+		e = zalloc(sizeof(*e));
+		if (!e)
 			return -ENOMEM;
-		if (dprof_resolver__find_type(r, thread, evsel, ip, c))
-			c->type_name = NULL;
-		if (hashmap__add(r->typed, ip, c)) {
-			free(c);
+		e->key.dso = dso__get(key.dso);
+		e->key.ip = ip;
+		if (dprof_resolver__find_type(r, thread, evsel, ip, &e->t))
+			e->t.type_name = NULL;
+		if (hashmap__add(r->typed, &e->key, e)) {
+			dprof_typed_entry__delete(e);
 			return -ENOMEM;
 		}
 	}
-	if (!c->type_name)
+	if (!e->t.type_name)
 		return -ENOENT;
-	*t = *c;
+	*t = e->t;
 	return 0;
 #else
 	return -ENOENT;
 #endif
+}
+
+/**
+ * dprof_resolver__typed_at - the cached operand type of the code at @ip
+ * @r: the resolver
+ * @dso: the DSO of the code at @ip
+ * @ip: the instruction that made the access
+ * @t: type name, size, offset of the access in the type
+ *
+ * For an ip whose thread is gone: what dprof_resolver__typed() found for
+ * it during the replay.  Returns 0, or -ENOENT when it found nothing or
+ * was never asked.
+ */
+int dprof_resolver__typed_at(struct dprof_resolver *r, struct dso *dso,
+			     u64 ip, struct dprof_typed *t)
+{
+	struct dprof_code_key key = { .dso = dso, .ip = ip };
+	struct dprof_typed_entry *e;
+
+	if (!hashmap__find(r->typed, &key, &e) || !e->t.type_name)
+		return -ENOENT;
+	*t = e->t;
+	return 0;
 }
 
 static int percpu_sym__cmp(const void *a, const void *b)

@@ -27,8 +27,9 @@ struct dprof_percpu_sym {
 
 struct dprof_resolver {
 	struct machine		*machine;
-	struct hashmap		*code;		/* ip -> struct dprof_code * */
-	struct hashmap		*typed;		/* ip -> struct dprof_typed * */
+	/* keyed by (dso, ip), not by ip alone: see resolve.c */
+	struct hashmap		*code;		/* -> struct dprof_code * */
+	struct hashmap		*typed;		/* -> struct dprof_typed_entry * */
 	struct hashmap		*funcs;		/* symbol -> struct dprof_func * */
 	struct dprof_percpu_sym	*percpu;
 	size_t			nr_percpu;
@@ -82,6 +83,9 @@ struct dprof_typed {
 
 int dprof_resolver__typed(struct dprof_resolver *r, struct thread *thread,
 			  struct evsel *evsel, u64 ip, struct dprof_typed *t);
+/* What dprof_resolver__typed() found for the code of @dso at @ip. */
+int dprof_resolver__typed_at(struct dprof_resolver *r, struct dso *dso,
+			     u64 ip, struct dprof_typed *t);
 
 /* Kernel per-cpu variable at offset @off from the per-cpu base. */
 const struct dprof_percpu_sym *
