@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,8 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 	struct hashmap_entry *cur;
 	size_t bkt, i;
 
+	pr_debug("dprof: %" PRIu64 " instructions with no memory operand not typed by perf\n",
+		 r->nr_untypable);
 	if (r->code) {
 		hashmap__for_each_entry(r->code, cur, bkt)
 			dprof_code__delete(cur->pvalue);
@@ -242,6 +245,46 @@ static int u32__cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * The decoded function @al is in (from thread__find_symbol()), NULL when it
+ * cannot be read or is too large to decode.
+ */
+static struct dprof_func *dprof_resolver__func(struct dprof_resolver *r,
+					       struct thread *thread,
+					       struct addr_location *al,
+					       u64 ip)
+{
+	struct dprof_func *f;
+	u64 off, size;
+
+	if (al->addr < al->sym->start || al->sym->end <= al->sym->start)
+		return NULL;
+	off = al->addr - al->sym->start;
+	size = al->sym->end - al->sym->start;
+	if (size > DPROF_FUNC_MAX)
+		return NULL;
+	if (hashmap__find(r->funcs, al->sym, &f))
+		return f;
+	f = dprof_func__new(r, thread, ip - off, size);
+	if (f)
+		f->dso = dso__get(map__dso(al->map));
+	if (!f || hashmap__add(r->funcs, al->sym, f)) {
+		if (f)
+			dprof_func__delete(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* Where @al's instruction is in @f: its index, or -1 when not a start. */
+static long dprof_func__index(struct dprof_func *f, struct addr_location *al)
+{
+	u32 off = al->addr - al->sym->start, *pos;
+
+	pos = bsearch(&off, f->starts, f->nr, sizeof(*f->starts), u32__cmp);
+	return pos ? pos - f->starts : -1;
+}
+
 /* The instruction before @ip, when @ip starts an instruction of its function. */
 static void dprof_code__find_prev(struct dprof_resolver *r,
 				  struct thread *thread, u64 ip,
@@ -251,32 +294,16 @@ static void dprof_code__find_prev(struct dprof_resolver *r,
 		     PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 	struct addr_location al;
 	struct dprof_func *f;
-	u32 off, *pos, i;
-	u64 size;
+	long i;
 
 	addr_location__init(&al);
 	if (!thread__find_symbol(thread, cpumode, ip, &al) ||
-	    al.addr < al.sym->start || al.sym->end <= al.sym->start)
+	    al.addr <= al.sym->start)
 		goto out;
-	off = al.addr - al.sym->start;
-	size = al.sym->end - al.sym->start;
-	if (!off || size > DPROF_FUNC_MAX)
+	f = dprof_resolver__func(r, thread, &al, ip);
+	i = f ? dprof_func__index(f, &al) : -1;
+	if (i <= 0)
 		goto out;
-
-	if (!hashmap__find(r->funcs, al.sym, &f)) {
-		f = dprof_func__new(r, thread, ip - off, size);
-		if (f)
-			f->dso = dso__get(map__dso(al.map));
-		if (!f || hashmap__add(r->funcs, al.sym, f)) {
-			if (f)
-				dprof_func__delete(f);
-			goto out;
-		}
-	}
-	pos = bsearch(&off, f->starts, f->nr, sizeof(*f->starts), u32__cmp);
-	if (!pos || pos == f->starts)
-		goto out;
-	i = pos - f->starts;
 	c->prev_len = f->starts[i] - f->starts[i - 1];
 	if (c->prev_len > DPROF_CODE_MAX) {
 		c->prev_len = 0;
@@ -397,6 +424,38 @@ int dprof_resolver__static(struct dprof_resolver *r, struct thread *thread,
 }
 
 #ifdef HAVE_DWARF_SUPPORT
+/*
+ * Would perf's data-type profiling find nothing to type at @al?  It reads
+ * the operands of the function's disassembly: an instruction none of
+ * whose operands is in memory syntax gets no type, unless perf takes it
+ * for the second of a fused pair (a compare or an ALU operation and what
+ * follows, by their mnemonics) and types the one before it in its stead,
+ * and so on back.  Telling it here spares perf a disassembly of the whole
+ * function: most sampled instructions with no memory operand are found
+ * out without one.  False when unsure (the function does not decode).
+ */
+static bool dprof_resolver__untypable(struct dprof_resolver *r,
+				      struct thread *thread,
+				      struct addr_location *al, u64 ip)
+{
+	struct dprof_func *f = dprof_resolver__func(r, thread, al, ip);
+	long i = f ? dprof_func__index(f, al) : -1;
+
+	for (; i >= 0; i--) {
+		u32 start = f->starts[i];
+		u32 end = (u32)i + 1 < f->nr ? f->starts[i + 1] : f->size;
+
+		if (dprof_ea__mem_syntax(f->code + start, end - start))
+			return false;
+		if (!i)
+			return true;	/* perf's first line has no line before it */
+		if (!dprof_ea__may_fuse(f->code + f->starts[i - 1],
+					start - f->starts[i - 1]))
+			return true;
+	}
+	return false;
+}
+
 static int dprof_resolver__find_type(struct dprof_resolver *r,
 				     struct thread *thread, struct evsel *evsel,
 				     u64 ip, struct dprof_typed *t)
@@ -425,6 +484,11 @@ static int dprof_resolver__find_type(struct dprof_resolver *r,
 	 */
 	if (r->debuginfo && !r->typed_dbg)
 		goto out;
+	/* after the lending above: it is what starts perf's variable walk */
+	if (dprof_resolver__untypable(r, thread, &al, ip)) {
+		r->nr_untypable++;
+		goto out;
+	}
 
 	/* just what hist_entry__get_data_type() looks at */
 	memset(&he, 0, sizeof(he));

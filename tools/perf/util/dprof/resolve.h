@@ -37,6 +37,7 @@ struct dprof_resolver {
 	bool			typed_checked;
 	bool			typed_ok;	/* kernel code has DWARF (vmlinux) */
 	u64			nr_code_misses;
+	u64			nr_untypable;	/* ips perf was not asked to type */
 	/*
 	 * The debuginfo of @map's dso, opened by the caller, for the operand
 	 * typing to use instead of its own (NULL: it opens its own); asked
