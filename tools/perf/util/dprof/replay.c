@@ -778,6 +778,23 @@ static int dprof_replay__heap_entry(struct dprof_replay *r, struct evsel *evsel,
 }
 
 /* "insert (hash.c:24)": the function and line that called the allocator. */
+/* The DSO of an allocation site (not held: the sampled thread's map holds it). */
+static struct dso *dprof_heap_site_dso(struct machine *machine,
+				       struct perf_sample *sample, u64 site)
+{
+	struct thread *thread = machine__findnew_thread(machine, sample->pid,
+							sample->tid);
+	struct addr_location al;
+	struct dso *dso = NULL;
+
+	addr_location__init(&al);
+	if (thread && thread__find_map(thread, PERF_RECORD_MISC_USER, site - 1, &al))
+		dso = map__dso(al.map);
+	addr_location__exit(&al);
+	thread__put(thread);
+	return dso;
+}
+
 static char *dprof_heap_site_name(struct machine *machine, struct perf_sample *sample,
 				  u64 site)
 {
@@ -886,7 +903,12 @@ static int dprof_replay__heap_return(struct dprof_replay *r, struct evsel *evsel
 	r->rec.nr_heap_allocs++;
 	site = evsel__field(evsel, "__probe_ret_ip") ?
 	       evsel__intval(evsel, sample, "__probe_ret_ip") : sample->ip;
-	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_HEAP, site, NULL);
+	/*
+	 * Per site of a program: two programs built without PIE can call
+	 * malloc from the same address, for objects of different types.
+	 */
+	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_HEAP, site,
+					   dprof_heap_site_dso(machine, sample, site));
 	if (!cls)
 		return -ENOMEM;
 	if (!cls->nr_allocs) {
