@@ -30,7 +30,8 @@ object, whose start is at least 8-byte aligned).
 
 Prints one line:
   lives L hits H outside O again G artefacts A setup_after_use S freed F
-(O: hits on a freed object, which the lives leave out; G: hits that are second lives; A: the artefacts among the set-up hits
+(O: hits on a freed object or one of a new slab that was never allocated,
+which the lives leave out, as perf dprof does; G: hits that are second lives; A: the artefacts among the set-up hits
 after use; S: lives with either, F of them seen to end), then one
 line for each of the first ten hits of G.
 """
@@ -99,7 +100,7 @@ def main():
     lives = hits = again = artefacts = 0
     setup_lives = set()
     closed = 0      # lives with set-up hits after use that ended in a free
-    dead = set()    # addresses freed and not allocated again
+    dead = set()    # addresses freed (or in a new slab), not allocated again
     outside = 0     # hits on them
     bad = []
     for line in sys.stdin:
@@ -140,6 +141,13 @@ def main():
             fns.append(sym)
             continue
         if 'name=%s' % cache not in rest and not event.endswith(':kfree'):
+            continue
+        if event.endswith(':slab_new'):
+            # a new slab's objects are all free
+            m = re.search(r'first=0x([0-9a-f]+) size=(\d+) .*objects=(\d+)', rest)
+            if m:
+                first, size = int(m.group(1), 16), int(m.group(2))
+                dead.update(first + i * size for i in range(int(m.group(3))))
             continue
         p = re.search(r'ptr=0x([0-9a-f]+)', rest)
         if not p:
