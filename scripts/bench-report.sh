@@ -5,7 +5,8 @@
 #
 # Default input: the main job's recording ($BUILD_DIR/demo/perf.data, made
 # by 'make run') and its vmlinux.  Runs each report REPS times (default 3),
-# takes the fastest wall time and the largest peak RSS, and prints the
+# takes the fastest wall time, the least CPU time (user + sys: what load on
+# a shared machine disturbs least) and the largest peak RSS, and prints the
 # ratios perf report / perf dprof report: >= 1.0 means dprof is at least as
 # fast, or needs no more memory.  The runs of the tools alternate, so that
 # the load of a shared machine falls on both alike.
@@ -34,19 +35,20 @@ reps=${REPS:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# one run of "$@": appends "wall_s peak_rss_kb" to $tmp/$tag
+# one run of "$@": appends "wall_s peak_rss_kb cpu_s" to $tmp/$tag
 run() {
-	local tag=$1 t m
+	local tag=$1 t m u s
 	shift
-	/usr/bin/time -f '%e %M' -o "$tmp/time" "$@" >/dev/null 2>&1 ||
+	/usr/bin/time -f '%e %M %U %S' -o "$tmp/time" "$@" >/dev/null 2>&1 ||
 		{ echo "bench-report: failed: $*" >&2; exit 1; }
-	read -r t m < "$tmp/time"
-	echo "$t $m" >> "$tmp/$tag"
+	read -r t m u s < "$tmp/time"
+	echo "$t $m $(echo "$u + $s" | bc)" >> "$tmp/$tag"
 }
 
-# fastest wall time and largest peak RSS of a tag's runs
+# fastest wall time, largest peak RSS and least CPU time of a tag's runs
 best() {
-	sort -n "$tmp/$1" | awk 'NR == 1 { t = $1 } $2 > m { m = $2 } END { print t, m }'
+	sort -n "$tmp/$1" | awk 'NR == 1 { t = $1; c = $3 } $2 > m { m = $2 }
+		$3 < c { c = $3 } END { print t, m, c }'
 }
 
 ratio() { echo "scale=4; $1 / $2" | bc; }
@@ -54,7 +56,7 @@ ratio() { echo "scale=4; $1 / $2" | bc; }
 # bench DATA VMLINUX: the table for one recording
 bench() {
 	local data=$1 vmlinux=$2 kopt=() samples i tags=(sym dprof)
-	local t_sym m_sym t_dp m_dp t_ty m_ty
+	local t_sym m_sym t_dp m_dp t_ty m_ty c_sym c_dp c_ty
 
 	[ -f "$vmlinux" ] && kopt=(-k "$vmlinux")
 	[ "${SORT_TYPE:-1}" = 0 ] || tags+=(type)
@@ -68,16 +70,21 @@ bench() {
 		[ "${SORT_TYPE:-1}" = 0 ] ||
 			run type "$PERF" report --stdio -i "$data" "${kopt[@]}" --sort type
 	done
-	read -r t_sym m_sym < <(best sym)
-	read -r t_dp m_dp < <(best dprof)
-	printf 'perf report --stdio --sort sym : %6.2f s  %7d KB\n' "$t_sym" "$m_sym"
+	read -r t_sym m_sym c_sym < <(best sym)
+	read -r t_dp m_dp c_dp < <(best dprof)
+	printf 'perf report --stdio --sort sym : %6.2f s  %7d KB  %6.2f s CPU\n' \
+		"$t_sym" "$m_sym" "$c_sym"
 	if [ "${SORT_TYPE:-1}" != 0 ]; then
-		read -r t_ty m_ty < <(best type)
-		printf 'perf report --stdio --sort type: %6.2f s  %7d KB\n' "$t_ty" "$m_ty"
+		read -r t_ty m_ty c_ty < <(best type)
+		printf 'perf report --stdio --sort type: %6.2f s  %7d KB  %6.2f s CPU\n' \
+			"$t_ty" "$m_ty" "$c_ty"
 	fi
-	printf 'perf dprof report --stdio      : %6.2f s  %7d KB\n' "$t_dp" "$m_dp"
+	printf 'perf dprof report --stdio      : %6.2f s  %7d KB  %6.2f s CPU\n' \
+		"$t_dp" "$m_dp" "$c_dp"
 	printf 'speed ratio (perf report / dprof report): %.2fx  (goal >= 1.0x)\n' \
 		"$(ratio "$t_sym" "$t_dp")"
+	printf 'CPU ratio (perf report / dprof report): %.2fx\n' \
+		"$(ratio "$c_sym" "$c_dp")"
 	printf 'memory ratio (perf report / dprof report): %.2fx  (goal >= 1.0x)\n' \
 		"$(ratio "$m_sym" "$m_dp")"
 	[ "${SORT_TYPE:-1}" = 0 ] ||

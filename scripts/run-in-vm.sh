@@ -28,6 +28,11 @@
 #      VM_SHARES   extra host dirs (colon-separated) to mount read-only at
 #                  their own paths
 #      VM_ENV      names of host environment variables to export in the guest
+#      VM_SPARE_9P  number of spare virtio-9p channels, tags spare0, spare1...,
+#                  that nobody mounts: the job dir again, read-only, for a
+#                  guest command that mounts and unmounts one (each 9p mount
+#                  creates a slab cache, 9p-fcall-cache-N, its unmount
+#                  destroys it: the guest has no modules)
 #      VM_TIMES=1  print boot and run times to stderr
 #      VM_ACCEL    tcg (default) or kvm (does not work on PVM-nested hosts)
 # exit: CMD's status; 124 = timeout; 125 = the guest died without reporting a
@@ -165,6 +170,10 @@ for s in "${shares[@]}"; do
 	fsdev+=(-fsdev local,id=share$i,path="$s",security_model=none,readonly=on,multidevs=remap
 		-device virtio-9p-pci,fsdev=share$i,mount_tag=share$i)
 	i=$((i + 1))
+done
+for ((i = 0; i < ${VM_SPARE_9P:-0}; i++)); do
+	fsdev+=(-fsdev local,id=spare$i,path="$job",security_model=none,readonly=on,multidevs=remap
+		-device virtio-9p-pci,fsdev=spare$i,mount_tag=spare$i)
 done
 
 # QEMU runs in the background so that an interrupt (^C, TERM) stops it

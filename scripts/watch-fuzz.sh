@@ -5,6 +5,9 @@
 # for WATCH_FUZZ_SECONDS (default 600) on every CPU of a 2-CPU guest,
 # then fail on any BUG, WARNING, lockdep, KASAN or RCU splat in the
 # kernel log.  Not part of make check (about 15 minutes with the boot).
+# Slab caches are created and destroyed all along (the guest has no
+# modules): the fuzzer mounts and unmounts a spare virtio-9p channel,
+# each 9p client having a cache of its own, and opens watches on it.
 #
 # env: BUILD_DIR, WATCH_FUZZ_SECONDS, WATCH_FUZZ_SEED,
 #      WATCH_FUZZ_KERNEL (a bzImage to use instead of the debug kernel)
@@ -28,10 +31,10 @@ job=$(mktemp -d "$BUILD_DIR/watch-fuzz.XXXXXX")
 gcc -O2 -Wall -pthread -o "$job/watch-fuzz" "$REPO/scripts/guest/watch-fuzz.c" ||
 	die "cannot build scripts/guest/watch-fuzz.c"
 echo "watch-fuzz: $secs s on $kernel (job dir $job)"
-VM_JOBDIR=$job VM_TIMEOUT=$((secs + 600)) "$REPO/scripts/run-in-vm.sh" "$kernel" "
+VM_JOBDIR=$job VM_TIMEOUT=$((secs + 600)) VM_SPARE_9P=1 "$REPO/scripts/run-in-vm.sh" "$kernel" "
 [ \$(nproc) -ge 2 ] || { echo 'guest has one CPU'; exit 1; }
 cat /proc/sys/kernel/tainted > /mnt/tainted.before
-/mnt/watch-fuzz $secs ${WATCH_FUZZ_SEED:-} || exit
+WATCH_FUZZ_9P=spare0 /mnt/watch-fuzz $secs ${WATCH_FUZZ_SEED:-} || exit
 cat /proc/sys/kernel/tainted > /mnt/tainted.after
 dmesg > /mnt/dmesg.txt
 " | tee "$job/out.txt"

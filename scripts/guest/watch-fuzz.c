@@ -15,7 +15,13 @@
  * disables, resets, reads, mmaps their ring buffers and closes them in
  * random order.  Another thread per CPU churns the objects of the
  * watched caches (files, pipes, forks), so that watches arm, fire,
- * retarget and disarm all the time.  The caller checks the kernel log.
+ * retarget and disarm all the time.  With WATCH_FUZZ_9P=TAG, the tag of
+ * a virtio-9p channel nobody mounts, one more thread mounts and unmounts
+ * it over and over: each mount creates a slab cache (9p-fcall-cache-N,
+ * p9_client_create()), reads allocate from it, the unmount destroys it
+ * (the guest has no modules to do that); a third of the opens target the
+ * newest such cache, before, while and after it is destroyed.  The
+ * caller checks the kernel log.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -32,6 +38,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -54,6 +62,9 @@ static int pmu_type = -1;
 static int nr_cpus;
 static time_t deadline;
 static atomic_ulong nr_tries, nr_opened, nr_mmaps, nr_errno[160];
+/* the cache that the 9p thread creates and destroys */
+static atomic_uint hot_id, hot_size;
+static atomic_ulong nr_hot_tries, nr_hot_opened, nr_cycles, nr_hot_watched;
 
 static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 			    int group, unsigned long flags)
@@ -116,11 +127,17 @@ static unsigned int pick(unsigned int *seed, unsigned int n)
 	return rand_r(seed) % n;
 }
 
-static void random_attr(struct perf_event_attr *a, unsigned int *seed)
+/* Returns whether the event is on the cache the 9p thread churns. */
+static int random_attr(struct perf_event_attr *a, unsigned int *seed)
 {
 	static const unsigned int lens[] = { 1, 2, 4, 8, 0, 3, 16, 255 };
-	struct cache *c = &caches[pick(seed, nr_caches)];
+	struct cache *c = &caches[pick(seed, nr_caches)], hot;
 	u64 offset, len = lens[pick(seed, 4)], config1;
+
+	hot.id = atomic_load(&hot_id);
+	hot.size = atomic_load(&hot_size);
+	if (hot.id && !pick(seed, 3))
+		c = &hot;
 
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -178,6 +195,7 @@ static void random_attr(struct perf_event_attr *a, unsigned int *seed)
 	a->precise_ip = !pick(seed, 20) ? pick(seed, 4) : 0;
 	if (!pick(seed, 30))
 		a->branch_sample_type = PERF_SAMPLE_BRANCH_ANY;
+	return c == &hot && config1 == hot.id;
 }
 
 struct ev {
@@ -207,7 +225,7 @@ static void *fuzzer(void *arg)
 	while (time(NULL) < deadline) {
 		struct ev *e = &evs[pick(&seed, MAX_OPEN)];
 		struct perf_event_attr a;
-		int cpu, pid, fd;
+		int cpu, pid, fd, hot;
 		u64 buf[8];
 
 		if (e->fd >= 0) {
@@ -248,17 +266,21 @@ static void *fuzzer(void *arg)
 			}
 			continue;
 		}
-		random_attr(&a, &seed);
+		hot = random_attr(&a, &seed);
 		cpu = pick(&seed, 10) ? (int)pick(&seed, nr_cpus) :
 		      pick(&seed, 2) ? -1 : nr_cpus + (int)pick(&seed, 8);
 		pid = pick(&seed, 10) ? -1 : 0;
 		atomic_fetch_add(&nr_tries, 1);
+		if (hot)
+			atomic_fetch_add(&nr_hot_tries, 1);
 		fd = perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0) {
 			atomic_fetch_add(&nr_errno[errno < 160 ? errno : 0], 1);
 			continue;
 		}
 		atomic_fetch_add(&nr_opened, 1);
+		if (hot)
+			atomic_fetch_add(&nr_hot_opened, 1);
 		e->fd = fd;
 	}
 	for (i = 0; i < MAX_OPEN; i++)
@@ -297,6 +319,84 @@ static void *churn(void *arg)
 			_exit(0);
 		if (child > 0)
 			waitpid(child, NULL, 0);
+	}
+	return NULL;
+}
+
+/* The newest 9p-fcall-cache-N: its sysfs name, id and object size. */
+static int newest_9p_cache(char *name, size_t len, unsigned int *id, unsigned int *size)
+{
+	char path[512];
+	struct dirent *d;
+	unsigned int v, best = 0;
+	DIR *dir = opendir("/sys/kernel/slab");
+
+	while (dir && (d = readdir(dir))) {
+		if (strncmp(d->d_name, "9p-fcall-cache-", 15))
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/watch_id", d->d_name);
+		if (read_uint(path, &v) || v <= best)
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/object_size", d->d_name);
+		if (read_uint(path, size))
+			continue;
+		best = v;
+		snprintf(name, len, "%s", d->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	*id = best;
+	return best ? 0 : -1;
+}
+
+/*
+ * Mount the spare 9p channel, read through it, unmount it: one cache
+ * created and destroyed.  With the smallest msize, 4k, the buffers of
+ * most requests (p9_msg_buf_size(): 4k) come from the client's cache.
+ */
+static void *cache_churn(void *arg)
+{
+	const char *tag = arg, *dir = "/tmp/watch-fuzz-9p";
+	char name[256], path[512], b[512];
+	unsigned int id = 0, size, watched;
+
+	mkdir(dir, 0700);
+	while (time(NULL) < deadline) {
+		int i, fd, err;
+
+		if (mount(tag, dir, "9p", MS_RDONLY,
+			  "trans=virtio,version=9p2000.L,msize=4096,cache=none")) {
+			fprintf(stderr, "watch-fuzz: mount -t 9p %s: %s\n", tag, strerror(errno));
+			exit(4);
+		}
+		if (newest_9p_cache(name, sizeof(name), &id, &size) == 0) {
+			atomic_store(&hot_size, size);
+			atomic_store(&hot_id, id);
+		}
+		for (i = 0; i < 8; i++) {
+			snprintf(path, sizeof(path), "%s/.cmd", dir);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				break;
+			while (read(fd, b, sizeof(b)) > 0)
+				;
+			close(fd);
+		}
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/watch_objects", name);
+		if (id && read_uint(path, &watched) == 0)
+			atomic_fetch_add(&nr_hot_watched, watched);
+		/*
+		 * The id stays the hot one: opens while and after it goes.
+		 * A child that another thread forked may hold a file of the
+		 * mount for a moment (EBUSY).
+		 */
+		for (i = 0; (err = umount2(dir, 0) ? errno : 0) == EBUSY && i < 5000; i++)
+			usleep(1000);
+		if (err) {
+			fprintf(stderr, "watch-fuzz: umount %s: %s\n", dir, strerror(err));
+			exit(4);
+		}
+		atomic_fetch_add(&nr_cycles, 1);
 	}
 	return NULL;
 }
@@ -347,6 +447,8 @@ int main(int argc, char **argv)
 	printf("watch-fuzz: %d caches (ids up to %u), %d CPUs, seed %u\n",
 	       nr_caches, max_id, nr_cpus, seed);
 	fflush(stdout);
+	if (getenv("WATCH_FUZZ_9P"))
+		pthread_create(&th[nr++], NULL, cache_churn, getenv("WATCH_FUZZ_9P"));
 	for (i = 0; i < nr_cpus && nr < 60; i++) {
 		pthread_create(&th[nr++], NULL, fuzzer, (void *)(uintptr_t)(seed + 2 * i));
 		pthread_create(&th[nr++], NULL, fuzzer, (void *)(uintptr_t)(seed + 2 * i + 1));
@@ -360,5 +462,10 @@ int main(int argc, char **argv)
 		if (nr_errno[e])
 			printf(" %s %lu", strerrorname_np(e) ?: "?", nr_errno[e]);
 	printf("\n");
+	if (getenv("WATCH_FUZZ_9P")) {
+		printf("watch-fuzz: %lu caches created and destroyed; ", nr_cycles);
+		printf("on them %lu opens tried, %lu opened, %lu objects watched\n",
+		       nr_hot_tries, nr_hot_opened, nr_hot_watched);
+	}
 	return 0;
 }

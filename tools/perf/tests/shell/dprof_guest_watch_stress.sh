@@ -5,8 +5,10 @@
 # Stress the slab_watch PMU (kernel-patches/0004): in a 2-CPU guest, churn
 # filp, names_cache and vm_area_struct objects on both CPUs (opens, path
 # lookups, forks, pipes: objects freed on another CPU than the one that
-# allocated them) while three watches with a small patience retarget the
-# breakpoints all the time, and while short records create and destroy
+# allocated them), epoll items (freed by kfree_rcu(), kernel-patches/0008)
+# and sk_buffs (UDP over loopback) while four watches with a small
+# patience retarget the breakpoints all the time, and while short records
+# create and destroy
 # watches (static key on and off) under the same load.  Fails on any BUG,
 # WARNING, lockdep, KASAN or RCU splat on the guest console.
 #
@@ -49,12 +51,34 @@ for r in \$(seq \$ROUNDS); do
 	wait
 done
 EOF
+cat > /tmp/storm.py <<EOF
+import os, select, socket, sys
+# epoll items end in kfree_rcu(); UDP over loopback: sk_buffs freed on the
+# other CPU
+os.sched_setaffinity(0, {int(sys.argv[1])})
+ep = select.epoll()
+r, w = os.pipe()
+rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+rx.bind(("127.0.0.1", 0))
+rx.setblocking(False)
+tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(int(os.environ["ROUNDS"]) * 20):
+	ep.register(r, select.EPOLLIN)
+	ep.unregister(r)
+	tx.sendto(b"x" * 64, rx.getsockname())
+	try:
+		rx.recv(2048)
+	except BlockingIOError:
+		pass
+EOF
 storm() {
 	taskset -c 0 bash /tmp/storm.sh & taskset -c 1 bash /tmp/storm.sh &
+	python3 /tmp/storm.py 0 & python3 /tmp/storm.py 1 &
 	wait
 }
-# long-lived watches on three caches, patience 4: constant retargeting
-"$PERF_GUEST" dprof record -q -a --no-heap --watch=filp:0/8,names_cache:0/8,vm_area_struct:0/8 \
+ip link set lo up 2> /dev/null
+# long-lived watches on four caches, patience 4: constant retargeting
+"$PERF_GUEST" dprof record -q -a --no-heap --watch=filp:0/8,names_cache:0/8,vm_area_struct:0/8,eventpoll_epi:0/8 \
 	--watch-patience=4 -o /tmp/w.data -- bash -c "$(declare -f storm); storm" || exit 1
 # watches created and destroyed under load
 storm > /dev/null 2>&1 &
@@ -63,7 +87,10 @@ for i in $(seq 10); do
 		-o /tmp/s.data -- sleep 0.2 || exit 1
 done
 wait
-"$PERF_GUEST" script -i /tmp/w.data -F event 2>/dev/null | grep -c "^ *slab_watch/" > /mnt/hits
+"$PERF_GUEST" script -i /tmp/w.data -F event,trace 2>/dev/null > /tmp/w.txt
+grep -c "^ *slab_watch/" /tmp/w.txt > /mnt/hits
+grep -c "kmem:kfree_rcu:" /tmp/w.txt > /mnt/kfree_rcu
+grep -c "kmem:kmem_cache_alloc:.*name=skbuff_head_cache" /tmp/w.txt > /mnt/skbs
 cat /proc/sys/kernel/tainted > /mnt/tainted.after
 dmesg > /mnt/dmesg.txt
 ' ROUNDS="${DPROF_STRESS_ROUNDS:-30}"
@@ -92,13 +119,18 @@ hits=$(cat "${job}/hits" 2>/dev/null || echo 0)
 if [ "${hits:-0}" -eq 0 ]; then
 	fail "no watch hits"
 fi
+# the storm took the kfree_rcu() and sk_buff paths
+kfree_rcu=$(cat "${job}/kfree_rcu" 2>/dev/null || echo 0)
+skbs=$(cat "${job}/skbs" 2>/dev/null || echo 0)
+[ "${kfree_rcu:-0}" -gt 0 ] || fail "no kmem:kfree_rcu event (epoll items)"
+[ "${skbs:-0}" -gt 0 ] || fail "no sk_buff allocation"
 if [ "$(cat "${job}/tainted.before" 2>/dev/null)" != "$(cat "${job}/tainted.after" 2>/dev/null)" ]; then
 	fail "kernel tainted during the run"
 fi
 if [ $err -ne 0 ]; then
 	tail -n 40 "${job}/vm.log"
 else
-	echo "dprof guest slab watch stress test [Success: $hits hits, no splat on $kernel]"
+	echo "dprof guest slab watch stress test [Success: $hits hits, $kfree_rcu kfree_rcu, $skbs sk_buffs, no splat on $kernel]"
 fi
 cleanup
 exit $err

@@ -371,6 +371,9 @@ int dprof_flow__report(const struct dprof_flow_report *r, FILE *fp)
 	fprintf(fp, "# object histories: %" PRIu64 " (%" PRIu64 " hits); dropped %" PRIu64
 		" hits outside a known object's lifetime, %" PRIu64 " objects without a hit\n",
 		h->nr_histories, h->nr_hits, h->nr_dropped, h->nr_empty);
+	if (r->nr_off_target)
+		fprintf(fp, "# dropped %" PRIu64 " false watch hits: the instruction before the trap does not touch the watched bytes (QEMU TCG before 8.1)\n",
+			r->nr_off_target);
 	fprintf(fp, "# histories: %" PRIu64 " end in a free, %" PRIu64
 		" still open when recording ended, %" PRIu64
 		" cut where the object was allocated again without a free (its free unseen)\n",

@@ -35,6 +35,7 @@ struct dprof_flow_report {
 	bool			by_ip;
 	const char		*graph;
 	const struct dprof_flow_fold *fold;
+	u64			nr_off_target;	/* false watch hits dropped */
 };
 
 /**

@@ -163,6 +163,7 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 	}
 	json_u64(fp, "lost_events", rec->nr_lost, false);
 	json_u64(fp, "damaged_events", rec->nr_implausible, false);
+	json_u64(fp, "false_watch_hits", rec->nr_off_target_hits, false);
 	json_u64(fp, "damaged_records", rec->nr_damaged, false);
 	json_u64(fp, "unreadable_from", rec->unreadable_offset, false);
 	json_u64(fp, "cut_data_bytes_read", !rec->data_size_cut ? 0 :

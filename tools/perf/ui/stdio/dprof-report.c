@@ -183,6 +183,9 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 			" frees, %" PRIu64 " frees of pointers not allocated in the recording\n",
 			rec->nr_heap_allocs, rec->nr_heap_frees, rec->nr_heap_unknown_free);
 	dprof_watches__fprintf(rec->watches, fp);
+	if (rec->nr_off_target_hits)
+		fprintf(fp, "# false watch hits dropped: %" PRIu64 " (the instruction before the trap does not touch the watched bytes; QEMU TCG before 8.1)\n",
+			rec->nr_off_target_hits);
 
 	if (rec->nr_lost)
 		fprintf(fp, "# LOST %" PRIu64 " events while recording: the address set is incomplete, some objects may be misattributed (record with a larger -m)\n",
@@ -589,6 +592,7 @@ int dprof_report__fprintf_flow(const struct dprof_report *rep, struct dprof_clas
 	struct dprof_flow_report r = {
 		.h = rep->hist, .name = name, .machine = rep->replay.res.machine,
 		.flow = flow, .graph = graph, .row = row, .fold = &rep->opts.fold,
+		.nr_off_target = rep->replay.rec.nr_off_target_hits,
 	};
 
 	return dprof_flow__report(&r, fp);

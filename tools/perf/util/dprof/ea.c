@@ -94,6 +94,44 @@ int __weak dprof_ea__insn_len(const u8 *code __maybe_unused,
 }
 
 /**
+ * dprof_ea__mem_syntax - does an instruction show a memory operand
+ * @code: the instruction bytes
+ * @len: number of bytes at @code
+ *
+ * Arch hook.  perf's data-type profiling reads the operands of an
+ * instruction in its disassembly; one in memory syntax is what it types.
+ * The answer is yes for more than dprof_ea__decode() finds accesses in
+ * (an lea names memory without touching it), and yes when unsure: in
+ * this fallback, always.
+ *
+ * Return: false only when no operand of the instruction is in memory syntax.
+ */
+bool __weak dprof_ea__mem_syntax(const u8 *code __maybe_unused,
+				 size_t len __maybe_unused)
+{
+	return true;
+}
+
+/**
+ * dprof_ea__may_fuse - may an instruction be taken as fused with the next
+ * @code: the instruction bytes
+ * @len: number of bytes at @code
+ *
+ * Arch hook.  perf's data-type profiling types an instruction with no
+ * memory operand by the one before it when the CPU fuses the two (by
+ * their mnemonics: a compare or an ALU operation and what follows).  When
+ * unsure, the answer is yes: in this fallback, always.
+ *
+ * Return: false only when perf never takes the instruction for the first
+ * of a fused pair.
+ */
+bool __weak dprof_ea__may_fuse(const u8 *code __maybe_unused,
+			       size_t len __maybe_unused)
+{
+	return true;
+}
+
+/**
  * dprof_ea__intr_regs - the registers the decoder needs in a sample
  *
  * Arch hook.

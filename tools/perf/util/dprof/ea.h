@@ -59,4 +59,8 @@ int dprof_ea__stack_pointer(const struct regs_dump *regs, u64 *sp);
 
 bool dprof_ea__clobbers(const u8 *code, size_t len, u64 reg_mask);
 
+/* for perf's operand typing: see util/dprof/ea.c */
+bool dprof_ea__mem_syntax(const u8 *code, size_t len);
+bool dprof_ea__may_fuse(const u8 *code, size_t len);
+
 #endif /* __PERF_DPROF_EA_H */

@@ -122,6 +122,50 @@ out_err:
 }
 
 /*
+ * With slab merging, caches of one size and flags share one kmem_cache:
+ * /sys/kernel/slab/<name> of each is a link to the shared ":<id>"
+ * directory, the watch_id read through it is the shared cache's, and the
+ * kmem events name every object after the cache created first.  Say so:
+ * the watch follows the objects of all the merged caches.
+ */
+static void dprof_watch__warn_merged(const char *cache)
+{
+	char path[PATH_MAX], target[PATH_MAX], other[PATH_MAX];
+	struct strbuf names = STRBUF_INIT;
+	const char *slab = "kernel/slab";
+	int nr = 0, len;
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", sysfs__mountpoint(), slab, cache);
+	len = readlink(path, target, sizeof(target) - 1);
+	if (len < 0)
+		return;		/* a directory of its own: not merged */
+	target[len] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", sysfs__mountpoint(), slab);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] == '.' || d->d_name[0] == ':' || !strcmp(d->d_name, cache))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/%s", sysfs__mountpoint(), slab, d->d_name);
+		len = readlink(path, other, sizeof(other) - 1);
+		if (len < 0)
+			continue;
+		other[len] = '\0';
+		if (strcmp(other, target))
+			continue;
+		if (nr++ < 4)
+			strbuf_addf(&names, "%s'%s'", nr > 1 ? ", " : "", d->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	if (nr)
+		pr_warning("dprof: --watch=%s: slab cache '%s' is merged with %s%s (slab merging): the watch follows the objects of all of them, and their kmem events give them one name; boot with slab_nomerge to watch '%s' alone\n",
+			   cache, cache, names.buf ?: "", nr > 4 ? " and more" : "", cache);
+	strbuf_release(&names);
+}
+
+/*
  * An item as a slab_watch event: the cache by its watch_id, reads and
  * writes, and a fixed period of 1, which also turns off perf record's
  * default frequency for this event only.
@@ -149,6 +193,7 @@ static char *dprof_watch_spec__event(const struct dprof_watch_spec *ws,
 		       ws->cache, path);
 		return NULL;
 	}
+	dprof_watch__warn_merged(ws->cache);
 	snprintf(path, sizeof(path), "kernel/slab/%s/watch_id", ws->cache);
 	if (sysfs__read_ull(path, &id)) {
 		pr_err("dprof: --watch: cannot read %s/%s for slab cache '%s'\n",

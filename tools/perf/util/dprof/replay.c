@@ -780,6 +780,23 @@ static int dprof_replay__heap_entry(struct dprof_replay *r, struct evsel *evsel,
 }
 
 /* "insert (hash.c:24)": the function and line that called the allocator. */
+/* The DSO of an allocation site (not held: the sampled thread's map holds it). */
+static struct dso *dprof_heap_site_dso(struct machine *machine,
+				       struct perf_sample *sample, u64 site)
+{
+	struct thread *thread = machine__findnew_thread(machine, sample->pid,
+							sample->tid);
+	struct addr_location al;
+	struct dso *dso = NULL;
+
+	addr_location__init(&al);
+	if (thread && thread__find_map(thread, PERF_RECORD_MISC_USER, site - 1, &al))
+		dso = map__dso(al.map);
+	addr_location__exit(&al);
+	thread__put(thread);
+	return dso;
+}
+
 static char *dprof_heap_site_name(struct machine *machine, struct perf_sample *sample,
 				  u64 site)
 {
@@ -888,7 +905,12 @@ static int dprof_replay__heap_return(struct dprof_replay *r, struct evsel *evsel
 	r->rec.nr_heap_allocs++;
 	site = evsel__field(evsel, "__probe_ret_ip") ?
 	       evsel__intval(evsel, sample, "__probe_ret_ip") : sample->ip;
-	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_HEAP, site, NULL);
+	/*
+	 * Per site of a program: two programs built without PIE can call
+	 * malloc from the same address, for objects of different types.
+	 */
+	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_HEAP, site,
+					   dprof_heap_site_dso(machine, sample, site));
 	if (!cls)
 		return -ENOMEM;
 	if (!cls->nr_allocs) {
@@ -1376,38 +1398,53 @@ static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
 
 /*
  * A watch hit is a debug trap: the sampled ip follows the access.  Decode
- * the instruction before it for the access's direction and ip.
+ * the instruction before it for the access's ip and direction, and, with
+ * the registers at the trap, for its data address: they are the
+ * instruction's inputs unless it wrote its own base or index register.
  *
- * Return: 1 a write, 0 a read, -1 unknown.
+ * Return: true when the access certainly misses the watched bytes
+ * [@hit->addr, + @hit->len): a false hit.  Debug registers never report
+ * one, but QEMU's TCG before 8.1 traps a misaligned store anywhere between
+ * the start of the watched page and the watched bytes.
  */
-static int dprof_replay__hit_direction(struct dprof_replay *r,
-				       struct perf_sample *sample,
-				       struct machine *machine, u64 *ip)
+static bool dprof_replay__hit_access(struct dprof_replay *r,
+				     struct perf_sample *sample,
+				     struct machine *machine,
+				     struct dprof_hit *hit)
 {
 	struct regs_dump no_regs = { .mask = 0 };
+	const struct regs_dump *regs = &sample->intr_regs;
 	const u8 *code, *prev;
 	struct dprof_ea ea;
 	struct thread *thread;
 	enum dprof_ea_reason why;
 	int len, prev_len = 0;
+	u64 ip;
 
-	*ip = sample->ip;
 	thread = machine__findnew_thread(machine, sample->pid, sample->tid);
 	if (!thread)
-		return -1;
+		return false;
 	len = dprof_resolver__code(&r->res, thread, sample->ip, &code,
 				   &prev, &prev_len);
 	thread__put(thread);
 	if (len <= 0 || !prev_len)
-		return -1;
-	why = dprof_ea__decode(prev, prev_len, sample->ip - prev_len, &no_regs,
-			       &ea);
-	/* the registers of the access are gone: its operand is enough */
+		return false;
+	ip = sample->ip - prev_len;
+	if (!regs->mask)
+		regs = &no_regs;
+	why = dprof_ea__decode(prev, prev_len, ip, regs, &ea);
 	if (why != DPROF_EA_OK && why != DPROF_EA_NO_REGS &&
 	    why != DPROF_EA_SEGMENT)
-		return -1;
-	*ip = sample->ip - prev_len;
-	return ea.is_write;
+		return false;
+	hit->access_ip = ip;
+	/* reads trap too: every access to the bytes, its direction matters */
+	if (hit->rw)
+		hit->write = ea.is_write;
+	if (why != DPROF_EA_OK || !ea.size ||
+	    dprof_ea__clobbers(prev, prev_len, ea.addr_regs))
+		return false;
+	return ea.addr + ea.size <= hit->addr ||
+	       ea.addr >= hit->addr + (hit->len ?: 1);
 }
 
 static int dprof_replay__watch_hit(struct dprof_replay *r, struct evsel *evsel,
@@ -1443,16 +1480,16 @@ static int dprof_replay__watch_hit(struct dprof_replay *r, struct evsel *evsel,
 		if (!w->cls)
 			w->cls = obj->priv;
 	}
+	hit.len = w->len;
+	hit.rw = w->rw;
+	if (dprof_replay__hit_access(r, sample, machine, &hit)) {
+		r->rec.nr_off_target_hits++;
+		return 0;
+	}
 	dprof_watch__hit(w, base, born);
 
 	hit.obj = obj;
 	hit.site = dprof_obj__site(obj);
-	hit.len = w->len;
-	hit.rw = w->rw;
-	/* reads trap too: every access to the bytes, its direction matters */
-	if (w->rw)
-		hit.write = dprof_replay__hit_direction(r, sample, machine,
-							&hit.access_ip);
 	list_for_each_entry(sink, &r->sinks, node) {
 		if (sink->hit) {
 			err = sink->hit(sink, &hit);

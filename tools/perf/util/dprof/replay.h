@@ -43,6 +43,9 @@ struct perf_session;
  * @nr_lost: events lost while recording
  * @nr_implausible: events skipped: objects or watch hits past the top of
  *                  the address space, or bigger than any allocation
+ * @nr_off_target_hits: watch hits dropped: the access, decoded with the
+ *                      registers at the trap, misses the watched bytes
+ *                      (QEMU's TCG before 8.1 reports such false hits)
  * @nr_damaged: records skipped by perf's reader: their sample did not
  *              parse, or their type or event id is unknown
  * @unreadable_offset: file offset from which the data could not be read (a
@@ -86,6 +89,7 @@ struct dprof_recording {
 	u64			nr_kfree_rcu;
 	u64			nr_lost;
 	u64			nr_implausible;
+	u64			nr_off_target_hits;
 	u64			nr_damaged;
 	u64			unreadable_offset;
 	u64			data_size_cut;

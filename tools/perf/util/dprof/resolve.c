@@ -5,11 +5,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/err.h>
+#include <linux/hash.h>
 #include <linux/zalloc.h>
 
 #include "util/addr_location.h"
@@ -33,12 +35,74 @@
 #define DPROF_CODE_MAX	16	/* longest x86 instruction + 1 */
 #define DPROF_FUNC_MAX	(256 * 1024)	/* decode no further back than this */
 
+/*
+ * Which code an ip is: its DSO and the ip.  Two processes can run
+ * different code at one address (programs built without PIE all start at
+ * 0x401000): the caches of what the code at an ip is and touches are keyed
+ * by both.  (Not by the address in the DSO: perf's operand typing of the
+ * same library code can differ from one process to another.)
+ */
+struct dprof_code_key {
+	struct dso	*dso;		/* held; NULL: no map, nothing there */
+	u64		ip;
+};
+
+static size_t dprof_code_key__hash(long key, void *ctx __maybe_unused)
+{
+	const struct dprof_code_key *k = (const struct dprof_code_key *)key;
+
+	return hash_64(k->ip, 32) ^ hash_ptr(k->dso, 32);
+}
+
+static bool dprof_code_key__equal(long k1, long k2, void *ctx __maybe_unused)
+{
+	const struct dprof_code_key *a = (const struct dprof_code_key *)k1;
+	const struct dprof_code_key *b = (const struct dprof_code_key *)k2;
+
+	return a->ip == b->ip && a->dso == b->dso;
+}
+
+/* @ip of @thread as a cache key (not held: the thread's map holds it). */
+static void dprof_code_key__init(struct dprof_code_key *k,
+				 struct dprof_resolver *r,
+				 struct thread *thread, u64 ip)
+{
+	u8 cpumode = machine__kernel_ip(r->machine, ip) ?
+		     PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	struct addr_location al;
+
+	addr_location__init(&al);
+	k->dso = thread__find_map(thread, cpumode, ip, &al) ? map__dso(al.map) : NULL;
+	k->ip = ip;
+	addr_location__exit(&al);
+}
+
 struct dprof_code {
+	struct dprof_code_key key;	/* first: the map's key */
 	int	len;		/* -1: not readable */
 	int	prev_len;	/* 0: no preceding instruction known */
 	u8	bytes[DPROF_CODE_MAX];
 	u8	prev[DPROF_CODE_MAX];
 };
+
+/* A cached operand type: perf's, for the code at @key. */
+struct dprof_typed_entry {
+	struct dprof_code_key	key;	/* first: the map's key */
+	struct dprof_typed	t;	/* t.type_name NULL: none */
+};
+
+static void dprof_code__delete(struct dprof_code *c)
+{
+	dso__put(c->key.dso);
+	free(c);
+}
+
+static void dprof_typed_entry__delete(struct dprof_typed_entry *e)
+{
+	dso__put(e->key.dso);
+	dso__put(e->t.dso);
+	free(e);
+}
 
 struct dprof_func;
 static void dprof_func__delete(struct dprof_func *f);
@@ -47,8 +111,8 @@ int dprof_resolver__init(struct dprof_resolver *r, struct machine *machine)
 {
 	memset(r, 0, sizeof(*r));
 	r->machine = machine;
-	r->code = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
-	r->typed = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	r->code = hashmap__new(dprof_code_key__hash, dprof_code_key__equal, NULL);
+	r->typed = hashmap__new(dprof_code_key__hash, dprof_code_key__equal, NULL);
 	r->funcs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 	if (IS_ERR(r->code) || IS_ERR(r->typed) || IS_ERR(r->funcs)) {
 		if (!IS_ERR(r->code))
@@ -68,18 +132,16 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 	struct hashmap_entry *cur;
 	size_t bkt, i;
 
+	pr_debug("dprof: %" PRIu64 " instructions with no memory operand not typed by perf\n",
+		 r->nr_untypable);
 	if (r->code) {
 		hashmap__for_each_entry(r->code, cur, bkt)
-			free(cur->pvalue);
+			dprof_code__delete(cur->pvalue);
 		hashmap__free(r->code);
 	}
 	if (r->typed) {
-		hashmap__for_each_entry(r->typed, cur, bkt) {
-			struct dprof_typed *c = cur->pvalue;
-
-			dso__put(c->dso);
-			free(c);
-		}
+		hashmap__for_each_entry(r->typed, cur, bkt)
+			dprof_typed_entry__delete(cur->pvalue);
 		hashmap__free(r->typed);
 	}
 	dso__put(r->typed_dso);
@@ -109,7 +171,7 @@ void dprof_resolver__trim(struct dprof_resolver *r)
 	size_t bkt;
 
 	hashmap__for_each_entry(r->code, cur, bkt)
-		free(cur->pvalue);
+		dprof_code__delete(cur->pvalue);
 	hashmap__clear(r->code);
 	hashmap__for_each_entry(r->funcs, cur, bkt)
 		dprof_func__delete(cur->pvalue);
@@ -123,6 +185,7 @@ void dprof_resolver__trim(struct dprof_resolver *r)
  * function rather than once per ip keeps the cost linear in code size.
  */
 struct dprof_func {
+	struct dso *dso;	/* held: it owns the symbol that keys this */
 	u64	size;
 	u32	nr;		/* instructions; 0 when decoding failed */
 	u32	*starts;	/* offsets of instruction starts */
@@ -169,6 +232,7 @@ fail:
 
 static void dprof_func__delete(struct dprof_func *f)
 {
+	dso__put(f->dso);
 	free(f->starts);
 	free(f->code);
 	free(f);
@@ -181,6 +245,46 @@ static int u32__cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * The decoded function @al is in (from thread__find_symbol()), NULL when it
+ * cannot be read or is too large to decode.
+ */
+static struct dprof_func *dprof_resolver__func(struct dprof_resolver *r,
+					       struct thread *thread,
+					       struct addr_location *al,
+					       u64 ip)
+{
+	struct dprof_func *f;
+	u64 off, size;
+
+	if (al->addr < al->sym->start || al->sym->end <= al->sym->start)
+		return NULL;
+	off = al->addr - al->sym->start;
+	size = al->sym->end - al->sym->start;
+	if (size > DPROF_FUNC_MAX)
+		return NULL;
+	if (hashmap__find(r->funcs, al->sym, &f))
+		return f;
+	f = dprof_func__new(r, thread, ip - off, size);
+	if (f)
+		f->dso = dso__get(map__dso(al->map));
+	if (!f || hashmap__add(r->funcs, al->sym, f)) {
+		if (f)
+			dprof_func__delete(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* Where @al's instruction is in @f: its index, or -1 when not a start. */
+static long dprof_func__index(struct dprof_func *f, struct addr_location *al)
+{
+	u32 off = al->addr - al->sym->start, *pos;
+
+	pos = bsearch(&off, f->starts, f->nr, sizeof(*f->starts), u32__cmp);
+	return pos ? pos - f->starts : -1;
+}
+
 /* The instruction before @ip, when @ip starts an instruction of its function. */
 static void dprof_code__find_prev(struct dprof_resolver *r,
 				  struct thread *thread, u64 ip,
@@ -190,30 +294,16 @@ static void dprof_code__find_prev(struct dprof_resolver *r,
 		     PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 	struct addr_location al;
 	struct dprof_func *f;
-	u32 off, *pos, i;
-	u64 size;
+	long i;
 
 	addr_location__init(&al);
 	if (!thread__find_symbol(thread, cpumode, ip, &al) ||
-	    al.addr < al.sym->start || al.sym->end <= al.sym->start)
+	    al.addr <= al.sym->start)
 		goto out;
-	off = al.addr - al.sym->start;
-	size = al.sym->end - al.sym->start;
-	if (!off || size > DPROF_FUNC_MAX)
+	f = dprof_resolver__func(r, thread, &al, ip);
+	i = f ? dprof_func__index(f, &al) : -1;
+	if (i <= 0)
 		goto out;
-
-	if (!hashmap__find(r->funcs, al.sym, &f)) {
-		f = dprof_func__new(r, thread, ip - off, size);
-		if (!f || hashmap__add(r->funcs, al.sym, f)) {
-			if (f)
-				dprof_func__delete(f);
-			goto out;
-		}
-	}
-	pos = bsearch(&off, f->starts, f->nr, sizeof(*f->starts), u32__cmp);
-	if (!pos || pos == f->starts)
-		goto out;
-	i = pos - f->starts;
 	c->prev_len = f->starts[i] - f->starts[i - 1];
 	if (c->prev_len > DPROF_CODE_MAX) {
 		c->prev_len = 0;
@@ -234,19 +324,24 @@ out:
  * @prev_len: their length, 0 when not known
  *
  * The bytes come from the DSO file (vmlinux for the kernel, which perf
- * finds by build-id or --vmlinux) and are cached per ip: code does not
- * change under a profile.  Returns the number of bytes at @ip, or -1.
+ * finds by build-id or --vmlinux) and are cached per DSO and ip: code
+ * does not change under a profile.  Returns the number of bytes at @ip,
+ * or -1.
  */
 int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
 			 u64 ip, const u8 **code, const u8 **prev,
 			 int *prev_len)
 {
+	struct dprof_code_key key;
 	struct dprof_code *c;
 
-	if (!hashmap__find(r->code, ip, &c)) {
+	dprof_code_key__init(&key, r, thread, ip);
+	if (!hashmap__find(r->code, &key, &c)) {
 		c = zalloc(sizeof(*c));
 		if (!c)
 			return -1;
+		c->key.dso = dso__get(key.dso);
+		c->key.ip = ip;
 		c->len = thread__memcpy(thread, r->machine, c->bytes, ip,
 					sizeof(c->bytes), NULL);
 		if (c->len <= 0) {
@@ -255,8 +350,8 @@ int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
 		} else {
 			dprof_code__find_prev(r, thread, ip, c);
 		}
-		if (hashmap__add(r->code, ip, c)) {
-			free(c);
+		if (hashmap__add(r->code, &c->key, c)) {
+			dprof_code__delete(c);
 			return -1;
 		}
 	}
@@ -329,6 +424,38 @@ int dprof_resolver__static(struct dprof_resolver *r, struct thread *thread,
 }
 
 #ifdef HAVE_DWARF_SUPPORT
+/*
+ * Would perf's data-type profiling find nothing to type at @al?  It reads
+ * the operands of the function's disassembly: an instruction none of
+ * whose operands is in memory syntax gets no type, unless perf takes it
+ * for the second of a fused pair (a compare or an ALU operation and what
+ * follows, by their mnemonics) and types the one before it in its stead,
+ * and so on back.  Telling it here spares perf a disassembly of the whole
+ * function: most sampled instructions with no memory operand are found
+ * out without one.  False when unsure (the function does not decode).
+ */
+static bool dprof_resolver__untypable(struct dprof_resolver *r,
+				      struct thread *thread,
+				      struct addr_location *al, u64 ip)
+{
+	struct dprof_func *f = dprof_resolver__func(r, thread, al, ip);
+	long i = f ? dprof_func__index(f, al) : -1;
+
+	for (; i >= 0; i--) {
+		u32 start = f->starts[i];
+		u32 end = (u32)i + 1 < f->nr ? f->starts[i + 1] : f->size;
+
+		if (dprof_ea__mem_syntax(f->code + start, end - start))
+			return false;
+		if (!i)
+			return true;	/* perf's first line has no line before it */
+		if (!dprof_ea__may_fuse(f->code + f->starts[i - 1],
+					start - f->starts[i - 1]))
+			return true;
+	}
+	return false;
+}
+
 static int dprof_resolver__find_type(struct dprof_resolver *r,
 				     struct thread *thread, struct evsel *evsel,
 				     u64 ip, struct dprof_typed *t)
@@ -357,6 +484,11 @@ static int dprof_resolver__find_type(struct dprof_resolver *r,
 	 */
 	if (r->debuginfo && !r->typed_dbg)
 		goto out;
+	/* after the lending above: it is what starts perf's variable walk */
+	if (dprof_resolver__untypable(r, thread, &al, ip)) {
+		r->nr_untypable++;
+		goto out;
+	}
 
 	/* just what hist_entry__get_data_type() looks at */
 	memset(&he, 0, sizeof(he));
@@ -398,7 +530,8 @@ out:
  * @t: type name, size, offset of the access in the type
  *
  * Needs DWARF for the code at @ip and annotation set up (see
- * symbol__annotation_init()).  Cached per ip.  Returns 0 or -ENOENT.
+ * symbol__annotation_init()).  Cached per DSO and ip.  Returns 0 or
+ * -ENOENT.
  */
 int dprof_resolver__typed(struct dprof_resolver *r __maybe_unused,
 			  struct thread *thread __maybe_unused,
@@ -407,7 +540,8 @@ int dprof_resolver__typed(struct dprof_resolver *r __maybe_unused,
 			  struct dprof_typed *t __maybe_unused)
 {
 #ifdef HAVE_DWARF_SUPPORT
-	struct dprof_typed *c;
+	struct dprof_typed_entry *e;
+	struct dprof_code_key key;
 
 	if (r->typed_off)
 		return -ENOENT;
@@ -428,24 +562,50 @@ int dprof_resolver__typed(struct dprof_resolver *r __maybe_unused,
 			return -ENOENT;
 	}
 
-	if (!hashmap__find(r->typed, ip, &c)) {
-		c = zalloc(sizeof(*c));
-		if (!c)
+	dprof_code_key__init(&key, r, thread, ip);
+	if (!hashmap__find(r->typed, &key, &e)) {
+		e = zalloc(sizeof(*e));
+		if (!e)
 			return -ENOMEM;
-		if (dprof_resolver__find_type(r, thread, evsel, ip, c))
-			c->type_name = NULL;
-		if (hashmap__add(r->typed, ip, c)) {
-			free(c);
+		e->key.dso = dso__get(key.dso);
+		e->key.ip = ip;
+		if (dprof_resolver__find_type(r, thread, evsel, ip, &e->t))
+			e->t.type_name = NULL;
+		if (hashmap__add(r->typed, &e->key, e)) {
+			dprof_typed_entry__delete(e);
 			return -ENOMEM;
 		}
 	}
-	if (!c->type_name)
+	if (!e->t.type_name)
 		return -ENOENT;
-	*t = *c;
+	*t = e->t;
 	return 0;
 #else
 	return -ENOENT;
 #endif
+}
+
+/**
+ * dprof_resolver__typed_at - the cached operand type of the code at @ip
+ * @r: the resolver
+ * @dso: the DSO of the code at @ip
+ * @ip: the instruction that made the access
+ * @t: type name, size, offset of the access in the type
+ *
+ * For an ip whose thread is gone: what dprof_resolver__typed() found for
+ * it during the replay.  Returns 0, or -ENOENT when it found nothing or
+ * was never asked.
+ */
+int dprof_resolver__typed_at(struct dprof_resolver *r, struct dso *dso,
+			     u64 ip, struct dprof_typed *t)
+{
+	struct dprof_code_key key = { .dso = dso, .ip = ip };
+	struct dprof_typed_entry *e;
+
+	if (!hashmap__find(r->typed, &key, &e) || !e->t.type_name)
+		return -ENOENT;
+	*t = e->t;
+	return 0;
 }
 
 static int percpu_sym__cmp(const void *a, const void *b)

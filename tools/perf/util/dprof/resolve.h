@@ -27,8 +27,9 @@ struct dprof_percpu_sym {
 
 struct dprof_resolver {
 	struct machine		*machine;
-	struct hashmap		*code;		/* ip -> struct dprof_code * */
-	struct hashmap		*typed;		/* ip -> struct dprof_typed * */
+	/* keyed by (dso, ip), not by ip alone: see resolve.c */
+	struct hashmap		*code;		/* -> struct dprof_code * */
+	struct hashmap		*typed;		/* -> struct dprof_typed_entry * */
 	struct hashmap		*funcs;		/* symbol -> struct dprof_func * */
 	struct dprof_percpu_sym	*percpu;
 	size_t			nr_percpu;
@@ -37,6 +38,7 @@ struct dprof_resolver {
 	bool			typed_ok;	/* kernel code has DWARF (vmlinux) */
 	bool			typed_off;	/* no operand typing at all */
 	u64			nr_code_misses;
+	u64			nr_untypable;	/* ips perf was not asked to type */
 	/*
 	 * The debuginfo of @map's dso, opened by the caller, for the operand
 	 * typing to use instead of its own (NULL: it opens its own); asked
@@ -83,6 +85,9 @@ struct dprof_typed {
 
 int dprof_resolver__typed(struct dprof_resolver *r, struct thread *thread,
 			  struct evsel *evsel, u64 ip, struct dprof_typed *t);
+/* What dprof_resolver__typed() found for the code of @dso at @ip. */
+int dprof_resolver__typed_at(struct dprof_resolver *r, struct dso *dso,
+			     u64 ip, struct dprof_typed *t);
 
 /* Kernel per-cpu variable at offset @off from the per-cpu base. */
 const struct dprof_percpu_sym *

@@ -203,10 +203,20 @@ static void dprof_typeinfo__vote(struct dprof_typeinfo *ti,
 		return;
 	hashmap__for_each_entry(row->sites, cur, bkt) {
 		struct dprof_site *site = cur->pvalue;
+		int err;
 
-		if (!dprof_resolver__typed(ti->res, thread, ti->evsel,
-					   site->ip, &typed) &&
-		    typed.offset == site->offset && typed.type_size > 1 &&
+		/*
+		 * User code: its process may be gone, and another can have
+		 * other code at the same ip; ask for it by its DSO, as the
+		 * replay typed it.  Kernel code: any thread's kernel maps.
+		 */
+		if (!machine__kernel_ip(ti->res->machine, site->ip))
+			err = dprof_resolver__typed_at(ti->res, site->sym_dso,
+						       site->ip, &typed);
+		else
+			err = dprof_resolver__typed(ti->res, thread, ti->evsel,
+						    site->ip, &typed);
+		if (!err && typed.offset == site->offset && typed.type_size > 1 &&
 		    typed.type_size <= row->alloc_size)
 			dprof_class__vote(row, typed.type_name, typed.dso,
 					  site->stats.samples);

@@ -914,6 +914,78 @@ int dprof_ea__insn_len(const u8 *code, size_t len)
 }
 
 /**
+ * dprof_ea__mem_syntax - does an instruction show a memory operand
+ * @code: the instruction bytes
+ * @len: number of bytes at @code
+ *
+ * In AT&T syntax: "(...)", "%gs:..." or an absolute address, i.e. a
+ * ModRM memory form, moffs; and the implicit operands the disassembly
+ * writes in parentheses: string and port I/O instructions, xlat, x87's
+ * "%st(i)" registers.  Yes for what does not decode.
+ *
+ * Return: false only when no operand is in memory syntax.
+ */
+bool dprof_ea__mem_syntax(const u8 *code, size_t len)
+{
+	struct ea_insn d;
+
+	if (ea_insn__decode(&d, code, len) || d.mod != 3)
+		return true;
+	if (d.map || d.vex)
+		return false;
+	switch (d.op) {
+	case 0x6c ... 0x6f:	/* ins, outs */
+	case 0xa0 ... 0xaf:	/* mov moffs, movs, cmps, stos, lods, scas */
+	case 0xd7:		/* xlat */
+	case 0xd8 ... 0xdf:	/* x87: %st(i) */
+	case 0xe4 ... 0xe7:
+	case 0xec ... 0xef:	/* in, out: (%dx) */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * dprof_ea__may_fuse - may an instruction be taken as fused with the next
+ * @code: the instruction bytes
+ * @len: number of bytes at @code
+ *
+ * perf's x86 annotation fuses a cmp, test, add, sub, and, inc, dec (and on
+ * AMD or, xor) with the instruction after it, by a match on the mnemonic.
+ * No only for one-byte opcodes whose mnemonics match none of those:
+ * moves, lea, push/pop, jumps, calls, returns, shifts, flag operations.
+ *
+ * Return: false only when perf never takes it for the first of a pair.
+ */
+bool dprof_ea__may_fuse(const u8 *code, size_t len)
+{
+	struct ea_insn d;
+
+	if (ea_insn__decode(&d, code, len) || d.map || d.vex)
+		return true;
+	switch (d.op) {
+	case 0x50 ... 0x5f:	/* push, pop */
+	case 0x63:		/* movslq */
+	case 0x68 ... 0x6b:	/* push imm, imul */
+	case 0x70 ... 0x7f:	/* jcc */
+	case 0x86 ... 0x8f:	/* xchg, mov, lea, pop */
+	case 0x90 ... 0x9f:	/* nop, xchg, cltq, cqto, wait, pushf, popf, sahf, lahf */
+	case 0xb0 ... 0xbf:	/* mov imm */
+	case 0xc0 ... 0xc3:	/* shifts, ret */
+	case 0xc6 ... 0xcf:	/* mov, enter, leave, lret, int3, int, iret */
+	case 0xd0 ... 0xd3:	/* shifts */
+	case 0xe0 ... 0xef:	/* loop, jrcxz, in, out, call, jmp */
+	case 0xf4:
+	case 0xf5:		/* hlt, cmc */
+	case 0xf8 ... 0xfd:	/* clc, stc, cli, sti, cld, std */
+		return false;
+	default:
+		return true;
+	}
+}
+
+/**
  * dprof_ea__intr_regs - the registers dprof_ea__decode() reads
  *
  * The 16 general purpose registers, plus ip and flags for 'perf script
