@@ -1045,6 +1045,21 @@ static int dprof_replay__count_access(struct dprof_replay *r,
 	return 0;
 }
 
+/* The class of @kind for a type perf's data-type profiling gave (@typed). */
+static struct dprof_class *dprof_replay__typed_class(struct dprof_replay *r,
+						     enum dprof_kind kind,
+						     const struct dprof_typed *typed)
+{
+	struct dprof_class *cls;
+
+	cls = dprof_profile__findnew_class(&r->prof, kind, typed->key, typed->dso);
+	if (cls && !cls->name) {
+		cls->name = strdup(typed->type_name);
+		cls->obj_size = typed->type_size;
+	}
+	return cls;
+}
+
 /*
  * Neither the sampled instruction nor the one before touches memory: an
  * lea (an address computed, not accessed) or a compare fused with its
@@ -1062,14 +1077,9 @@ static int dprof_replay__typed_noaddr(struct dprof_replay *r, struct thread *thr
 		r->prof.ea_reasons[DPROF_EA_NO_MEMOP]++;
 		return dprof_replay__unresolved(r, acc, DPROF_UNRES_INSN);
 	}
-	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_OPERAND,
-					   typed.key, typed.dso);
+	cls = dprof_replay__typed_class(r, DPROF_KIND_OPERAND, &typed);
 	if (!cls)
 		return -ENOMEM;
-	if (!cls->name) {
-		cls->name = strdup(typed.type_name);
-		cls->obj_size = typed.type_size;
-	}
 	r->prof.nr_typed_noaddr++;
 	return dprof_replay__count_access(r, cls, thread, typed.offset, acc);
 }
@@ -1184,17 +1194,12 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 	if (!dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed)) {
 		if (dprof_replay__unskid(r, thread, evsel, acc, &typed))
 			return dprof_replay__typed_noaddr(r, thread, evsel, acc);
-		cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_TYPED,
-						   typed.key, typed.dso);
+		cls = dprof_replay__typed_class(r, DPROF_KIND_TYPED, &typed);
 		if (!cls)
 			return -ENOMEM;
 		/* a slab object all the same: the snapshot was not used */
 		if (dprof_addrset__find(&r->slabs, acc->addr))
 			r->prof.typed_in_slab++;
-		if (!cls->name) {
-			cls->name = strdup(typed.type_name);
-			cls->obj_size = typed.type_size;
-		}
 		if (dprof_class__touch_base(cls, acc->addr - typed.offset,
 					    typed.type_size, acc->cpu))
 			return -ENOMEM;
@@ -1227,14 +1232,9 @@ static int dprof_replay__resolve_stack(struct dprof_replay *r, struct thread *th
 	}
 	if (dprof_replay__unskid(r, thread, evsel, acc, &typed))
 		return dprof_replay__typed_noaddr(r, thread, evsel, acc);
-	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_STACK,
-					   typed.key, typed.dso);
+	cls = dprof_replay__typed_class(r, DPROF_KIND_STACK, &typed);
 	if (!cls)
 		return -ENOMEM;
-	if (!cls->name) {
-		cls->name = strdup(typed.type_name);
-		cls->obj_size = typed.type_size;
-	}
 	if (dprof_class__touch_base(cls, acc->addr - typed.offset,
 				    typed.type_size, acc->cpu))
 		return -ENOMEM;
