@@ -1412,8 +1412,6 @@ static bool dprof_replay__hit_access(struct dprof_replay *r,
 				     struct machine *machine,
 				     struct dprof_hit *hit)
 {
-	struct regs_dump no_regs = { .mask = 0 };
-	const struct regs_dump *regs = &sample->intr_regs;
 	const u8 *code, *prev;
 	struct dprof_ea ea;
 	struct thread *thread;
@@ -1430,9 +1428,8 @@ static bool dprof_replay__hit_access(struct dprof_replay *r,
 	if (len <= 0 || !prev_len)
 		return false;
 	ip = sample->ip - prev_len;
-	if (!regs->mask)
-		regs = &no_regs;
-	why = dprof_ea__decode(prev, prev_len, ip, regs, &ea);
+	/* no registers (an old recording): the operand still tells the direction */
+	why = dprof_ea__decode(prev, prev_len, ip, &sample->intr_regs, &ea);
 	if (why != DPROF_EA_OK && why != DPROF_EA_NO_REGS &&
 	    why != DPROF_EA_SEGMENT)
 		return false;
