@@ -297,23 +297,39 @@ else
 	echo "dprof inputs test: no tracepoint recording here, a misaligning raw size not tested"
 fi
 
+# feature_section FILE BIT: "offset size" of FILE's feature section BIT
+# (a HEADER_* number); fails when FILE has none
+feature_section() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+bit = int(sys.argv[2])
+off, size = struct.unpack_from("<QQ", b, 40)
+feat = struct.unpack_from("<4Q", b, 72)
+bits = [i for i in range(256) if feat[i // 64] >> (i % 64) & 1]
+if bit not in bits:
+    sys.exit(1)
+print(*struct.unpack_from("<QQ", b, off + size + 16 * bits.index(bit)))
+PY
+}
+
+# poke FILE OFFSET BYTE...: overwrite FILE's bytes at OFFSET (hex bytes)
+poke() {
+	local f=$1 o=$2
+
+	shift 2
+	# shellcheck disable=SC2059
+	printf "$(printf '\\x%s' "$@")" | dd of="$f" bs=1 seek="$o" conv=notrunc status=none
+}
+
 # a damaged count of PMU capabilities (HEADER_PMU_CAPS, which recordings
 # made here have): perf allocated and zeroed ~5.5 GB by it, seconds of CPU
 # for a tiny file (a fuzz "hang" under ASan); now it is refused at once
 if command -v python3 > /dev/null &&
    perf record -q -e cpu-clock -o "${tmp}/caps.data" -- true > /dev/null 2>&1 &&
-   python3 - "${tmp}/caps.data" <<'PY'
-import struct, sys
-b = bytearray(open(sys.argv[1], "rb").read())
-off, size = struct.unpack_from("<QQ", b, 40)
-feat = struct.unpack_from("<4Q", b, 72)
-bits = [i for i in range(256) if feat[i // 64] >> (i % 64) & 1]
-if 31 not in bits:		# HEADER_PMU_CAPS
-    sys.exit(1)
-o, n = struct.unpack_from("<QQ", b, off + size + 16 * bits.index(31))
-struct.pack_into("<I", b, o, 0x0842084a)	# what a fuzz bit flip made of 0
-open(sys.argv[1], "wb").write(b)
-PY
+   sec=$(feature_section "${tmp}/caps.data" 31) &&	# HEADER_PMU_CAPS
+   read -r o _ <<< "$sec" &&
+   poke "${tmp}/caps.data" "$o" 4a 08 42 08	# what a fuzz bit flip made of 0
 then
 	# CPU seconds, not wall time: the check holds on a loaded machine
 	(ulimit -t 1; exec perf report --header-only -i "${tmp}/caps.data") > /dev/null 2>&1
@@ -343,20 +359,10 @@ if command -v python3 > /dev/null && command -v gcc > /dev/null &&
    gcc -g -O2 -fno-inline -o "${tmp}/hash" "${hash_src}" 2> /dev/null &&
    perf dprof record --sampler=soft --no-kmem --no-heap -o "${tmp}/arch.data" \
 	-- "${tmp}/hash" 0.5 > /dev/null 2>&1 &&
-   python3 - "${tmp}/arch.data" <<'PY'
-import struct, sys
-b = bytearray(open(sys.argv[1], "rb").read())
-off, size = struct.unpack_from("<QQ", b, 40)
-feat = struct.unpack_from("<4Q", b, 72)
-bits = [i for i in range(256) if feat[i // 64] >> (i % 64) & 1]
-if 6 not in bits:		# HEADER_ARCH
-    sys.exit(1)
-o, n = struct.unpack_from("<QQ", b, off + size + 16 * bits.index(6))
-if b[o + 4:o + 10] != b"x86_64":
-    sys.exit(1)
-b[o + 7] = 0xe6
-open(sys.argv[1], "wb").write(b)
-PY
+   sec=$(feature_section "${tmp}/arch.data" 6) &&	# HEADER_ARCH
+   read -r o _ <<< "$sec" &&
+   [ "$(dd if="${tmp}/arch.data" bs=1 skip=$((o + 4)) count=6 status=none)" = x86_64 ] &&
+   poke "${tmp}/arch.data" $((o + 7)) e6
 then
 	perf dprof report --stdio -i "${tmp}/arch.data" > "${tmp}/out8" 2> "${tmp}/err8"
 	rc=$?
