@@ -73,8 +73,114 @@ int test__dprof_addrset(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_VAL("old gone", !dprof_addrset__find(as, 0x1000));
 	TEST_ASSERT_EQUAL("live", (int)as->nr_live, 1);
 
+	/* lost frees found by either neighbour alone, or at the same base */
+	b = dprof_addrset__alloc(as, 0x2000, 0x40, 31);
+	TEST_ASSERT_VAL("after", b && dprof_addrset__alloc(as, 0x1fe0, 0x40, 32));
+	TEST_ASSERT_VAL("successor evicted", !dprof_addrset__find(as, 0x2030));
+	b = dprof_addrset__alloc(as, 0x2010, 0x10, 33);
+	TEST_ASSERT_VAL("predecessor evicted", b && !dprof_addrset__find(as, 0x1fe0));
+	b = dprof_addrset__alloc(as, 0x2010, 0x8, 34);
+	TEST_ASSERT_VAL("same base", b && !dprof_addrset__find(as, 0x2018));
+	TEST_ASSERT_EQUAL("evicted", (int)as->nr_evicted, 5);
+	TEST_ASSERT_EQUAL("live", (int)as->nr_live, 2);
+
 	dprof_addrset__exit(as);
 	TEST_ASSERT_EQUAL("teardown", (int)as->nr_live, 0);
-	TEST_ASSERT_EQUAL("teardown", (int)t.released_other, 3);
+	TEST_ASSERT_EQUAL("teardown", (int)t.released_other, 7);
 	return TEST_OK;
+}
+
+/* a freed object moves to a set of dead objects, evicting what it covers */
+static int addrset_test__move(void)
+{
+	struct addrset_test t = { }, d = { };
+	struct dprof_obj *a, *old;
+	int cls = 7;
+
+	dprof_addrset__init(&t.as, addrset_test__release);
+	dprof_addrset__init(&d.as, addrset_test__release);
+	old = dprof_addrset__alloc(&d.as, 0x3000, 0x20, 1);
+	a = dprof_addrset__alloc(&t.as, 0x3000, 0x40, 2);
+	TEST_ASSERT_VAL("alloc", a && old);
+	a->priv = &cls;
+	a->cpu = 1;
+	a->sampled = true;
+	a->bounced = true;
+	a->earlier = true;
+	a->free_site = 0xdead;
+
+	TEST_ASSERT_VAL("moved", dprof_addrset__move(&t.as, a, &d.as, 5) == a);
+	TEST_ASSERT_VAL("left", !dprof_addrset__find(&t.as, 0x3010));
+	TEST_ASSERT_EQUAL("freed", (int)t.as.nr_frees, 1);
+	TEST_ASSERT_EQUAL("released as freed", t.released_freed, 1);
+	TEST_ASSERT_EQUAL("live", (int)t.as.nr_live, 0);
+	TEST_ASSERT_VAL("arrived", dprof_addrset__find(&d.as, 0x3030) == a);
+	TEST_ASSERT_EQUAL("dead evicted", (int)d.as.nr_evicted, 1);
+	TEST_ASSERT_EQUAL("dead live", (int)d.as.nr_live, 1);
+	TEST_ASSERT_VAL("kept", a->priv == &cls && a->base == 0x3000 && a->size == 0x40);
+	TEST_ASSERT_VAL("new life", a->alloc_time == 5 && !a->cpu);
+	TEST_ASSERT_VAL("new life", !a->sampled && !a->bounced && !a->earlier);
+	TEST_ASSERT_VAL("new life", !a->free_site);
+	dprof_addrset__exit(&t.as);
+	dprof_addrset__exit(&d.as);
+	return TEST_OK;
+}
+
+/* pseudo-random allocations and frees against a byte map of the owners */
+static int addrset_test__model(void)
+{
+	enum { SPACE = 512, ROUNDS = 20000 };
+	struct addrset_test t = { };
+	struct dprof_obj *owner[SPACE] = { };
+	unsigned int seed = 1, i, addr, size, live;
+
+	dprof_addrset__init(&t.as, addrset_test__release);
+	for (i = 0; i < ROUNDS; i++) {
+		seed = seed * 1103515245 + 12345;
+		addr = (seed >> 8) % SPACE;
+		size = 1 + (seed >> 20) % 24;
+		if (addr + size > SPACE)
+			size = SPACE - addr;
+		if (seed & 1) {
+			struct dprof_obj *obj;
+			unsigned int a;
+
+			/* whatever it overlaps is gone, whole */
+			for (a = 0; a < SPACE; a++) {
+				if (owner[a] && owner[a]->base + owner[a]->size > addr &&
+				    owner[a]->base < addr + size)
+					owner[a] = NULL;
+			}
+			obj = dprof_addrset__alloc(&t.as, addr, size, i);
+			TEST_ASSERT_VAL("alloc", obj);
+			for (a = addr; a < addr + size; a++)
+				owner[a] = obj;
+		} else if (owner[addr] && owner[addr]->base == addr) {
+			struct dprof_obj *obj = owner[addr];
+			unsigned int a;
+
+			for (a = addr; a < addr + obj->size; a++)
+				owner[a] = NULL;
+			TEST_ASSERT_EQUAL("free", dprof_addrset__free(&t.as, addr), 0);
+		} else {
+			TEST_ASSERT_EQUAL("no free", dprof_addrset__free(&t.as, addr),
+					  -ENOENT);
+		}
+		for (addr = 0, live = 0; addr < SPACE; addr++) {
+			TEST_ASSERT_VAL("find", dprof_addrset__find(&t.as, addr) ==
+				       owner[addr]);
+			live += owner[addr] && owner[addr]->base == addr;
+		}
+		TEST_ASSERT_EQUAL("live", (int)t.as.nr_live, (int)live);
+	}
+	dprof_addrset__exit(&t.as);
+	return TEST_OK;
+}
+
+int test__dprof_addrset_move(struct test_suite *test __maybe_unused,
+			     int subtest __maybe_unused)
+{
+	int err = addrset_test__move();
+
+	return err ?: addrset_test__model();
 }

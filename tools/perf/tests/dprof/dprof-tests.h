@@ -12,6 +12,7 @@ struct test_suite;
 struct dprof_type;
 
 int test__dprof_addrset(struct test_suite *test, int subtest);
+int test__dprof_addrset_move(struct test_suite *test, int subtest);
 int test__dprof_ea(struct test_suite *test, int subtest);
 int test__dprof_types(struct test_suite *test, int subtest);
 int test__dprof_btf(struct test_suite *test, int subtest);

@@ -11,6 +11,8 @@ static struct test_case tests__dprof[] = {
 	TEST_CASE_REASON("dprof: effective address from instruction + registers", dprof_ea,
 			 "no decoder for this architecture (x86-64 with CONFIG_AUXTRACE)"),
 	TEST_CASE("dprof: live-object address set", dprof_addrset),
+	TEST_CASE("dprof: address set against a model, objects moved between sets",
+		  dprof_addrset_move),
 	TEST_CASE("dprof: static symbol resolution", dprof_static),
 	TEST_CASE("dprof: per-class aggregation into rows", dprof_profile),
 	TEST_CASE("dprof: cache model and geometry", dprof_cachesim),

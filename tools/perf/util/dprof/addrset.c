@@ -77,6 +77,55 @@ static bool dprof_obj__less(struct rb_node *a, const struct rb_node *b)
 	       rb_entry(b, struct dprof_obj, node)->base;
 }
 
+/* Evict the live objects that overlap [@base, @base + @size). */
+static void dprof_addrset__evict(struct dprof_addrset *as, u64 base, u64 size)
+{
+	struct dprof_obj *old = dprof_addrset__floor(as, base + size - 1);
+
+	while (old && old->base + old->size > base) {
+		struct rb_node *prev = rb_prev(&old->node);
+
+		dprof_addrset__remove(as, old, false);
+		as->nr_evicted++;
+		old = prev ? rb_entry(prev, struct dprof_obj, node) : NULL;
+	}
+}
+
+/*
+ * Put @obj (base and size set) into the set.  Most allocations overlap
+ * nothing: one walk down the tree finds both neighbours and the link;
+ * only when a neighbour overlaps are the stale objects evicted first.
+ */
+static void dprof_addrset__insert(struct dprof_addrset *as, struct dprof_obj *obj)
+{
+	struct rb_node **link = &as->objs.rb_node, *parent = NULL;
+	u64 base = obj->base, end = obj->base + obj->size;
+
+	while (*link) {
+		struct dprof_obj *cur = rb_entry(*link, struct dprof_obj, node);
+
+		parent = *link;
+		if (base < cur->base) {
+			if (cur->base < end)
+				goto evict;
+			link = &parent->rb_left;
+		} else {
+			if (cur->base + cur->size > base)
+				goto evict;
+			link = &parent->rb_right;
+		}
+	}
+	rb_link_node(&obj->node, parent, link);
+	rb_insert_color(&obj->node, &as->objs);
+	goto out;
+evict:
+	dprof_addrset__evict(as, base, obj->size);
+	rb_add(&obj->node, &as->objs, dprof_obj__less);
+out:
+	as->nr_live++;
+	as->nr_allocs++;
+}
+
 /**
  * dprof_addrset__alloc - add a newly allocated object
  * @as: the address set
@@ -91,30 +140,48 @@ static bool dprof_obj__less(struct rb_node *a, const struct rb_node *b)
 struct dprof_obj *dprof_addrset__alloc(struct dprof_addrset *as, u64 base,
 				       u64 size, u64 time)
 {
-	struct dprof_obj *obj, *old;
+	struct dprof_obj *obj = zalloc(sizeof(*obj));
 
-	if (!size)
-		size = 1;
-
-	old = dprof_addrset__floor(as, base + size - 1);
-	while (old && old->base + old->size > base) {
-		struct rb_node *prev = rb_prev(&old->node);
-
-		dprof_addrset__remove(as, old, false);
-		as->nr_evicted++;
-		old = prev ? rb_entry(prev, struct dprof_obj, node) : NULL;
-	}
-
-	obj = zalloc(sizeof(*obj));
 	if (!obj)
 		return NULL;
-
 	obj->base = base;
-	obj->size = size;
+	obj->size = size ?: 1;
 	obj->alloc_time = time;
-	rb_add(&obj->node, &as->objs, dprof_obj__less);
-	as->nr_live++;
-	as->nr_allocs++;
+	dprof_addrset__insert(as, obj);
+	return obj;
+}
+
+/**
+ * dprof_addrset__move - free a live object into another set
+ * @as: the set @obj is in
+ * @obj: the object, freed now
+ * @to: the set it goes to, as an allocation at @time
+ * @time: the free's time
+ *
+ * dprof_addrset__free() on @as, then dprof_addrset__alloc() of the same
+ * range in @to, without giving the memory back and taking it again:
+ * @obj keeps its place, size and priv; its other fields start over.
+ * Returns @obj, now in @to.
+ */
+struct dprof_obj *dprof_addrset__move(struct dprof_addrset *as,
+				      struct dprof_obj *obj,
+				      struct dprof_addrset *to, u64 time)
+{
+	void *priv;
+
+	rb_erase(&obj->node, &as->objs);
+	as->nr_live--;
+	as->nr_frees++;
+	if (as->release)
+		as->release(as, obj, true);
+	priv = obj->priv;
+	*obj = (struct dprof_obj){
+		.base		= obj->base,
+		.size		= obj->size,
+		.alloc_time	= time,
+		.priv		= priv,
+	};
+	dprof_addrset__insert(to, obj);
 	return obj;
 }
 

@@ -44,5 +44,8 @@ struct dprof_obj *dprof_addrset__alloc(struct dprof_addrset *as, u64 base,
 				       u64 size, u64 time);
 struct dprof_obj *dprof_addrset__find(struct dprof_addrset *as, u64 addr);
 int dprof_addrset__free(struct dprof_addrset *as, u64 base);
+struct dprof_obj *dprof_addrset__move(struct dprof_addrset *as,
+				      struct dprof_obj *obj,
+				      struct dprof_addrset *to, u64 time);
 
 #endif /* __PERF_DPROF_ADDRSET_H */

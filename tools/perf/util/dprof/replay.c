@@ -291,6 +291,7 @@ static void dprof_obj__mark_bounce(struct dprof_obj *obj, u32 cpu)
 }
 
 static bool dprof_replay__earlier_base(struct dprof_replay *r, u64 ptr);
+static bool dprof_replay__earlier_slab(struct dprof_replay *r, u64 ptr);
 
 /*
  * @ptr leaves use: freed, or put aside by a mempool-like cache (@put).
@@ -299,10 +300,11 @@ static bool dprof_replay__earlier_base(struct dprof_replay *r, u64 ptr);
 static int dprof_replay__end_obj(struct dprof_replay *r, struct perf_sample *sample,
 				 u64 ptr, u64 call_site, const char *name, bool put)
 {
-	struct dprof_obj *obj, *dead;
+	struct dprof_obj *obj;
 
 	/* from now on the snapshot does not know whether it is allocated */
-	if (r->freed && hashmap__add(r->freed, ptr, 0) == -ENOMEM)
+	if (r->freed && dprof_replay__earlier_slab(r, ptr) &&
+	    hashmap__add(r->freed, ptr, 0) == -ENOMEM)
 		return -ENOMEM;
 	obj = dprof_addrset__find(&r->as, ptr);
 	if (obj && obj->base == ptr) {
@@ -321,11 +323,9 @@ static int dprof_replay__end_obj(struct dprof_replay *r, struct perf_sample *sam
 		}
 		if (dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/false))
 			return -EINVAL;
-		dead = dprof_addrset__alloc(&r->dead, obj->base, obj->size,
-					    sample->time);
-		if (!dead)
-			return -ENOMEM;
-		dead->priv = cls;
+		/* its memory is its cache's now: see dprof_replay__resolve_addr() */
+		dprof_addrset__move(&r->as, obj, &r->dead, sample->time);
+		goto parked;
 	} else if (!put && r->parked && hashmap__delete(r->parked, ptr, NULL, NULL)) {
 		/* its lifetime ended when it was put aside */
 	} else if (dprof_replay__earlier_base(r, ptr)) {
@@ -333,9 +333,11 @@ static int dprof_replay__end_obj(struct dprof_replay *r, struct perf_sample *sam
 	} else {
 		r->rec.nr_free_unknown++;
 	}
+	/* no live object starts at @ptr: counted as an unknown free */
+	dprof_addrset__free(&r->as, ptr);
+parked:
 	if (put && r->parked && hashmap__add(r->parked, ptr, 0) == -ENOMEM)
 		return -ENOMEM;
-	dprof_addrset__free(&r->as, ptr);
 	return 0;
 }
 
@@ -596,6 +598,8 @@ static int dprof_replay__preload_snapshot(struct dprof_replay *r)
 	session = perf_session__new(&data, &p.tool);
 	if (IS_ERR(session))
 		return PTR_ERR(session);
+	/* the replay reads the file again: keep none of it resident */
+	session->drop_read_data = true;
 	err = perf_session__process_events(session);
 	perf_session__delete(session);
 	return err;
@@ -690,6 +694,18 @@ static bool dprof_replay__earlier_base(struct dprof_replay *r, u64 ptr)
 
 	return ss && !ss->born && !r->no_snapshot && ptr >= ss->first &&
 	       !((ptr - ss->first) % ss->size);
+}
+
+/*
+ * @ptr is in a slab the snapshot described, made before recording: until
+ * its free, an address there with no alloc event is an earlier object.
+ */
+static bool dprof_replay__earlier_slab(struct dprof_replay *r, u64 ptr)
+{
+	struct dprof_obj *slab = dprof_addrset__find(&r->slabs, ptr);
+	const struct dprof_snap_slab *ss = slab ? slab->priv : NULL;
+
+	return ss && !ss->born;
 }
 
 /* The bytes of the slab object that starts at @ptr, per the slab map; 0: none. */
