@@ -125,6 +125,7 @@ dprof_replay__kmem_fields(struct dprof_replay *r, struct evsel *evsel)
 	f->call_site = evsel__field(evsel, "call_site");
 	f->bytes_req = evsel__field(evsel, "bytes_req");
 	f->bytes_alloc = evsel__field(evsel, "bytes_alloc");
+	f->name = evsel__field(evsel, "name");
 	return f;
 }
 
@@ -133,6 +134,34 @@ static u64 dprof_kmem__intval(struct evsel *evsel, struct tep_format_field *fiel
 			      struct perf_sample *sample)
 {
 	return field ? format_field__intval(field, sample, evsel->needs_swap) : 0;
+}
+
+/*
+ * evsel__strval() of a string field found before: NULL when there is none,
+ * or when the record is too short for it.
+ */
+static const char *dprof_kmem__strval(struct tep_format_field *field,
+				      struct perf_sample *sample)
+{
+	const char *raw = sample->raw_data;
+	u32 off, len;
+
+	if (!field || (u64)field->offset + field->size > sample->raw_size)
+		return NULL;
+	off = field->offset;
+	len = field->size;
+	if (field->flags & TEP_FIELD_IS_DYNAMIC) {
+		u32 loc;
+
+		memcpy(&loc, raw + field->offset, sizeof(loc));
+		off = loc & 0xffff;
+		len = loc >> 16;
+		if (tep_field_is_relative(field->flags))
+			off += field->offset + field->size;
+	}
+	if (!len || (u64)off + len > sample->raw_size || !memchr(raw + off, 0, len))
+		return NULL;
+	return raw + off;
 }
 
 typedef int (*dprof_tp_handler)(struct dprof_replay *r, struct evsel *evsel,
@@ -259,8 +288,8 @@ static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
 	r->rec.nr_allocs++;
 	if (r->parked)
 		hashmap__delete(r->parked, ptr, NULL, NULL);
-	if (kind == DPROF_KIND_SLAB && evsel__field(evsel, "name"))
-		name = evsel__strval(evsel, sample, "name");
+	if (kind == DPROF_KIND_SLAB)
+		name = dprof_kmem__strval(f->name, sample);
 	return dprof_replay__new_obj(r, sample, machine, kind, ptr, call_site,
 				     bytes_req, bytes_alloc, name);
 }
@@ -352,7 +381,7 @@ static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
 	r->rec.nr_frees++;
 	return dprof_replay__end_obj(r, sample, ptr,
 				     dprof_kmem__intval(evsel, f->call_site, sample),
-				     named ? evsel__strval(evsel, sample, "name") : NULL,
+				     named ? dprof_kmem__strval(f->name, sample) : NULL,
 				     /*put=*/false);
 }
 
@@ -378,14 +407,15 @@ static int dprof_replay__kfree(struct dprof_replay *r, struct evsel *evsel,
 static int dprof_replay__put_obj(struct dprof_replay *r, struct evsel *evsel,
 				 struct perf_sample *sample, u64 *count)
 {
-	u64 ptr = evsel__intval(evsel, sample, "ptr");
+	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
+	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
 
 	if (dprof_ptr__no_object(ptr))
 		return 0;
 	(*count)++;
 	return dprof_replay__end_obj(r, sample, ptr,
-				     evsel__intval(evsel, sample, "call_site"),
-				     evsel__strval(evsel, sample, "name"), /*put=*/true);
+				     dprof_kmem__intval(evsel, f->call_site, sample),
+				     dprof_kmem__strval(f->name, sample), /*put=*/true);
 }
 
 /*
@@ -424,9 +454,10 @@ static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr);
 static int dprof_replay__mempool_get(struct dprof_replay *r, struct evsel *evsel,
 				     struct perf_sample *sample, struct machine *machine)
 {
-	u64 ptr = evsel__intval(evsel, sample, "ptr");
-	u64 call_site = evsel__intval(evsel, sample, "call_site");
-	const char *name = evsel__strval(evsel, sample, "name");
+	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
+	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
+	u64 call_site = dprof_kmem__intval(evsel, f->call_site, sample);
+	const char *name = dprof_kmem__strval(f->name, sample);
 	struct dprof_obj *obj, *dead;
 	u64 len = 0;
 
@@ -557,6 +588,7 @@ static int dprof_replay__slab_snapshot(struct dprof_replay *r __maybe_unused,
 struct dprof_preload {
 	struct perf_tool	tool;
 	struct dprof_replay	*r;
+	struct evsel		*snapshot;	/* of the pass's own session */
 };
 
 static int dprof_preload__sample(const struct perf_tool *tool,
@@ -567,8 +599,7 @@ static int dprof_preload__sample(const struct perf_tool *tool,
 {
 	struct dprof_preload *p = container_of(tool, struct dprof_preload, tool);
 
-	if (evsel->core.attr.type != PERF_TYPE_TRACEPOINT ||
-	    strcmp(evsel__name(evsel), DPROF_SNAPSHOT_TRACEPOINT))
+	if (evsel != p->snapshot)
 		return 0;
 	return dprof_replay__slab(p->r, evsel, sample, /*born=*/false);
 }
@@ -600,7 +631,9 @@ static int dprof_replay__preload_snapshot(struct dprof_replay *r)
 		return PTR_ERR(session);
 	/* the replay reads the file again: keep none of it resident */
 	session->drop_read_data = true;
-	err = perf_session__process_events(session);
+	p.snapshot = evlist__find_tracepoint_by_name(session->evlist,
+						     DPROF_SNAPSHOT_TRACEPOINT);
+	err = p.snapshot ? perf_session__process_events(session) : 0;
 	perf_session__delete(session);
 	return err;
 }

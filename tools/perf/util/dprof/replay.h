@@ -120,9 +120,11 @@ struct dprof_kmem_fields {
 	struct tep_format_field		*call_site;
 	struct tep_format_field		*bytes_req;
 	struct tep_format_field		*bytes_alloc;
+	struct tep_format_field		*name;
 };
 
-#define DPROF_KMEM_EVENTS	4	/* alloc, kmalloc, free, kfree */
+/* alloc, kmalloc, free, kfree, mempool put and get, kfree_rcu */
+#define DPROF_KMEM_EVENTS	7
 
 struct dprof_replay {
 	struct perf_tool	tool;
