@@ -62,11 +62,17 @@ struct dw_type_ent {
 	u32			count;	/* number of DIEs seen with it */
 };
 
-/* a DIE in the chain of its name; next is an index in dprof_dwarf.dies */
+/*
+ * A DIE in the chain of its name; next is an index in dprof_dwarf.dies.
+ * A header's struct is defined again in every unit that includes it, one
+ * after the other in the walk: a run of DIEs of the same name and size
+ * is one link, the first DIE's, counted @count times.
+ */
 struct dw_die_link {
 	Dwarf_Off		off;
 	u32			next;
 	u32			size;	/* as dw_aggregate_def_size(); DW_SIZE_LATER */
+	u32			count;
 };
 
 /* a typedef (or a huge struct): sized when its name is looked up */
@@ -159,14 +165,14 @@ static u64 dw_aggregate_def_size(Dwarf_Die *die)
 	return size;
 }
 
-/* add a definition of @size to a resolved name: count it or start a new element */
-static int dw_add_type(struct dw_type_name *tn, Dwarf_Off off, u64 size)
+/* add @count definitions of @size to a resolved name: count them or start a new element */
+static int dw_add_type(struct dw_type_name *tn, Dwarf_Off off, u64 size, u32 count)
 {
 	struct dw_type_ent *ent;
 
 	for (ent = tn->ents; ent; ent = ent->next) {
 		if (ent->size == size) {
-			ent->count++;
+			ent->count += count;
 			return 0;
 		}
 	}
@@ -175,7 +181,7 @@ static int dw_add_type(struct dw_type_name *tn, Dwarf_Off off, u64 size)
 		return -ENOMEM;
 	ent->off = off;
 	ent->size = size;
-	ent->count = 1;
+	ent->count = count;
 	if (tn->ents) {
 		/* keep the first element first, add behind it */
 		ent->next = tn->ents->next;
@@ -193,8 +199,20 @@ static int dw_add_type(struct dw_type_name *tn, Dwarf_Off off, u64 size)
 static int dw_chain_type(struct dprof_dwarf *dw, const char *name, Dwarf_Off off,
 			 u32 size, bool strs)
 {
-	struct dw_type_name *tn;
-	u32 idx = dw->nr_dies;
+	struct dw_type_name *tn = NULL;
+	bool by_str = false;
+	u32 idx;
+
+	if (strs && hashmap__find(dw->type_strs, name, &tn))
+		by_str = true;
+	else if (!hashmap__find(dw->types, name, &tn))
+		tn = NULL;
+
+	if (tn && size != DW_SIZE_LATER && dw->dies[tn->last].size == size) {
+		/* the same as the DIE of this name before: one more of its run */
+		dw->dies[tn->last].count++;
+		goto out;
+	}
 
 	if (dw->nr_dies == dw->alloc_dies) {
 		u32 alloc = dw->alloc_dies ? dw->alloc_dies * 2 : 65536;
@@ -205,32 +223,30 @@ static int dw_chain_type(struct dprof_dwarf *dw, const char *name, Dwarf_Off off
 		dw->dies = dies;
 		dw->alloc_dies = alloc;
 	}
+	idx = dw->nr_dies++;
 	dw->dies[idx].off = off;
 	dw->dies[idx].next = DW_CHAIN_END;
 	dw->dies[idx].size = size;
-	dw->nr_dies++;
+	dw->dies[idx].count = 1;
 
-	if (strs && hashmap__find(dw->type_strs, name, &tn)) {
-		dw->dies[tn->last].next = idx;
-		tn->last = idx;
-		return 0;
-	}
-	if (hashmap__find(dw->types, name, &tn)) {
+	if (tn) {
 		dw->dies[tn->last].next = idx;
 		tn->last = idx;
 	} else {
 		tn = zalloc(sizeof(*tn));
 		if (!tn)
 			return -ENOMEM;
-		tn->first = tn->last = idx;
+		tn->first = idx;
+		tn->last = idx;
 		dw->nr_types++;
 		if (hashmap__add(dw->types, name, tn)) {
 			free(tn);
 			return -ENOMEM;
 		}
 	}
+out:
 	/* the first DIE with a name at this address: later ones find it so */
-	return strs ? hashmap__add(dw->type_strs, name, tn) : 0;
+	return strs && !by_str ? hashmap__add(dw->type_strs, name, tn) : 0;
 }
 
 /*
@@ -299,7 +315,7 @@ static void dw_resolve_type(struct dprof_dwarf *dw, struct dw_type_name *tn)
 				continue;
 			size = dw_aggregate_def_size(&die);
 		}
-		if (size && dw_add_type(tn, dw->dies[i].off, size))
+		if (size && dw_add_type(tn, dw->dies[i].off, size, dw->dies[i].count))
 			break;	/* no memory: what was found so far */
 	}
 }
@@ -556,8 +572,8 @@ int dprof_dwarf__index(struct dprof_dwarf *dw)
 		pr_debug("dprof: no types or variables in the DWARF of %s\n", path);
 		return -ENOENT;
 	}
-	pr_debug("dprof: %s: indexed %u type names, %u variables\n",
-		 path, dw->nr_types, dw->nr_vars);
+	pr_debug("dprof: %s: indexed %u type names (%u runs of definitions), %u variables\n",
+		 path, dw->nr_types, dw->nr_dies, dw->nr_vars);
 	dw->index_err = 0;
 	return 0;
 }
