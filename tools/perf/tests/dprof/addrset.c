@@ -121,6 +121,17 @@ static int addrset_test__move(void)
 	TEST_ASSERT_VAL("new life", a->alloc_time == 5 && !a->cpu);
 	TEST_ASSERT_VAL("new life", !a->sampled && !a->bounced && !a->earlier);
 	TEST_ASSERT_VAL("new life", !a->free_site);
+
+	/* the same range dead before: the moved object takes its place */
+	old = dprof_addrset__alloc(&d.as, 0x5000, 0x10, 6);
+	a = dprof_addrset__alloc(&t.as, 0x5000, 0x10, 7);
+	TEST_ASSERT_VAL("alloc", a && old);
+	TEST_ASSERT_VAL("moved", dprof_addrset__move(&t.as, a, &d.as, 8) == a);
+	TEST_ASSERT_VAL("replaced", dprof_addrset__find(&d.as, 0x500f) == a);
+	TEST_ASSERT_VAL("neighbour", dprof_addrset__find(&d.as, 0x3000));
+	TEST_ASSERT_EQUAL("dead evicted", (int)d.as.nr_evicted, 2);
+	TEST_ASSERT_EQUAL("released", d.released_other, 2);
+	TEST_ASSERT_EQUAL("dead live", (int)d.as.nr_live, 2);
 	dprof_addrset__exit(&t.as);
 	dprof_addrset__exit(&d.as);
 	return TEST_OK;

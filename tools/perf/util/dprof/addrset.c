@@ -95,6 +95,9 @@ static void dprof_addrset__evict(struct dprof_addrset *as, u64 base, u64 size)
  * Put @obj (base and size set) into the set.  Most allocations overlap
  * nothing: one walk down the tree finds both neighbours and the link;
  * only when a neighbour overlaps are the stale objects evicted first.
+ * An object with the very same range (a slab object freed into a set of
+ * dead ones, again) takes its place in the tree: nothing else can
+ * overlap it.
  */
 static void dprof_addrset__insert(struct dprof_addrset *as, struct dprof_obj *obj)
 {
@@ -105,6 +108,15 @@ static void dprof_addrset__insert(struct dprof_addrset *as, struct dprof_obj *ob
 		struct dprof_obj *cur = rb_entry(*link, struct dprof_obj, node);
 
 		parent = *link;
+		if (base == cur->base && obj->size == cur->size) {
+			rb_replace_node(&cur->node, &obj->node, &as->objs);
+			as->nr_evicted++;
+			as->nr_allocs++;
+			if (as->release)
+				as->release(as, cur, false);
+			free(cur);
+			return;
+		}
 		if (base < cur->base) {
 			if (cur->base < end)
 				goto evict;
