@@ -100,6 +100,12 @@ struct dprof_dwarf {
 	unsigned int		nr_types;
 	unsigned int		nr_vars;
 	int			index_err;	/* 1: not built yet */
+	/*
+	 * The file's mapping has no page written to (a relocated ET_REL
+	 * has): its pages can be given back.  -1: not asked yet, reading
+	 * smaps costs ~1 ms; only the opening relocates.
+	 */
+	int			clean;
 	char			*path;
 	/* while indexing: collect perf's global variables with it */
 	struct data_loc_info	*vars_dloc;
@@ -434,6 +440,7 @@ struct dprof_dwarf *dprof_dwarf__new(const char *path)
 		return NULL;
 
 	dw->index_err = 1;
+	dw->clean = -1;
 	dw->path = strdup(path);
 	dw->dinfo = debuginfo__new(path);
 	if (!dw->path || !dw->dinfo) {
@@ -488,7 +495,6 @@ static void dw_drop_walked_pages(struct dprof_dwarf *dw)
 	Elf_Scn *scn = NULL;
 	size_t shstrndx, raw_size;
 	GElf_Ehdr ehdr;
-	int clean = -1;	/* not asked yet: reading smaps costs ~1 ms */
 	char *raw;
 
 	raw = elf ? elf_rawfile(elf, &raw_size) : NULL;
@@ -512,10 +518,10 @@ static void dw_drop_walked_pages(struct dprof_dwarf *dw)
 		end = ((unsigned long)raw + shdr.sh_offset + shdr.sh_size) & ~(page - 1);
 		if (end < start + DW_DROP_MIN)
 			continue;	/* a small library's: not worth it */
-		if (clean < 0)
-			clean = dw_file_mapped_clean((unsigned long)raw,
-						     (unsigned long)raw + raw_size);
-		if (clean)
+		if (dw->clean < 0)
+			dw->clean = dw_file_mapped_clean((unsigned long)raw,
+							 (unsigned long)raw + raw_size);
+		if (dw->clean)
 			madvise((void *)start, end - start, MADV_DONTNEED);
 	}
 }

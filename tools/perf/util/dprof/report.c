@@ -83,6 +83,7 @@ int dprof_report__open(struct dprof_report *rep, const struct dprof_report_opts 
 	/* the operand typing reads the files the rows' types come from */
 	rep->replay.res.debuginfo = dprof_typeinfo__debuginfo;
 	rep->replay.res.debuginfo_arg = rep->ti;
+	rep->replay.res.trim_debuginfo = dprof_typeinfo__trim;
 	return 0;
 
 out_close:

@@ -424,6 +424,9 @@ int dprof_resolver__static(struct dprof_resolver *r, struct thread *thread,
 }
 
 #ifdef HAVE_DWARF_SUPPORT
+/* typings between two resolver::trim_debuginfo() calls */
+#define DPROF_TYPED_TRIM	128
+
 /*
  * Would perf's data-type profiling find nothing to type at @al?  It reads
  * the operands of the function's disassembly: an instruction none of
@@ -501,6 +504,8 @@ static int dprof_resolver__find_type(struct dprof_resolver *r,
 	he.hists = evsel__hists(evsel);
 
 	adt = hist_entry__get_data_type(&he);
+	if (r->trim_debuginfo && !(++r->nr_typings % DPROF_TYPED_TRIM))
+		r->trim_debuginfo(r->debuginfo_arg);
 	if (adt && adt != &stackop_type && adt != &canary_type &&
 	    adt->self.type_name && he.mem_type_off >= 0) {
 		t->type_name = adt->self.type_name;

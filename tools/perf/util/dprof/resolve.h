@@ -47,6 +47,13 @@ struct dprof_resolver {
 	struct debuginfo	*(*debuginfo)(void *arg, struct map *map,
 					      struct thread *thread, u8 cpumode);
 	void			*debuginfo_arg;
+	/*
+	 * Give back the pages of the lent debuginfo read so far (NULL:
+	 * nothing to do), called every DPROF_TYPED_TRIM typings: the units
+	 * each function's typing reads are seldom read again.
+	 */
+	void			(*trim_debuginfo)(void *arg);
+	u32			nr_typings;
 	struct dso		*typed_dso;	/* whose debuginfo was lent last */
 	struct debuginfo	*typed_dbg;	/* ... that one, NULL: no DWARF */
 };

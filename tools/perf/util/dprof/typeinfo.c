@@ -77,8 +77,9 @@ void dprof_typeinfo__set_evsel(struct dprof_typeinfo *ti, struct evsel *evsel)
 }
 
 /* Give back the DWARF pages read so far (see dprof_dwarf__trim()). */
-void dprof_typeinfo__trim(struct dprof_typeinfo *ti)
+void dprof_typeinfo__trim(void *arg)
 {
+	struct dprof_typeinfo *ti = arg;
 	struct hashmap_entry *cur;
 	size_t bkt;
 

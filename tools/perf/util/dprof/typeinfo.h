@@ -31,7 +31,8 @@ struct dprof_typeinfo *dprof_typeinfo__new(struct dprof_resolver *res,
 void dprof_typeinfo__delete(struct dprof_typeinfo *ti);
 /* The event whose samples the operand typing decodes (votes for kmalloc). */
 void dprof_typeinfo__set_evsel(struct dprof_typeinfo *ti, struct evsel *evsel);
-void dprof_typeinfo__trim(struct dprof_typeinfo *ti);
+/* Give back the DWARF pages read so far (see dprof_dwarf__trim()). */
+void dprof_typeinfo__trim(void *ti);
 /* For dprof_resolver: the debuginfo of @dso's file, opened by @arg. */
 struct debuginfo *dprof_typeinfo__debuginfo(void *arg, struct map *map,
 					    struct thread *thread, u8 cpumode);
