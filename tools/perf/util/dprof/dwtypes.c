@@ -221,7 +221,7 @@ static int dw_chain_type(struct dprof_dwarf *dw, const char *name, Dwarf_Off off
 	}
 
 	if (dw->nr_dies == dw->alloc_dies) {
-		u32 alloc = dw->alloc_dies ? dw->alloc_dies * 2 : 65536;
+		u32 alloc = dw->alloc_dies ? dw->alloc_dies * 2 : 1024;
 		struct dw_die_link *dies = realloc(dw->dies, alloc * sizeof(*dies));
 
 		if (!dies)
