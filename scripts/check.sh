@@ -34,6 +34,8 @@ if ! "$REPO/scripts/build-perf.sh"; then
 fi
 say "perf built in $((SECONDS - t0))s"
 "$REPO/scripts/deps.sh" tmux || say "no tmux: the TUI test will skip"
+"$REPO/scripts/deps.sh" libjemalloc2 libtcmalloc-minimal4 ||
+	say "no jemalloc or tcmalloc: the heap test leaves them out"
 
 # Guest tests skip unless the kernel they boot and QEMU exist.
 if [ "${CHECK_KERNEL:-1}" != 0 ] && [ -x "$REPO/scripts/build-kernel.sh" ]; then

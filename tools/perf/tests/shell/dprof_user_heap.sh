@@ -10,7 +10,8 @@
 # as bouncing; with a node set per thread it must not.  Nodes from
 # aligned_alloc, memalign, valloc and (with libc's debug file, which names
 # the function that returns its pointer) posix_memalign are counted one
-# by one too.
+# by one too.  With jemalloc or tcmalloc preloaded, malloc, free, new and
+# delete are theirs: their objects are counted the same.
 
 set -u
 
@@ -26,26 +27,34 @@ if ! gcc -g -O1 -fno-inline -pthread -o "${dir}/heap" "${src}/heap.c" 2> "${dir}
 	exit 1
 fi
 
-# record MODE ARGS...: ${dir}/MODE.data, the program's output in MODE.out
+# record MODE ARGS...: ${dir}/MODE.data, the program's output in MODE.out;
+# PRELOAD: a malloc replacement for the program (and perf), TAG: a name
+# for the files instead of MODE, PROG: another program than heap
 record() {
-	local mode=$1
+	local mode=$1 tag=${TAG:-$1}
 
 	shift
-	if ! perf dprof record --sampler=soft --no-kmem -o "${dir}/${mode}.data" \
-			-- "${dir}/heap" "${mode}" "$@" > "${dir}/${mode}.out" 2>&1; then
-		echo "dprof user heap test [Failed: record ${mode}]"
-		cat "${dir}/${mode}.out"
+	if ! LD_PRELOAD=${PRELOAD:-} perf dprof record --sampler=soft --no-kmem \
+			-o "${dir}/${tag}.data" -- "${dir}/${PROG:-heap}" "${mode}" "$@" \
+			> "${dir}/${tag}.out" 2>&1; then
+		echo "dprof user heap test [Failed: record ${tag}]"
+		cat "${dir}/${tag}.out"
 		return 1
 	fi
-	if grep -q 'cannot place uprobes' "${dir}/${mode}.out"; then
-		skip "$(grep -m1 'cannot place uprobes' "${dir}/${mode}.out")"
+	if grep -q 'cannot place uprobes' "${dir}/${tag}.out"; then
+		skip "$(grep -m1 'cannot place uprobes' "${dir}/${tag}.out")"
 	fi
-	perf dprof report --stdio -i "${dir}/${mode}.data" > "${dir}/${mode}.rep" 2>&1
+	perf dprof report --stdio -i "${dir}/${tag}.data" > "${dir}/${tag}.rep" 2>&1
 }
 
 # The heap row of struct node: "Type Cache/kind ... Objects WS Bounce ..."
 node_row() {
 	grep -E '^  struct node +heap new_node \(heap\.c:[0-9]+\)' "${dir}/$1.rep"
+}
+
+# The Objects column of a row of the software sampler ("n/a n/a" before it)
+row_objects() {
+	awk '{ for (i = 1; i < NF; i++) if ($i == "n/a" && $(i + 1) == "n/a") { print $(i + 2); exit } }'
 }
 
 # count: 50 nodes for 2 seconds, every node is sampled many times
@@ -113,6 +122,55 @@ for fn in aligned_alloc memalign valloc posix_memalign; do
 	elif [ -z "${allocated}" ] || [ "${objects}" != "${allocated}" ]; then
 		echo "dprof user heap test [Failed: ${fn}: ${objects:-no} objects, the program allocated ${allocated}]"
 		echo "${row}"
+		err=1
+	fi
+done
+
+# A malloc replacement, preloaded: the program's objects come from its
+# malloc and free (C) and its operator new and delete (C++), never from
+# glibc's; every one of them is counted.
+for lib in libjemalloc.so.2 libtcmalloc_minimal.so.4; do
+	path=$(ldconfig -p | awk -v l="${lib}" '$1 == l && /x86-64|x86_64|64bit/ { print $NF; exit }')
+	if [ -z "${path}" ]; then
+		echo "dprof user heap test: no ${lib} on this system: not tested"
+		continue
+	fi
+	tag=${lib%%.so*}
+	PRELOAD=${path} TAG=${tag} record count 50 1 || exit 1
+	objects=$(node_row "${tag}" | row_objects)
+	allocated=$(awk '/^allocated/ { print $2 }' "${dir}/${tag}.out")
+	# the probes of that library took them, not glibc's
+	events=$(perf script -i "${dir}/${tag}.data" -F event 2>/dev/null |
+		 grep -cE ':(je|tcm?)_malloc_ret:')
+	if [ -z "${allocated}" ] || [ "${objects}" != "${allocated}" ] ||
+	   [ "${events}" -lt "${allocated}" ]; then
+		echo "dprof user heap test [Failed: ${lib}: ${objects:-no} objects, ${events} of its malloc returns, the program allocated ${allocated:-?}]"
+		node_row "${tag}"
+		err=1
+	fi
+	if ! command -v g++ > /dev/null; then
+		echo "dprof user heap test: no g++: ${lib}'s operator new and delete not tested"
+		continue
+	fi
+	if [ ! -x "${dir}/cxxheap" ] &&
+	   ! g++ -g -O1 -fno-inline -o "${dir}/cxxheap" "${src}/cxxheap.cc" 2> "${dir}/cc.err"; then
+		echo "dprof user heap test [Failed: build cxxheap]"
+		cat "${dir}/cc.err"
+		exit 1
+	fi
+	PRELOAD=${path} TAG=${tag}-cxx PROG=cxxheap record 40 || exit 1
+	read -r allocated deleted < <(awk '/^allocated/ { print $2, $4 }' "${dir}/${tag}-cxx.out")
+	news=$(perf script -i "${dir}/${tag}-cxx.data" -F event 2>/dev/null |
+	       grep -cE ':(je|tcm?)_opnew_ret:')
+	deletes=$(perf script -i "${dir}/${tag}-cxx.data" -F event 2>/dev/null |
+		  grep -cE ':(je|tcm?)_opdel[a-z]*:')
+	header=$(grep -E '^# user heap: ' "${dir}/${tag}-cxx.rep")
+	frees=$(echo "${header}" | sed -nE 's/.* ([0-9]+) frees, ([0-9]+) frees of pointers not allocated.*/\1 \2/p')
+	# tcmalloc's start-up makes objects with new too
+	if [ -z "${allocated}" ] || [ "${news}" -lt "${allocated}" ] ||
+	   [ "${deletes}" != "${deleted}" ] || [ "${frees%% *}" -lt "${deleted}" ] ||
+	   [ "${frees##* }" != 0 ]; then
+		echo "dprof user heap test [Failed: ${lib} C++: ${news} news and ${deletes} deletes probed, the program made ${allocated:-?} and deleted ${deleted:-?}; report: ${header}]"
 		err=1
 	fi
 done

@@ -15,6 +15,7 @@
  * library's debug file (libc6-dbg), which names it, it is probed too and
  * the replay takes posix_memalign's pointer from it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -32,7 +33,7 @@
 #include "heapprobe.h"
 
 struct dprof_heap_fn {
-	const char	*lib;		/* "libc.so", "libstdc++.so" */
+	const char	*lib;		/* "libc.so", "libstdc++.so", "libjemalloc.so" */
 	const char	*sym;
 	const char	*event;
 	const char	*args;		/* entry probe's fetch args */
@@ -64,6 +65,106 @@ static const struct dprof_heap_fn dprof_heap_fns[] = {
 	HEAP_FN("libstdc++.so", "_Znwm", "opnew", "size=%di:u64", true, true),
 	HEAP_FN("libstdc++.so", "_Znam", "opnewa", "size=%di:u64", true, true),
 };
+
+/*
+ * A malloc replacing glibc's (linked in, or LD_PRELOAD) is reached by the
+ * same names; its C++ operators, when it has them, replace the C++
+ * library's, delete included (which does not call free() then).
+ * posix_memalign is not probed: nothing returns its pointer.  Event names
+ * get the library's prefix ("je_malloc").
+ */
+static const struct dprof_heap_fn dprof_heap_alt_fns[] = {
+	HEAP_FN(NULL, "malloc", "malloc", "size=%di:u64", true, true),
+	HEAP_FN(NULL, "calloc", "calloc", "nmemb=%di:u64 size=%si:u64", true, true),
+	HEAP_FN(NULL, "realloc", "realloc", "old=%di:u64 size=%si:u64", true, true),
+	HEAP_FN(NULL, "aligned_alloc", "aligned_alloc", "align=%di:u64 size=%si:u64",
+		true, true),
+	HEAP_FN(NULL, "memalign", "memalign", "align=%di:u64 size=%si:u64", true, true),
+	HEAP_FN(NULL, "valloc", "valloc", "size=%di:u64", true, true),
+	HEAP_FN(NULL, "pvalloc", "pvalloc", "size=%di:u64", true, true),
+	HEAP_FN(NULL, "free", "free", "ptr=%di:u64", false, false),
+	HEAP_FN(NULL, "_Znwm", "opnew", "size=%di:u64", true, true),
+	HEAP_FN(NULL, "_Znam", "opnewa", "size=%di:u64", true, true),
+	HEAP_FN(NULL, "_ZdlPv", "opdel", "ptr=%di:u64", false, false),
+	HEAP_FN(NULL, "_ZdaPv", "opdela", "ptr=%di:u64", false, false),
+	HEAP_FN(NULL, "_ZdlPvm", "opdels", "ptr=%di:u64", false, false),
+	HEAP_FN(NULL, "_ZdaPvm", "opdelas", "ptr=%di:u64", false, false),
+};
+
+static const struct {
+	const char	*lib;
+	const char	*prefix;
+} dprof_heap_alts[] = {
+	{ "libjemalloc.so",		"je_" },
+	{ "libtcmalloc.so",		"tc_" },
+	{ "libtcmalloc_minimal.so",	"tcm_" },
+};
+
+/* a probe to place: a function, the library file, the event's name */
+struct dprof_heap_item {
+	const struct dprof_heap_fn	*fn;
+	char				*lib;
+	char				*event;
+	u64				off;	/* placed there; 0: not */
+};
+
+/*
+ * Where a malloc replacement is looked for when perf does not map it: the
+ * directory of the C library perf maps, then the usual ones.  A probe is
+ * on the file: it fires in every process that maps it.
+ */
+static const char * const dprof_heap_lib_dirs[] = {
+	NULL,	/* the C library's */
+	"/usr/local/lib",
+	"/usr/lib64",
+	"/usr/lib",
+	"/lib64",
+};
+
+/*
+ * The library file whose name starts with @lib in the system's library
+ * directories, or NULL; "_debug" builds (tcmalloc's) are left out.
+ */
+static char *dprof_heap__sys_lib_path(const char *lib, const char *libc)
+{
+	char *path = NULL;
+	size_t i;
+
+	for (i = 0; !path && i < ARRAY_SIZE(dprof_heap_lib_dirs); i++) {
+		const char *dir = dprof_heap_lib_dirs[i];
+		char *libc_dir = NULL, *best = NULL;
+		struct dirent *de;
+		DIR *d;
+
+		if (!dir) {
+			if (!libc)
+				continue;
+			libc_dir = strdup(libc);
+			if (!libc_dir)
+				continue;
+			*strrchr(libc_dir, '/') = '\0';
+			dir = libc_dir;
+		}
+		d = opendir(dir);
+		while (d && (de = readdir(d)) != NULL) {
+			/* libfoo.so.2 before libfoo.so (a link for the linker) */
+			if (strncmp(de->d_name, lib, strlen(lib)) ||
+			    !strstr(de->d_name, ".so") || strstr(de->d_name, "_debug"))
+				continue;
+			if (!best || strcmp(de->d_name, best) > 0) {
+				free(best);
+				best = strdup(de->d_name);
+			}
+		}
+		if (d)
+			closedir(d);
+		if (best && asprintf(&path, "%s/%s", dir, best) < 0)
+			path = NULL;
+		free(best);
+		free(libc_dir);
+	}
+	return path;
+}
 
 /* The file of a library this process maps ("libc.so" -> its path). */
 static char *dprof_heap__lib_path(const char *lib)
@@ -246,40 +347,85 @@ static void dprof_heap__remove_stale(void)
 	fclose(fp);
 }
 
+/*
+ * The probes to place: the C library's and the C++ library's functions
+ * where perf maps them (the workload maps the same), then those of each
+ * malloc replacement the system has.
+ */
+static int dprof_heap__items(struct dprof_heap_item *items, size_t max, size_t *nr)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(dprof_heap_fns) && n < max; i++) {
+		items[n].fn = &dprof_heap_fns[i];
+		items[n].lib = dprof_heap__lib_path(dprof_heap_fns[i].lib);
+		items[n].event = strdup(dprof_heap_fns[i].event);
+		if (!items[n].event) {
+			*nr = n + 1;
+			return -ENOMEM;
+		}
+		n++;
+	}
+	for (i = 0; i < ARRAY_SIZE(dprof_heap_alts); i++) {
+		char *lib = dprof_heap__lib_path(dprof_heap_alts[i].lib);
+
+		if (!lib)
+			lib = dprof_heap__sys_lib_path(dprof_heap_alts[i].lib, items[0].lib);
+		for (j = 0; lib && j < ARRAY_SIZE(dprof_heap_alt_fns) && n < max; j++) {
+			items[n].fn = &dprof_heap_alt_fns[j];
+			items[n].lib = strdup(lib);
+			if (!items[n].lib ||
+			    asprintf(&items[n].event, "%s%s", dprof_heap_alts[i].prefix,
+				     dprof_heap_alt_fns[j].event) < 0) {
+				items[n].event = NULL;
+				free(lib);
+				*nr = n + 1;
+				return -ENOMEM;
+			}
+			n++;
+		}
+		free(lib);
+	}
+	*nr = n;
+	return 0;
+}
+
 int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size)
 {
-	char *libs[ARRAY_SIZE(dprof_heap_fns)] = { NULL };
-	u64 offs[ARRAY_SIZE(dprof_heap_fns)] = { 0 };
+	struct dprof_heap_item items[ARRAY_SIZE(dprof_heap_fns) +
+				     ARRAY_SIZE(dprof_heap_alts) * ARRAY_SIZE(dprof_heap_alt_fns)];
 	char line[PATH_MAX + 256], filter[64];
-	size_t i, j;
-	int err = 0;
+	size_t i, j, nr = 0;
+	int err;
 
 	memset(hp, 0, sizeof(*hp));
+	memset(items, 0, sizeof(items));
 	dprof_heap__remove_stale();
 	snprintf(hp->group, sizeof(hp->group), DPROF_HEAP_GROUP "%d", (int)getpid());
 	snprintf(filter, sizeof(filter), "size >= %u", min_size);
-	for (i = 0; i < ARRAY_SIZE(dprof_heap_fns) && !err; i++) {
-		const struct dprof_heap_fn *fn = &dprof_heap_fns[i];
+	err = dprof_heap__items(items, ARRAY_SIZE(items), &nr);
+	for (i = 0; i < nr && !err; i++) {
+		const struct dprof_heap_fn *fn = items[i].fn;
+		const char *lib = items[i].lib;
 		u64 off;
 
-		libs[i] = dprof_heap__lib_path(fn->lib);
-		if (!libs[i])
+		if (!lib)
 			continue;	/* perf does not map it: no C++ */
-		off = dprof_heap__sym_offset(libs[i], fn);
+		off = dprof_heap__sym_offset(lib, fn);
 		if (!off) {
-			pr_debug("dprof: no %s in %s\n", fn->sym, libs[i]);
+			pr_debug("dprof: no %s in %s\n", fn->sym, lib);
 			continue;
 		}
 		/* memalign and aligned_alloc are one function: one trap */
 		for (j = 0; j < i; j++) {
-			if (offs[j] == off && !strcmp(libs[j], libs[i]))
+			if (items[j].off == off && !strcmp(items[j].lib, lib))
 				break;
 		}
 		if (j < i)
 			continue;
 		if (fn->after) {
 			for (j = 0; j < i; j++) {
-				if (offs[j] && !strcmp(dprof_heap_fns[j].event, fn->after))
+				if (items[j].off && !strcmp(items[j].event, fn->after))
 					break;
 			}
 			if (j == i) {
@@ -288,27 +434,29 @@ int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size
 			}
 		}
 		snprintf(line, sizeof(line), "p:%s/%s %s:%#llx %s\n", hp->group,
-			 fn->event, libs[i], (unsigned long long)off, fn->args);
+			 items[i].event, lib, (unsigned long long)off, fn->args);
 		err = dprof_heap__write(line);
 		if (err)
 			break;
 		hp->placed = true;
-		offs[i] = off;
-		err = dprof_heap__add_event(hp, fn->event,
+		items[i].off = off;
+		err = dprof_heap__add_event(hp, items[i].event,
 					    fn->sized && min_size ? filter : NULL);
 		if (err || !fn->ret)
 			continue;
 		snprintf(line, sizeof(line), "r:%s/%s_ret %s:%#llx %s\n",
-			 hp->group, fn->event, libs[i], (unsigned long long)off,
+			 hp->group, items[i].event, lib, (unsigned long long)off,
 			 fn->ret_args ?: "ptr=$retval:u64");
 		err = dprof_heap__write(line);
 		if (!err) {
-			snprintf(line, sizeof(line), "%s_ret", fn->event);
+			snprintf(line, sizeof(line), "%s_ret", items[i].event);
 			err = dprof_heap__add_event(hp, line, NULL);
 		}
 	}
-	for (j = 0; j < ARRAY_SIZE(libs); j++)
-		free(libs[j]);
+	for (i = 0; i < nr; i++) {
+		free(items[i].lib);
+		free(items[i].event);
+	}
 	if (err) {
 		pr_warning("dprof: cannot place uprobes on the allocator (%s; need tracefs and root, or --no-heap): user heap objects stay unresolved\n",
 			   strerror(-err));

@@ -8,17 +8,18 @@
 /*
  * The user-space address set: uprobes on the C library's allocator
  * (malloc, calloc, realloc, aligned_alloc, memalign, valloc, pvalloc,
- * free; posix_memalign with the C library's debug file) and on the C++
- * library's operator new, each entry with its size and a return probe
- * with the pointer, in a tracefs group of our own (dprof_heap_<pid>)
- * removed when the recording ends.
+ * free; posix_memalign with the C library's debug file), on the C++
+ * library's operator new, and on jemalloc's and tcmalloc's malloc family
+ * and C++ operators when the system has them; each entry with its size
+ * and a return probe with the pointer, in a tracefs group of our own
+ * (dprof_heap_<pid>) removed when the recording ends.
  */
 #define DPROF_HEAP_GROUP	"dprof_heap_"
 
 struct dprof_heap_probes {
 	char	group[32];
-	char	*events[32];	/* "-e" arguments: group:event */
-	char	*filters[32];	/* "--filter" after events[i], or NULL */
+	char	*events[96];	/* "-e" arguments: group:event */
+	char	*filters[96];	/* "--filter" after events[i], or NULL */
 	size_t	nr;
 	bool	placed;
 };

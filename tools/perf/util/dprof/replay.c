@@ -985,12 +985,13 @@ static void dprof_replay__heap_add(struct dprof_replay *r, struct evsel *evsel,
 	event++;
 	len = strlen(event);
 	r->rec.has_heap = true;
-	if (!strcmp(event, "free"))
-		evsel->handler = dprof_replay__heap_free;
-	else if (len > 4 && !strcmp(event + len - 4, "_ret"))
+	/* free, operator delete: a pointer and no size (heapprobe.c) */
+	if (len > 4 && !strcmp(event + len - 4, "_ret"))
 		evsel->handler = dprof_replay__heap_return;
-	else
+	else if (evsel__field(evsel, "size"))
 		evsel->handler = dprof_replay__heap_entry;
+	else if (evsel__field(evsel, "ptr"))
+		evsel->handler = dprof_replay__heap_free;
 }
 
 /* A process exits: its heap objects end with it. */
