@@ -154,7 +154,7 @@ static int cmd_dprof_report(int argc, const char **argv)
 	}
 	if ((opts.view == DPROF_VIEW_PATHS || opts.view == DPROF_VIEW_FLOW) &&
 	    !opts.type_name) {
-		pr_err("dprof: --view=%s needs --type=T (a cache or type watched with record --watch)\n",
+		pr_err("dprof: --view=%s needs --type=T (a cache or type watched with record --watch, or a user heap type)\n",
 		       view);
 		return -EINVAL;
 	}

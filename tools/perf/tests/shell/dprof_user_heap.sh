@@ -11,7 +11,9 @@
 # aligned_alloc, memalign, valloc and (with libc's debug file, which names
 # the function that returns its pointer) posix_memalign are counted one
 # by one too.  With jemalloc or tcmalloc preloaded, malloc, free, new and
-# delete are theirs: their objects are counted the same.
+# delete are theirs: their objects are counted the same.  The data flow of
+# the nodes, from their sampled accesses: new_node, touch, the exit; from
+# another CPU when the threads share them, never when they do not.
 
 set -u
 
@@ -107,6 +109,21 @@ for p in perf ${DPROF_SANITIZED_PERF:-}; do
 	done
 done
 
+# Data flow of the heap type from its sampled accesses (no watches in user
+# space): allocated in new_node, touched in touch, ended by the exit.
+perf dprof report --stdio -i "${dir}/count.data" --view=flow --type="struct node" \
+	> "${dir}/count.flow" 2>&1
+histories=$(sed -nE 's/^# data flow of struct node: ([0-9]+) object histories.*/\1/p' "${dir}/count.flow")
+if [ -z "${histories}" ] || [ "${histories}" -lt 1 ] ||
+   ! grep -q '^# [0-9]* of the hits are access samples of user heap objects' "${dir}/count.flow" ||
+   ! grep -qE '^ +-> \[[0-9]+\] new_node \(alloc\)' "${dir}/count.flow" ||
+   ! grep -qE '^ +(->|==cpu==>) \[[0-9]+\] touch ' "${dir}/count.flow" ||
+   ! grep -qE '\[[0-9]+\] exit \(free\)' "${dir}/count.flow"; then
+	echo "dprof user heap test [Failed: no data flow new_node (alloc) -> touch -> exit (free) of the heap objects]"
+	head -20 "${dir}/count.flow"
+	err=1
+fi
+
 # aligned: 12 nodes from each aligned allocator, each from a function of
 # its own (the row's site)
 record aligned 12 2 || exit 1
@@ -186,6 +203,22 @@ if [ "$(nproc)" -ge 2 ]; then
 	if ! node_row private | grep -qE ' no +hits'; then
 		echo "dprof user heap test [Failed: per-thread nodes bounce]"
 		node_row private
+		err=1
+	fi
+	# ... and in the data flow, touch steps come from another CPU or not
+	for mode in shared private; do
+		perf dprof report --stdio -i "${dir}/${mode}.data" --view=flow \
+			--type="struct node" > "${dir}/${mode}.flow" 2>&1
+	done
+	if ! grep -qE '==cpu==> \[[0-9]+\] touch ' "${dir}/shared.flow"; then
+		echo "dprof user heap test [Failed: the data flow of shared nodes changes no CPU]"
+		head -20 "${dir}/shared.flow"
+		err=1
+	fi
+	if grep -qE '==cpu==> \[[0-9]+\] touch ' "${dir}/private.flow" ||
+	   ! grep -qE ' -> \[[0-9]+\] touch ' "${dir}/private.flow"; then
+		echo "dprof user heap test [Failed: the data flow of per-thread nodes changes CPU]"
+		head -20 "${dir}/private.flow"
 		err=1
 	fi
 else

@@ -13,6 +13,7 @@
 #include "util/dprof/flow.h"
 #include "util/dprof/histories.h"
 #include "util/dprof/profile.h"
+#include "util/dprof/replay.h"
 #include "util/hashmap.h"
 #include "util/machine.h"
 #include "util/map.h"
@@ -285,13 +286,20 @@ int dprof_flow__fprintf_dot(const struct dprof_flow *f, const char *type,
 	return 0;
 }
 
+/* user code: what the replay named while the process was there */
 static u64 report__func_of(void *ctx, u64 ip)
 {
 	const struct dprof_flow_report *r = ctx;
 	struct map *map = NULL;
 	struct symbol *sym = machine__find_kernel_symbol(r->machine, ip, &map);
+	const char *name;
+	u64 start;
 
-	return sym && map ? map__unmap_ip(map, sym->start) : 0;
+	if (sym && map)
+		return map__unmap_ip(map, sym->start);
+	if (r->replay && dprof_replay__user_func(r->replay, ip, &start, &name))
+		return start;
+	return 0;
 }
 
 static const char *report__name(void *ctx, u64 key,
@@ -300,8 +308,14 @@ static const char *report__name(void *ctx, u64 key,
 	const struct dprof_flow_report *r = ctx;
 	struct map *map = NULL;
 	struct symbol *sym = machine__find_kernel_symbol(r->machine, key, &map);
+	const char *name;
+	u64 start;
 
-	return sym ? sym->name : NULL;
+	if (sym)
+		return sym->name;
+	if (r->replay && dprof_replay__user_func(r->replay, key, &start, &name))
+		return name;
+	return NULL;
 }
 
 /* Table 1's hit probability and latency: the samples of (type, offset, ip). */
@@ -374,6 +388,9 @@ int dprof_flow__report(const struct dprof_flow_report *r, FILE *fp)
 	if (r->nr_off_target)
 		fprintf(fp, "# dropped %" PRIu64 " false watch hits: the instruction before the trap does not touch the watched bytes (QEMU TCG before 8.1)\n",
 			r->nr_off_target);
+	if (h->nr_sampled_hits)
+		fprintf(fp, "# %" PRIu64 " of the hits are access samples of user heap objects (no watches in user space): a heap object's history is its sampled accesses, not every access\n",
+			h->nr_sampled_hits);
 	fprintf(fp, "# histories: %" PRIu64 " end in a free, %" PRIu64
 		" still open when recording ended, %" PRIu64
 		" cut where the object was allocated again without a free (its free unseen)\n",

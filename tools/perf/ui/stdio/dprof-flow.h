@@ -10,6 +10,7 @@
 struct dprof_class;
 struct dprof_flow;
 struct dprof_histories;
+struct dprof_replay;
 struct machine;
 
 /**
@@ -36,6 +37,7 @@ struct dprof_flow_report {
 	const char		*graph;
 	const struct dprof_flow_fold *fold;
 	u64			nr_off_target;	/* false watch hits dropped */
+	struct dprof_replay	*replay;	/* names user functions */
 };
 
 /**

@@ -593,9 +593,25 @@ int dprof_report__fprintf_flow(const struct dprof_report *rep, struct dprof_clas
 		.h = rep->hist, .name = name, .machine = rep->replay.res.machine,
 		.flow = flow, .graph = graph, .row = row, .fold = &rep->opts.fold,
 		.nr_off_target = rep->replay.rec.nr_off_target_hits,
+		.replay = (struct dprof_replay *)&rep->replay,
 	};
 
 	return dprof_flow__report(&r, fp);
+}
+
+/* @row has object histories */
+static bool dprof_report__row_has_histories(const struct dprof_report *rep,
+					    const struct dprof_class *row)
+{
+	const struct dprof_history *hist;
+
+	list_for_each_entry(hist, &rep->hist->done, list) {
+		const struct dprof_class *cls = hist->type;
+
+		if (cls && cls->row == row)
+			return true;
+	}
+	return false;
 }
 
 static int dprof_report__fprintf_paths(struct dprof_report *rep, const char *graph,
@@ -603,12 +619,21 @@ static int dprof_report__fprintf_paths(struct dprof_report *rep, const char *gra
 {
 	struct dprof_rows t;
 	ssize_t i;
+	size_t k;
 	int err;
 
 	err = dprof_rows__init(&t, rep, /*sorted=*/false, /*filter=*/false);
 	if (err)
 		return err;
 	i = dprof_rows__find(&t, rep->opts.type_name);
+	/* a type can have several rows (heap, operand-typed): the one with histories */
+	for (k = i >= 0 ? (size_t)i : t.nr; k < t.nr; k++) {
+		if (dprof_row_info__matches(&t.info[k], rep->opts.type_name) &&
+		    dprof_report__row_has_histories(rep, t.row[k])) {
+			i = k;
+			break;
+		}
+	}
 	err = dprof_report__fprintf_flow(rep, i >= 0 ? t.row[i] : NULL,
 					 rep->opts.type_name,
 					 rep->opts.view == DPROF_VIEW_FLOW, graph, fp);

@@ -230,6 +230,16 @@ static int histories__sink_hit(struct dprof_sink *sink,
 			    hit->len);
 }
 
+/* An access sample to a heap object (no watch in user space): a hit. */
+static int histories__sink_sampled_hit(struct dprof_sink *sink,
+				       const struct dprof_hit *hit)
+{
+	struct dprof_histories *h = container_of(sink, struct dprof_histories, sink);
+
+	h->nr_sampled_hits++;
+	return histories__sink_hit(sink, hit);
+}
+
 static int histories__sink_free(struct dprof_sink *sink,
 				const struct dprof_obj *obj, u64 time, u32 cpu)
 {
@@ -266,6 +276,7 @@ void dprof_histories__init(struct dprof_histories *h)
 	INIT_LIST_HEAD(&h->sink.node);
 	h->sink.free = histories__sink_free;
 	h->sink.hit = histories__sink_hit;
+	h->sink.sampled_hit = histories__sink_sampled_hit;
 	h->open = RB_ROOT;
 	INIT_LIST_HEAD(&h->done);
 }

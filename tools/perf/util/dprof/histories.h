@@ -81,6 +81,8 @@ struct dprof_history {
  * @nr_cut: ... of those, ended where the object's bytes were allocated
  *          again without a free: a lifetime boundary inferred
  * @nr_out_of_order: hits or frees stamped before the allocation
+ * @nr_sampled_hits: hits that are access samples of heap objects
+ *                   (sink::sampled_hit), not watch hits
  */
 struct dprof_histories {
 	struct dprof_sink	sink;
@@ -94,6 +96,7 @@ struct dprof_histories {
 	u64			nr_open;
 	u64			nr_cut;
 	u64			nr_out_of_order;
+	u64			nr_sampled_hits;
 };
 
 void dprof_histories__init(struct dprof_histories *h);

@@ -1003,8 +1003,20 @@ static int dprof_replay__exit_event(const struct perf_tool *tool, union perf_eve
 
 	if (event->fork.pid == event->fork.tid &&
 	    hashmap__delete(r->heaps, event->fork.pid, NULL, &as)) {
+		struct rb_node *nd;
+		int err = 0;
+
+		/* the sinks see each object end, at the exit (site: "exit") */
+		for (nd = rb_first(&as->objs); nd && !err; nd = rb_next(nd)) {
+			struct dprof_obj *obj = rb_entry(nd, struct dprof_obj, node);
+
+			obj->free_site = DPROF_EXIT_SITE;
+			err = dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/false);
+		}
 		dprof_addrset__exit(as);
 		free(as);
+		if (err)
+			return err;
 	}
 	return perf_event__process_exit(tool, event, sample, machine);
 }
@@ -1167,6 +1179,134 @@ static bool dprof_replay__unskid(struct dprof_replay *r, struct thread *thread,
 	return true;
 }
 
+/* A user function a heap history went through, by an address in it. */
+struct dprof_user_func {
+	u64	start;
+	char	*name;
+};
+
+/* Remember the function of the user code at @addr (looked up at @lookup). */
+static int dprof_replay__note_user_func(struct dprof_replay *r, struct thread *thread,
+					u64 addr, u64 lookup)
+{
+	struct dprof_user_func *f = NULL;
+	struct addr_location al;
+	int err = 0;
+
+	if (!r->user_funcs) {
+		r->user_funcs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+		if (IS_ERR(r->user_funcs)) {
+			r->user_funcs = NULL;
+			return -ENOMEM;
+		}
+	}
+	if (hashmap__find(r->user_funcs, addr, NULL))
+		return 0;
+	addr_location__init(&al);
+	if (thread__find_symbol(thread, PERF_RECORD_MISC_USER, lookup, &al)) {
+		f = zalloc(sizeof(*f));
+		if (f)
+			f->name = strdup(al.sym->name);
+		if (!f || !f->name) {
+			free(f);
+			err = -ENOMEM;
+		} else {
+			f->start = map__unmap_ip(al.map, al.sym->start);
+			if (hashmap__add(r->user_funcs, addr, f)) {
+				free(f->name);
+				free(f);
+				err = -ENOMEM;
+			}
+		}
+	}
+	addr_location__exit(&al);
+	/* the flow names a step by its function's start */
+	if (!err && f && f->start != addr)
+		err = dprof_replay__note_user_func(r, thread, f->start, f->start);
+	return err;
+}
+
+bool dprof_replay__user_func(struct dprof_replay *r, u64 ip, u64 *start,
+			     const char **name)
+{
+	struct dprof_user_func *f;
+
+	if (ip == DPROF_EXIT_SITE) {
+		*start = ip;
+		*name = "exit";
+		return true;
+	}
+	if (!r->user_funcs || !hashmap__find(r->user_funcs, ip, &f))
+		return false;
+	*start = f->start;
+	*name = f->name;
+	return true;
+}
+
+static void dprof_replay__user_funcs_free(struct dprof_replay *r)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!r->user_funcs)
+		return;
+	hashmap__for_each_entry(r->user_funcs, cur, bkt) {
+		struct dprof_user_func *f = cur->pvalue;
+
+		free(f->name);
+		free(f);
+	}
+	hashmap__free(r->user_funcs);
+	r->user_funcs = NULL;
+}
+
+/*
+ * An access sample to a live heap object: the sinks that build object
+ * histories take it as a hit (sink::sampled_hit).  The functions of the
+ * access and of the allocation site (the call before the return address)
+ * are named now, while their process's maps are there.
+ */
+static int dprof_replay__heap_hit(struct dprof_replay *r, struct dprof_obj *obj,
+				  const struct dprof_access *acc)
+{
+	const struct dprof_class *cls = obj->priv;
+	struct dprof_hit hit = {
+		.obj		= obj,
+		.site		= cls->key,
+		.addr		= acc->addr,
+		.len		= 1,
+		.ip		= acc->ip,
+		.access_ip	= acc->ip,
+		.write		= acc->is_write,
+		.rw		= true,
+		.cpu		= acc->cpu,
+		.time		= acc->time,
+	};
+	struct dprof_sink *sink;
+	bool wanted = false;
+	int err;
+
+	list_for_each_entry(sink, &r->sinks, node) {
+		if (sink->sampled_hit)
+			wanted = true;
+	}
+	if (!wanted)
+		return 0;
+	err = dprof_replay__note_user_func(r, acc->thread, acc->ip, acc->ip);
+	if (!err && hit.site)
+		err = dprof_replay__note_user_func(r, acc->thread, hit.site, hit.site - 1);
+	if (err)
+		return err;
+	list_for_each_entry(sink, &r->sinks, node) {
+		if (sink->sampled_hit) {
+			err = sink->sampled_hit(sink, &hit);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
 static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thread,
 				      struct evsel *evsel, struct dprof_access *acc)
 {
@@ -1174,6 +1314,8 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 	struct dprof_static st;
 	struct dprof_obj *obj;
 	struct dprof_class *cls;
+	bool in_heap = false;
+	int err;
 
 	obj = dprof_addrset__find(&r->as, acc->addr);
 	if (!obj && !machine__kernel_ip(r->res.machine, acc->addr) && acc->thread) {
@@ -1182,8 +1324,10 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 
 		obj = heap ? dprof_addrset__find(heap, acc->addr) : NULL;
 		/* what the code thinks it touches: the heap row's type votes */
-		if (obj)
+		if (obj) {
 			dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed);
+			in_heap = true;
+		}
 	}
 	if (!obj) {
 		u64 base;
@@ -1221,7 +1365,8 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 			cls->ws_bytes += obj->size;
 		}
 		dprof_obj__mark_bounce(obj, acc->cpu);
-		return dprof_replay__count_access(r, cls, thread, acc->addr - obj->base, acc);
+		err = dprof_replay__count_access(r, cls, thread, acc->addr - obj->base, acc);
+		return err || !in_heap ? err : dprof_replay__heap_hit(r, obj, acc);
 	}
 
 	if (!dprof_resolver__static(&r->res, thread, acc->addr, &st)) {
@@ -1967,4 +2112,5 @@ void dprof_replay__close(struct dprof_replay *r)
 		perf_session__delete(r->session);
 	r->session = NULL;
 	dprof_replay__heaps_free(r);
+	dprof_replay__user_funcs_free(r);
 }

@@ -153,6 +153,8 @@ struct dprof_replay {
 	struct dprof_kmem_fields kmem[DPROF_KMEM_EVENTS];
 	struct dprof_recording	rec;
 	struct hashmap		*heaps;		/* pid -> struct dprof_addrset * */
+	/* user code address -> struct dprof_user_func: heap histories' steps */
+	struct hashmap		*user_funcs;
 	struct hashmap		*heap_calls;	/* tid -> struct dprof_heap_call * */
 	bool			ready;		/* private: open succeeded */
 };
@@ -160,6 +162,17 @@ struct dprof_replay {
 /* Open @path and find what it holds; 0, or a negative errno said to the user. */
 int dprof_replay__open(struct dprof_replay *r, const char *path, bool force);
 void dprof_replay__add_sink(struct dprof_replay *r, struct dprof_sink *sink);
+/* The free site of a heap object its process's exit ended. */
+#define DPROF_EXIT_SITE		(~0ULL)
+
+/*
+ * The function of the user-space code at @ip that a heap object's history
+ * went through (an access, an allocation site): its start and name, until
+ * dprof_replay__close() ("exit" for DPROF_EXIT_SITE).  False when the
+ * replay did not see it.
+ */
+bool dprof_replay__user_func(struct dprof_replay *r, u64 ip, u64 *start,
+			     const char **name);
 /* Replay every event; 0, or a negative errno said to the user. */
 int dprof_replay__run(struct dprof_replay *r, const char *path);
 void dprof_replay__close(struct dprof_replay *r);

@@ -49,6 +49,12 @@ struct dprof_sink {
 			      const struct dprof_access *acc, int why);
 	/* a watch hit, in time order with the access samples */
 	int	(*hit)(struct dprof_sink *sink, const struct dprof_hit *hit);
+	/*
+	 * an access sample to a live object of the user heap, as a hit: with
+	 * no watches in user space, an object's sampled accesses are all of
+	 * its history there is
+	 */
+	int	(*sampled_hit)(struct dprof_sink *sink, const struct dprof_hit *hit);
 };
 
 #endif /* __PERF_DPROF_SINK_H */
