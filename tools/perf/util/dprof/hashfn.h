@@ -17,6 +17,7 @@
 #include <string.h>
 #include <linux/compiler.h>
 
+#include "util/dso.h"
 #include "util/hashmap.h"
 
 /* keys that are C strings */
@@ -39,6 +40,16 @@ static inline size_t dprof_long_hash(long key, void *ctx __maybe_unused)
 static inline bool dprof_long_equal(long key1, long key2, void *ctx __maybe_unused)
 {
 	return key1 == key2;
+}
+
+/*
+ * A dso as part of a key: with reference count checking (perf built with
+ * AddressSanitizer) every dso__get() hands out a pointer of its own, so
+ * keys compare the object behind it.
+ */
+static inline const void *dprof_dso_id(const struct dso *dso)
+{
+	return dso ? (const void *)RC_CHK_ACCESS(dso) : NULL;
 }
 
 #endif /* __PERF_DPROF_HASHFN_H */

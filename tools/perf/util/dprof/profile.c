@@ -135,7 +135,7 @@ static size_t class__hash(long key, void *ctx __maybe_unused)
 {
 	const struct dprof_class *c = (const struct dprof_class *)key;
 
-	return hash_64(c->key, 32) ^ hash_ptr(c->dso, 32) ^ c->kind;
+	return hash_64(c->key, 32) ^ hash_ptr(dprof_dso_id(c->dso), 32) ^ c->kind;
 }
 
 static bool class__equal(long k1, long k2, void *ctx __maybe_unused)
@@ -143,7 +143,8 @@ static bool class__equal(long k1, long k2, void *ctx __maybe_unused)
 	const struct dprof_class *a = (const struct dprof_class *)k1;
 	const struct dprof_class *b = (const struct dprof_class *)k2;
 
-	return a->kind == b->kind && a->key == b->key && a->dso == b->dso;
+	return a->kind == b->kind && a->key == b->key &&
+	       dprof_dso_id(a->dso) == dprof_dso_id(b->dso);
 }
 
 static size_t site__hash(long key, void *ctx __maybe_unused)
@@ -457,7 +458,7 @@ static bool dprof_class__same_row(const struct dprof_class *a,
 		 * is not the kernel's, and the row is typed in its DSO.
 		 */
 		return a->name && b->name && !strcmp(a->name, b->name) &&
-		       a->dso == b->dso;
+		       dprof_dso_id(a->dso) == dprof_dso_id(b->dso);
 	case DPROF_KIND_STATIC:
 	case DPROF_KIND_PERCPU:
 	case DPROF_KIND_HEAP:	/* per allocation site */

@@ -1169,7 +1169,8 @@ static bool dprof_replay__unskid(struct dprof_replay *r, struct thread *thread,
 		return false;
 	if (dprof_resolver__typed(&r->res, thread, evsel, acc->sample_ip, &here))
 		return false;
-	if (typed && here.key == typed->key && here.dso == typed->dso)
+	if (typed && here.key == typed->key &&
+	    dprof_dso_id(here.dso) == dprof_dso_id(typed->dso))
 		return false;
 	acc->ip = acc->sample_ip;
 	acc->addr = 0;

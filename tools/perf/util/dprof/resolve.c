@@ -51,7 +51,7 @@ static size_t dprof_code_key__hash(long key, void *ctx __maybe_unused)
 {
 	const struct dprof_code_key *k = (const struct dprof_code_key *)key;
 
-	return hash_64(k->ip, 32) ^ hash_ptr(k->dso, 32);
+	return hash_64(k->ip, 32) ^ hash_ptr(dprof_dso_id(k->dso), 32);
 }
 
 static bool dprof_code_key__equal(long k1, long k2, void *ctx __maybe_unused)
@@ -59,7 +59,7 @@ static bool dprof_code_key__equal(long k1, long k2, void *ctx __maybe_unused)
 	const struct dprof_code_key *a = (const struct dprof_code_key *)k1;
 	const struct dprof_code_key *b = (const struct dprof_code_key *)k2;
 
-	return a->ip == b->ip && a->dso == b->dso;
+	return a->ip == b->ip && dprof_dso_id(a->dso) == dprof_dso_id(b->dso);
 }
 
 /* @ip of @thread as a cache key (not held: the thread's map holds it). */
