@@ -9,7 +9,9 @@
 #      objects; where uprobes can be placed), and the files of FUZZ_SEEDS
 #   3. FUZZ_N mutants (scripts/fuzz/mutate.py), each through one of the
 #      views of FUZZ_VIEWS in turn (default: profile classify workingset flow;
-#      each replays the whole file through perf's reader)
+#      each replays the whole file through perf's reader); flow and paths
+#      with one type of FUZZ_FLOW_TYPES in turn (comma-separated; default
+#      filp,skbuff_head_cache,struct node: the watch and heap seeds')
 #   4. a crash is death by a signal, a hang a run over FUZZ_TIMEOUT CPU
 #      seconds (or 10x that in wall time, blocked), a
 #      sanitizer report any ASan/UBSan message; each is kept with what was
@@ -33,6 +35,8 @@ seed=${FUZZ_SEED:-1}
 limit=${FUZZ_TIMEOUT:-20}
 dir=${FUZZ_DIR:-$BUILD_DIR/fuzz}
 read -r -a views <<< "${FUZZ_VIEWS:-profile classify workingset flow}"
+# flow and paths need a type with histories: of the watch seeds, of the heap seed
+IFS=, read -r -a flow_types <<< "${FUZZ_FLOW_TYPES:-filp,skbuff_head_cache,struct node}"
 say() { echo "fuzz: $*" >&2; }
 
 perf=${FUZZ_PERF:-}
@@ -86,11 +90,16 @@ trap 'summary; echo "fuzz: stopped after $runs of $n mutants" >&2; exit 1' TERM 
 for m in "$dir"/mutants/m*.data; do
 	for view in "${views[$((runs % ${#views[@]}))]}"; do
 		rc=0
+		type=()
+		case $view in
+		flow|paths)
+			type=(--type="${flow_types[$((runs / ${#views[@]} % ${#flow_types[@]}))]}") ;;
+		esac
 		# CPU seconds: on a loaded machine wall time says little; a
 		# run blocked without using CPU still ends at 10x the limit
 		(ulimit -t "$limit"
 		 exec timeout -s KILL $((limit * 10)) "$perf" dprof report --stdio -i "$m" \
-			--view=$view) > /dev/null 2> "$dir/err" || rc=$?
+			--view=$view "${type[@]}") > /dev/null 2> "$dir/err" || rc=$?
 		what=
 		if grep -qE 'ERROR: AddressSanitizer|runtime error:' "$dir/err"; then
 			what=sanitizer; reports=$((reports + 1))
@@ -102,7 +111,7 @@ for m in "$dir"/mutants/m*.data; do
 		if [ -n "$what" ]; then
 			f=$dir/found/$what-$(basename "$m" .data)-$view
 			cp "$m" "$f.data"
-			{ cat "$m.why"; echo "perf dprof report --stdio -i $f.data --view=$view: exit $rc";
+			{ cat "$m.why"; echo "perf dprof report --stdio -i $f.data --view=$view ${type[*]}: exit $rc";
 			  cat "$dir/err"; } > "$f.txt"
 			say "$what: $(cat "$m.why") (--view=$view, $f.txt)"
 		fi
