@@ -716,17 +716,22 @@ static int dprof_replay__earlier_obj(struct dprof_replay *r, u64 addr, u32 cpu,
 	return 0;
 }
 
-/*
- * @ptr, which no alloc event of the recording gave, starts an object of a
- * slab the snapshot described: allocated before recording.
- */
-static bool dprof_replay__earlier_base(struct dprof_replay *r, u64 ptr)
+/* The snapshot slab (its map entry in *@slabp) that holds @ptr, or NULL. */
+static const struct dprof_snap_slab *dprof_replay__snap_slab(struct dprof_replay *r,
+							     u64 ptr,
+							     struct dprof_obj **slabp)
 {
 	struct dprof_obj *slab = dprof_addrset__find(&r->slabs, ptr);
-	const struct dprof_snap_slab *ss = slab ? slab->priv : NULL;
 
-	return ss && !ss->born && !r->no_snapshot && ptr >= ss->first &&
-	       !((ptr - ss->first) % ss->size);
+	if (slabp)
+		*slabp = slab;
+	return slab ? slab->priv : NULL;
+}
+
+/* @ptr is where an object of @ss starts */
+static bool dprof_snap_slab__obj_start(const struct dprof_snap_slab *ss, u64 ptr)
+{
+	return ptr >= ss->first && !((ptr - ss->first) % ss->size);
 }
 
 /*
@@ -735,19 +740,29 @@ static bool dprof_replay__earlier_base(struct dprof_replay *r, u64 ptr)
  */
 static bool dprof_replay__earlier_slab(struct dprof_replay *r, u64 ptr)
 {
-	struct dprof_obj *slab = dprof_addrset__find(&r->slabs, ptr);
-	const struct dprof_snap_slab *ss = slab ? slab->priv : NULL;
+	const struct dprof_snap_slab *ss = dprof_replay__snap_slab(r, ptr, NULL);
 
 	return ss && !ss->born;
+}
+
+/*
+ * @ptr, which no alloc event of the recording gave, starts an object of a
+ * slab the snapshot described: allocated before recording.
+ */
+static bool dprof_replay__earlier_base(struct dprof_replay *r, u64 ptr)
+{
+	const struct dprof_snap_slab *ss = dprof_replay__snap_slab(r, ptr, NULL);
+
+	return ss && !ss->born && !r->no_snapshot && dprof_snap_slab__obj_start(ss, ptr);
 }
 
 /* The bytes of the slab object that starts at @ptr, per the slab map; 0: none. */
 static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr)
 {
-	struct dprof_obj *slab = dprof_addrset__find(&r->slabs, ptr);
-	const struct dprof_snap_slab *ss = slab ? slab->priv : NULL;
+	struct dprof_obj *slab;
+	const struct dprof_snap_slab *ss = dprof_replay__snap_slab(r, ptr, &slab);
 
-	if (!ss || ptr < ss->first || (ptr - ss->first) % ss->size)
+	if (!ss || !dprof_snap_slab__obj_start(ss, ptr))
 		return 0;
 	return ss->size - (ss->first - slab->base);
 }
@@ -1284,14 +1299,9 @@ static int dprof_replay__heap_hit(struct dprof_replay *r, struct dprof_obj *obj,
 		.time		= acc->time,
 	};
 	struct dprof_sink *sink;
-	bool wanted = false;
 	int err;
 
-	list_for_each_entry(sink, &r->sinks, node) {
-		if (sink->sampled_hit)
-			wanted = true;
-	}
-	if (!wanted)
+	if (!r->sampled_hit_sinks)
 		return 0;
 	err = dprof_replay__note_user_func(r, acc->thread, acc->ip, acc->ip);
 	if (!err && hit.site)
@@ -2030,6 +2040,8 @@ out_delete:
 void dprof_replay__add_sink(struct dprof_replay *r, struct dprof_sink *sink)
 {
 	list_add_tail(&sink->node, &r->sinks);
+	if (sink->sampled_hit)
+		r->sampled_hit_sinks = true;
 }
 
 int dprof_replay__run(struct dprof_replay *r, const char *path)

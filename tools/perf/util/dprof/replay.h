@@ -155,6 +155,7 @@ struct dprof_replay {
 	struct hashmap		*heaps;		/* pid -> struct dprof_addrset * */
 	/* user code address -> struct dprof_user_func: heap histories' steps */
 	struct hashmap		*user_funcs;
+	bool			sampled_hit_sinks;	/* a sink takes sampled_hit */
 	struct hashmap		*heap_calls;	/* tid -> struct dprof_heap_call * */
 	bool			ready;		/* private: open succeeded */
 };
