@@ -346,7 +346,7 @@ int test__dprof_types(struct test_suite *test __maybe_unused,
 	char path[PATH_MAX];
 	struct dprof_dwarf *dw;
 	struct strbuf sb;
-	int ret;
+	int ret, ahead;
 
 	/* no DWARF: NULL, not a crash */
 	TEST_ASSERT_VAL("no DWARF in /dev/null", !dprof_dwarf__new("/dev/null"));
@@ -354,23 +354,36 @@ int test__dprof_types(struct test_suite *test __maybe_unused,
 			!dprof_dwarf__new("/nonexistent/dprof/vmlinux"));
 
 	perf_exe(path, sizeof(path));
+	/* a walk started in another thread, the handle freed before it ends */
 	dw = dprof_dwarf__new(path);
-	if (!dw) {
-		pr_debug("no DWARF in %s\n", path);
-		return TEST_FAIL;
-	}
-	strbuf_init(&sb, 64);
-
-	ret = test_datasym(dw, &sb);
-	if (ret == TEST_OK)
-		ret = test_dprof_hot(dw, &sb);
-	if (ret == TEST_OK)
-		ret = test_cache_type(dw);
-	if (ret == TEST_OK)
-		ret = test_layouts(dw, &sb);
-
-	strbuf_release(&sb);
+	TEST_ASSERT_VAL("open for a walk ahead", dw);
+	TEST_ASSERT_EQUAL("walk ahead started", dprof_dwarf__index_start(dw), 0);
 	dprof_dwarf__delete(dw);
+
+	strbuf_init(&sb, 64);
+	/* the index built at the first lookup, then built ahead: the same */
+	for (ahead = 0, ret = TEST_OK; ahead < 2 && ret == TEST_OK; ahead++) {
+		dw = dprof_dwarf__new(path);
+		if (!dw) {
+			pr_debug("no DWARF in %s\n", path);
+			ret = TEST_FAIL;
+			break;
+		}
+		if (ahead && dprof_dwarf__index_start(dw)) {
+			pr_debug("no thread for the walk ahead\n");
+			ret = TEST_FAIL;
+		}
+		if (ret == TEST_OK)
+			ret = test_datasym(dw, &sb);
+		if (ret == TEST_OK)
+			ret = test_dprof_hot(dw, &sb);
+		if (ret == TEST_OK)
+			ret = test_cache_type(dw);
+		if (ret == TEST_OK)
+			ret = test_layouts(dw, &sb);
+		dprof_dwarf__delete(dw);
+	}
+	strbuf_release(&sb);
 	return ret;
 }
 

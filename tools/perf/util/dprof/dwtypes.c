@@ -29,6 +29,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,19 @@ struct dprof_dwarf {
 	char			*path;
 	/* while indexing: collect perf's global variables with it */
 	struct data_loc_info	*vars_dloc;
+	/*
+	 * An index built ahead (dprof_dwarf__index_start()): the thread
+	 * walking, and the variables it collected for perf, a list per CU
+	 * in CU order, until a typing of the file hands them over.
+	 */
+	pthread_t		walker;
+	bool			walking;
+	bool			keep_vars;
+	bool			vars_lost;	/* no memory to keep a CU's */
+	int			walk_err;
+	struct die_var_type	**unit_vars;
+	u32			nr_unit_vars;
+	u32			alloc_unit_vars;
 };
 
 /* more nesting than this is a loop in broken DWARF */
@@ -367,6 +381,58 @@ static int dw_add_var(struct dprof_dwarf *dw, Dwarf_Die *die)
 	return 0;
 }
 
+static void dw_free_vars(struct die_var_type *vars)
+{
+	struct die_var_type *next;
+
+	for (; vars; vars = next) {
+		next = vars->next;
+		free(vars);
+	}
+}
+
+/* Keep a CU's variables for perf (see dprof_dwarf__index_start()). */
+static void dw_keep_unit_vars(struct dprof_dwarf *dw, struct die_var_type *vars)
+{
+	if (!vars)
+		return;
+	if (dw->nr_unit_vars == dw->alloc_unit_vars) {
+		u32 alloc = dw->alloc_unit_vars ? 2 * dw->alloc_unit_vars : 256;
+		struct die_var_type **units;
+
+		units = realloc(dw->unit_vars, alloc * sizeof(*units));
+		if (!units) {
+			dw_free_vars(vars);
+			dw->vars_lost = true;
+			return;
+		}
+		dw->unit_vars = units;
+		dw->alloc_unit_vars = alloc;
+	}
+	dw->unit_vars[dw->nr_unit_vars++] = vars;
+}
+
+/*
+ * Hand the variables kept to perf, a CU at a time in CU order, as its own
+ * walk would find them; when some could not be kept, hand none: perf then
+ * walks for them itself.
+ */
+static void dw_hand_vars(struct dprof_dwarf *dw, struct data_loc_info *dloc)
+{
+	u32 i;
+
+	for (i = 0; i < dw->nr_unit_vars; i++) {
+		if (dloc && !dw->vars_lost)
+			global_var_type__add_vars(dloc, dw->unit_vars[i]);
+		else
+			dw_free_vars(dw->unit_vars[i]);
+	}
+	zfree(&dw->unit_vars);
+	dw->nr_unit_vars = 0;
+	dw->alloc_unit_vars = 0;
+	dw->keep_vars = false;
+}
+
 static int dw_index_unit(struct dprof_dwarf *dw, Dwarf_Die *unit)
 {
 	struct die_var_type *vars = NULL;
@@ -388,7 +454,7 @@ static int dw_index_unit(struct dprof_dwarf *dw, Dwarf_Die *unit)
 			break;
 		case DW_TAG_variable:
 			/* perf's walk stops collecting a CU when out of memory */
-			if (dw->vars_dloc && !vars_err)
+			if ((dw->vars_dloc || dw->keep_vars) && !vars_err)
 				vars_err = die_collect_global_var(&die, &vars) != 0;
 			ret = dw_add_var(dw, &die);
 			break;
@@ -399,6 +465,8 @@ static int dw_index_unit(struct dprof_dwarf *dw, Dwarf_Die *unit)
 
 	if (dw->vars_dloc)
 		global_var_type__add_vars(dw->vars_dloc, vars);
+	else if (dw->keep_vars)
+		dw_keep_unit_vars(dw, vars);
 	return ret;
 }
 
@@ -540,34 +608,32 @@ void dprof_dwarf__trim(struct dprof_dwarf *dw)
 		dw_drop_walked_pages(dw);
 }
 
-/**
- * dprof_dwarf__index - index the names of a handle's DWARF, once
- * @dw: the handle
- *
- * Return: 0, or -ENOENT (with a pr_debug() saying why) when the DWARF has
- * no types or variables or memory ran out; lookups then find nothing.
- */
-int dprof_dwarf__index(struct dprof_dwarf *dw)
+/* the index's tables, empty; on failure, lookups find nothing */
+static int dw_index_begin(struct dprof_dwarf *dw)
 {
-	const char *path = dw->path;
-	int err;
-
-	if (dw->index_err <= 0)
-		return dw->index_err;
-	dw->index_err = -ENOENT;
-
-	dw->types = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
-	dw->type_strs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
-	dw->vars = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
-	dw->var_addrs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (!dw->types)
+		dw->types = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
+	if (!dw->type_strs)
+		dw->type_strs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (!dw->vars)
+		dw->vars = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
+	if (!dw->var_addrs)
+		dw->var_addrs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 	if (IS_ERR(dw->types) || IS_ERR(dw->type_strs) || IS_ERR(dw->vars) ||
 	    IS_ERR(dw->var_addrs)) {
-		pr_debug("dprof: no memory for the DWARF index of %s\n", path);
-		return -ENOENT;
+		pr_debug("dprof: no memory for the DWARF index of %s\n", dw->path);
+		return -ENOMEM;
 	}
+	return 0;
+}
 
-	err = dw_build_index(dw);
-	hashmap__free(dw->type_strs);
+/* after the walk (@err its result): what lookups go by from now on */
+static int dw_index_end(struct dprof_dwarf *dw, int err)
+{
+	const char *path = dw->path;
+
+	if (!IS_ERR_OR_NULL(dw->type_strs))
+		hashmap__free(dw->type_strs);
 	dw->type_strs = NULL;
 	dw_drop_walked_pages(dw);
 	if (err) {
@@ -581,6 +647,81 @@ int dprof_dwarf__index(struct dprof_dwarf *dw)
 	pr_debug("dprof: %s: indexed %u type names (%u runs of definitions), %u variables\n",
 		 path, dw->nr_types, dw->nr_dies, dw->nr_vars);
 	dw->index_err = 0;
+	return 0;
+}
+
+/* wait for the walk dprof_dwarf__index_start() started, and finish it */
+static int dw_index_join(struct dprof_dwarf *dw)
+{
+	pthread_join(dw->walker, NULL);
+	dw->walking = false;
+	dw->index_err = -ENOENT;
+	return dw_index_end(dw, dw->walk_err);
+}
+
+/**
+ * dprof_dwarf__index - index the names of a handle's DWARF, once
+ * @dw: the handle
+ *
+ * Return: 0, or -ENOENT (with a pr_debug() saying why) when the DWARF has
+ * no types or variables or memory ran out; lookups then find nothing.
+ */
+int dprof_dwarf__index(struct dprof_dwarf *dw)
+{
+	int err;
+
+	if (dw->walking)
+		return dw_index_join(dw);
+	if (dw->index_err <= 0)
+		return dw->index_err;
+	dw->index_err = -ENOENT;
+
+	err = dw_index_begin(dw);
+	if (!err)
+		err = dw_build_index(dw);
+	return dw_index_end(dw, err);
+}
+
+static void *dw_index_walker(void *arg)
+{
+	struct dprof_dwarf *dw = arg;
+
+	dw->walk_err = dw_build_index(dw);
+	return NULL;
+}
+
+/**
+ * dprof_dwarf__index_start - build a handle's index in another thread
+ * @dw: the handle, just opened
+ *
+ * Walking a vmlinux's DWARF takes ~0.3 s; when the file is known before
+ * the replay starts (perf report -k), the walk can run while the replay
+ * prepares (the snapshot pass, the symbol tables).  Nothing may use @dw
+ * until dprof_dwarf__index() or dprof_dwarf__index_vars() waits for the
+ * walk: every other function of this file that reads the DWARF goes
+ * through one of them.  perf's global variables are kept per CU until
+ * dprof_dwarf__index_vars() hands them over, with the map, thread and
+ * cpumode of the first typing; the index is the one dprof_dwarf__index()
+ * builds.
+ *
+ * Return: 0, or a negative error when no thread could be started (the
+ * index is then built at the first lookup, as without this call).
+ */
+int dprof_dwarf__index_start(struct dprof_dwarf *dw)
+{
+	int err;
+
+	if (dw->index_err != 1 || dw->walking)
+		return 0;
+	if (dw_index_begin(dw))
+		return -ENOMEM;
+	dw->keep_vars = true;
+	err = pthread_create(&dw->walker, NULL, dw_index_walker, dw);
+	if (err) {
+		dw->keep_vars = false;
+		return -err;
+	}
+	dw->walking = true;
 	return 0;
 }
 
@@ -600,8 +741,11 @@ int dprof_dwarf__index(struct dprof_dwarf *dw)
  * without a walk of its own.  Call it before perf types any code of the
  * dso, with @dw's debuginfo lent to it (debuginfo_cache__use()).
  *
- * Return: as dprof_dwarf__index(); when the index was built before, perf
- * collects on its own.
+ * An index built ahead (dprof_dwarf__index_start()) kept the variables:
+ * they are handed over now, CU by CU in the same order.
+ *
+ * Return: as dprof_dwarf__index(); when the index was built before, and
+ * not ahead, perf collects on its own.
  */
 int dprof_dwarf__index_vars(struct dprof_dwarf *dw, struct map *map,
 			    struct thread *thread, u8 cpumode)
@@ -615,6 +759,11 @@ int dprof_dwarf__index_vars(struct dprof_dwarf *dw, struct map *map,
 	};
 	int err;
 
+	if (dw->keep_vars) {
+		err = dprof_dwarf__index(dw);
+		dw_hand_vars(dw, &dloc);
+		return err;
+	}
 	if (dw->index_err <= 0)
 		return dw->index_err;
 	dw->vars_dloc = &dloc;
@@ -632,6 +781,8 @@ int dprof_dwarf__index_vars(struct dprof_dwarf *dw, struct map *map,
  */
 struct debuginfo *dprof_dwarf__debuginfo(struct dprof_dwarf *dw)
 {
+	if (dw && dw->walking)
+		dprof_dwarf__index(dw);
 	return dw ? dw->dinfo : NULL;
 }
 
@@ -648,6 +799,9 @@ void dprof_dwarf__delete(struct dprof_dwarf *dw)
 
 	if (!dw)
 		return;
+	if (dw->walking)
+		dprof_dwarf__index(dw);
+	dw_hand_vars(dw, NULL);
 	if (!IS_ERR_OR_NULL(dw->types)) {
 		hashmap__for_each_entry(dw->types, cur, bkt) {
 			struct dw_type_name *tn = cur->pvalue;

@@ -31,6 +31,7 @@ struct thread;
 struct dprof_dwarf *dprof_dwarf__new(const char *path);
 void dprof_dwarf__delete(struct dprof_dwarf *dw);
 int dprof_dwarf__index(struct dprof_dwarf *dw);
+int dprof_dwarf__index_start(struct dprof_dwarf *dw);
 int dprof_dwarf__index_vars(struct dprof_dwarf *dw, struct map *map,
 			    struct thread *thread, u8 cpumode);
 struct debuginfo *dprof_dwarf__debuginfo(struct dprof_dwarf *dw);
@@ -58,6 +59,11 @@ static inline void dprof_dwarf__delete(struct dprof_dwarf *dw __maybe_unused)
 }
 
 static inline int dprof_dwarf__index(struct dprof_dwarf *dw __maybe_unused)
+{
+	return -ENOENT;
+}
+
+static inline int dprof_dwarf__index_start(struct dprof_dwarf *dw __maybe_unused)
 {
 	return -ENOENT;
 }

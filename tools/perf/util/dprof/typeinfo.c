@@ -21,6 +21,7 @@
 #include "util/hashmap.h"
 #include "util/machine.h"
 #include "util/map.h"
+#include "util/symbol_conf.h"
 #include "util/thread.h"
 #include "btftypes.h"
 #include "dwtypes.h"
@@ -92,16 +93,12 @@ void dprof_typeinfo__trim(void *arg)
  * the same vmlinux (the kernel map and those the samples' maps were made
  * from), and opening and indexing a vmlinux's DWARF costs ~0.1 s each time.
  */
-static struct dprof_dwarf *dprof_typeinfo__dwarf_open(struct dprof_typeinfo *ti,
-						      struct dso *dso)
+static struct dprof_dwarf *dprof_typeinfo__dwarf_path(struct dprof_typeinfo *ti,
+						      const char *path)
 {
 	struct dprof_dwarf *dw = NULL;
-	const char *path;
 	char *key;
 
-	if (!dso)
-		return NULL;
-	path = dso__long_name(dso);
 	if (hashmap__find(ti->dwarf, path, &dw))
 		return dw;
 	key = strdup(path);
@@ -116,6 +113,35 @@ static struct dprof_dwarf *dprof_typeinfo__dwarf_open(struct dprof_typeinfo *ti,
 		return NULL;
 	}
 	return dw;
+}
+
+static struct dprof_dwarf *dprof_typeinfo__dwarf_open(struct dprof_typeinfo *ti,
+						      struct dso *dso)
+{
+	return dso ? dprof_typeinfo__dwarf_path(ti, dso__long_name(dso)) : NULL;
+}
+
+/**
+ * dprof_typeinfo__prepare - start indexing the kernel's DWARF, early
+ * @ti: the type information of a report about to replay its recording
+ *
+ * With a vmlinux given (-k), perf loads the kernel's symbols from that
+ * file and nothing else, and names the kernel's dso by it: the file the
+ * operand typing and the rows will need is known before the replay.  Its
+ * DWARF is opened now and indexed in another thread while the replay
+ * reads the snapshot and the symbol tables (dprof_dwarf__index_start());
+ * the first typing waits for what is left of the walk.
+ */
+void dprof_typeinfo__prepare(struct dprof_typeinfo *ti)
+{
+	struct dprof_dwarf *dw;
+
+	if (ti->res->typed_off || symbol_conf.ignore_vmlinux ||
+	    !symbol_conf.vmlinux_name)
+		return;
+	dw = dprof_typeinfo__dwarf_path(ti, symbol_conf.vmlinux_name);
+	if (dw && dprof_dwarf__index_start(dw))
+		pr_debug("dprof: indexing %s at its first use\n", symbol_conf.vmlinux_name);
 }
 
 /* The DWARF index of @dso's file; NULL when it has none. */

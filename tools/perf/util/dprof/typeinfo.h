@@ -31,6 +31,8 @@ struct dprof_typeinfo *dprof_typeinfo__new(struct dprof_resolver *res,
 void dprof_typeinfo__delete(struct dprof_typeinfo *ti);
 /* The event whose samples the operand typing decodes (votes for kmalloc). */
 void dprof_typeinfo__set_evsel(struct dprof_typeinfo *ti, struct evsel *evsel);
+/* Index the DWARF of the vmlinux given, in another thread. */
+void dprof_typeinfo__prepare(struct dprof_typeinfo *ti);
 /* Give back the DWARF pages read so far (see dprof_dwarf__trim()). */
 void dprof_typeinfo__trim(void *ti);
 /* For dprof_resolver: the debuginfo of @dso's file, opened by @arg. */
