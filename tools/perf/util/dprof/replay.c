@@ -15,12 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <linux/bitmap.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/zalloc.h>
+#include <internal/lib.h>
 
 #include "util/addr_location.h"
 #include "util/annotate.h"
@@ -613,7 +615,7 @@ static int dprof_preload__sample(const struct perf_tool *tool,
  * is in it too; its kmem:slab_new, replayed in time, marks it as made
  * during the recording.
  */
-static int dprof_replay__preload_snapshot(struct dprof_replay *r)
+static int dprof_replay__preload_session(struct dprof_replay *r)
 {
 	struct dprof_preload p = { .r = r, };
 	struct perf_data data = {
@@ -636,6 +638,129 @@ static int dprof_replay__preload_snapshot(struct dprof_replay *r)
 	err = p.snapshot ? perf_session__process_events(session) : 0;
 	perf_session__delete(session);
 	return err;
+}
+
+/* how far behind the scan the data file's pages are given back */
+#define DPROF_SCAN_DROP		(4 * 1024 * 1024UL)
+
+/*
+ * The snapshot's records among the @size bytes of the data section, mapped
+ * @shift bytes into the pages at @map, by the sample id in each (no sample
+ * is parsed): their offsets, in file order, into @offs.  Return: 0, or
+ * -EINVAL for a record perf's reader would have to judge (damaged,
+ * compressed), -ENOMEM.
+ */
+static int dprof_replay__scan_records(struct evlist *evlist, struct evsel *snapshot,
+				      char *map, u64 shift, u64 size, u64 **offs, u64 *nr)
+{
+	char *data = map + shift;
+	u64 off = 0, dropped = 0, alloc = 0;
+
+	*offs = NULL;
+	*nr = 0;
+	while (off < size) {
+		union perf_event *event = (union perf_event *)(data + off);
+		u64 len;
+
+		if (size - off < sizeof(event->header))
+			return -EINVAL;
+		len = event->header.size;
+		if (len < sizeof(event->header) || len > size - off ||
+		    event->header.type == PERF_RECORD_COMPRESSED)
+			return -EINVAL;
+		if (event->header.type == PERF_RECORD_AUXTRACE) {
+			if (len < sizeof(event->auxtrace) ||
+			    event->auxtrace.size > size - off - len)
+				return -EINVAL;
+			len += event->auxtrace.size;
+		} else if (event->header.type == PERF_RECORD_SAMPLE &&
+			   evlist__event2evsel(evlist, event) == snapshot) {
+			if (*nr == alloc) {
+				u64 *more;
+
+				alloc = alloc ? 2 * alloc : 1024;
+				more = realloc(*offs, alloc * sizeof(*more));
+				if (!more)
+					return -ENOMEM;
+				*offs = more;
+			}
+			(*offs)[(*nr)++] = off;
+		}
+		off += len;
+		/* the pages read are not needed again: keep few resident */
+		if (off - dropped >= 2 * DPROF_SCAN_DROP) {
+			dropped = off - DPROF_SCAN_DROP;
+			madvise(map, (shift + dropped) & ~((u64)page_size - 1),
+				MADV_DONTNEED);
+		}
+	}
+	return 0;
+}
+
+/*
+ * The first pass, without a session of its own when the file allows: map
+ * the data section, find the snapshot's records by their sample id and
+ * parse only those.  The pass through perf's reader parses every sample
+ * (a tenth of the report on a long recording); that one is still taken
+ * for what this does not read (a pipe, a directory, another byte order, a
+ * data size the header got wrong, compressed records) and for any record
+ * it cannot vouch for, so that perf's reader judges a damaged file.
+ *
+ * Return: 0 when the snapshot was read, 1 when the session pass is to
+ * read it, or a negative error.
+ */
+static int dprof_replay__scan_snapshot(struct dprof_replay *r)
+{
+	struct perf_session *session = r->session;
+	struct perf_header *header = &session->header;
+	struct evsel *snapshot;
+	struct perf_sample *samples = NULL;
+	u64 start, shift, nr = 0, i, *offs = NULL;
+	char *map;
+	int err = 1;
+
+	if (perf_data__is_pipe(session->data) || perf_data__is_dir(session->data) ||
+	    header->needs_swap || header->data_size_cut || !header->data_size)
+		return 1;
+	snapshot = evlist__find_tracepoint_by_name(session->evlist,
+						   DPROF_SNAPSHOT_TRACEPOINT);
+	if (!snapshot)
+		return 0;
+	start = header->data_offset & ~((u64)page_size - 1);
+	shift = header->data_offset - start;
+	if (header->data_size > SIZE_MAX - shift)
+		return 1;
+	map = mmap(NULL, shift + header->data_size, PROT_READ, MAP_SHARED,
+		   perf_data__fd(session->data), start);
+	if (map == MAP_FAILED)
+		return 1;
+
+	if (dprof_replay__scan_records(session->evlist, snapshot, map, shift,
+				       header->data_size, &offs, &nr))
+		goto out;
+	/* parse them all before using any: a bad one goes to perf's reader */
+	samples = calloc(nr ?: 1, sizeof(*samples));
+	if (!samples)
+		goto out;
+	for (i = 0; i < nr; i++) {
+		if (evsel__parse_sample(snapshot, (union perf_event *)(map + shift + offs[i]),
+					&samples[i]))
+			goto out;
+	}
+	for (i = 0, err = 0; i < nr && !err; i++)
+		err = dprof_replay__slab(r, snapshot, &samples[i], /*born=*/false);
+out:
+	free(samples);
+	free(offs);
+	munmap(map, shift + header->data_size);
+	return err;
+}
+
+static int dprof_replay__preload_snapshot(struct dprof_replay *r)
+{
+	int err = dprof_replay__scan_snapshot(r);
+
+	return err == 1 ? dprof_replay__preload_session(r) : err;
 }
 
 static int dprof_replay__slab_new(struct dprof_replay *r, struct evsel *evsel,
