@@ -662,14 +662,16 @@ static int dprof_replay__scan_records(struct evlist *evlist, struct evsel *snaps
 		union perf_event *event = (union perf_event *)(data + off);
 		u64 len;
 
+		/* perf writes records of 8-byte multiples, 8-byte aligned */
 		if (size - off < sizeof(event->header))
 			return -EINVAL;
 		len = event->header.size;
-		if (len < sizeof(event->header) || len > size - off ||
+		if (len < sizeof(event->header) || len % sizeof(u64) || len > size - off ||
 		    event->header.type == PERF_RECORD_COMPRESSED)
 			return -EINVAL;
 		if (event->header.type == PERF_RECORD_AUXTRACE) {
 			if (len < sizeof(event->auxtrace) ||
+			    event->auxtrace.size % sizeof(u64) ||
 			    event->auxtrace.size > size - off - len)
 				return -EINVAL;
 			len += event->auxtrace.size;
@@ -720,7 +722,8 @@ static int dprof_replay__scan_snapshot(struct dprof_replay *r)
 	int err = 1;
 
 	if (perf_data__is_pipe(session->data) || perf_data__is_dir(session->data) ||
-	    header->needs_swap || header->data_size_cut || !header->data_size)
+	    header->needs_swap || header->data_size_cut || !header->data_size ||
+	    header->data_offset % sizeof(u64))
 		return 1;
 	snapshot = evlist__find_tracepoint_by_name(session->evlist,
 						   DPROF_SNAPSHOT_TRACEPOINT);
