@@ -717,13 +717,19 @@ static int dprof_replay__scan_snapshot(struct dprof_replay *r)
 	struct perf_header *header = &session->header;
 	struct evsel *snapshot;
 	struct perf_sample *samples = NULL;
-	u64 start, shift, nr = 0, i, *offs = NULL;
+	u64 start, shift, end, nr = 0, i, *offs = NULL;
+	struct stat st;
 	char *map;
 	int err = 1;
 
 	if (perf_data__is_pipe(session->data) || perf_data__is_dir(session->data) ||
 	    header->needs_swap || header->data_size_cut || !header->data_size ||
 	    header->data_offset % sizeof(u64))
+		return 1;
+	/* touching a page past the end of the file would be SIGBUS */
+	if (fstat(perf_data__fd(session->data), &st) ||
+	    __builtin_add_overflow(header->data_offset, header->data_size, &end) ||
+	    end > (u64)st.st_size)
 		return 1;
 	snapshot = evlist__find_tracepoint_by_name(session->evlist,
 						   DPROF_SNAPSHOT_TRACEPOINT);
