@@ -470,22 +470,82 @@ static int dw_index_unit(struct dprof_dwarf *dw, Dwarf_Die *unit)
 	return ret;
 }
 
+static bool dw_has_altlink(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return true;	/* cannot tell */
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr shdr;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		name = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (name && !strcmp(name, ".gnu_debugaltlink"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * libdw keeps the state of every unit a handle reads (the unit, its
+ * abbreviations) until the handle ends: after the walk, 17 MB for a
+ * vmlinux, when the lookups that follow read a few hundred of its units.
+ * The index keeps DIE offsets only: walk with a handle of its own over
+ * the same ELF file (its sections are read once), ended after the walk.
+ * The handle's own, when the file refers to an alternate file (dwz) that
+ * the handle did not open.
+ */
+static Dwarf *dw_walk_begin(struct dprof_dwarf *dw)
+{
+	Elf *elf = dwarf_getelf(dw->dbg);
+	Dwarf *walk, *alt;
+
+	if (!elf)
+		return dw->dbg;
+	alt = dwarf_getalt(dw->dbg);
+	if (!alt && dw_has_altlink(elf))
+		return dw->dbg;
+	walk = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!walk)
+		return dw->dbg;
+	if (alt)
+		dwarf_setalt(walk, alt);
+	return walk;
+}
+
 static int dw_build_index(struct dprof_dwarf *dw)
 {
+	Dwarf *dbg = dw_walk_begin(dw);
+	struct debuginfo *dinfo = NULL, walk_dinfo;
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	Dwarf_Die unit;
-	int ret;
+	int ret = 0;
 
-	while (dwarf_nextcu(dw->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		if (dwarf_offdie(dw->dbg, off + hsize, &unit)) {
+	/* perf reads its global variables' types by offset, in this handle */
+	if (dw->vars_dloc && dbg != dw->dbg) {
+		dinfo = dw->vars_dloc->di;
+		walk_dinfo = *dinfo;
+		walk_dinfo.dbg = dbg;
+		dw->vars_dloc->di = &walk_dinfo;
+	}
+	while (dwarf_nextcu(dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dbg, off + hsize, &unit)) {
 			ret = dw_index_unit(dw, &unit);
 			if (ret)
-				return ret;
+				break;
 		}
 		off = next;
 	}
-	return 0;
+	if (dinfo)
+		dw->vars_dloc->di = dinfo;
+	if (dbg != dw->dbg)
+		dwarf_end(dbg);
+	return ret;
 }
 
 /**

@@ -134,6 +134,12 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 
 	pr_debug("dprof: %" PRIu64 " instructions with no memory operand not typed by perf\n",
 		 r->nr_untypable);
+	pr_debug("dprof: perf disassembled %u functions for the typing, %u kernel functions after their first samples; %u freed\n",
+		 r->nr_disassembled, r->nr_disasm_again, r->nr_disasm_freed);
+	for (i = 0; i < r->nr_disasm; i++)
+		dso__put(r->disasm[i].dso);
+	free(r->disasm);
+	dprof_ip_times__exit(&r->sampled);
 	if (r->code) {
 		hashmap__for_each_entry(r->code, cur, bkt)
 			dprof_code__delete(cur->pvalue);
@@ -423,9 +429,225 @@ int dprof_resolver__static(struct dprof_resolver *r, struct thread *thread,
 	return ret;
 }
 
+static int dprof_ip_time__cmp(const void *a, const void *b)
+{
+	const struct dprof_ip_time *x = a, *y = b;
+
+	if (x->ip != y->ip)
+		return x->ip < y->ip ? -1 : 1;
+	return 0;
+}
+
+/**
+ * dprof_ip_times__add - note a sample of @ip at @time
+ * @it: the sample times
+ * @ip: the sample ip
+ * @time: the sample time
+ *
+ * The samples come in the order of the file, not in time order.
+ */
+int dprof_ip_times__add(struct dprof_ip_times *it, u64 ip, u64 time)
+{
+	struct dprof_ip_time *e;
+	long idx;
+
+	if (!it->index) {
+		it->index = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+		if (IS_ERR(it->index)) {
+			it->index = NULL;
+			return -ENOMEM;
+		}
+	}
+	if (hashmap__find(it->index, ip, &idx)) {
+		e = &it->v[idx];
+		if (e->first > time)
+			e->first = time;
+		if (e->last < time)
+			e->last = time;
+		return 0;
+	}
+	if (it->nr == it->alloc) {
+		size_t alloc = it->alloc ? it->alloc * 2 : 1024;
+
+		e = realloc(it->v, alloc * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		it->v = e;
+		it->alloc = alloc;
+	}
+	if (hashmap__add(it->index, ip, it->nr))
+		return -ENOMEM;
+	e = &it->v[it->nr++];
+	e->ip = ip;
+	e->first = time;
+	e->last = time;
+	return 0;
+}
+
+/* After the last dprof_ip_times__add(): ready for the lookups. */
+void dprof_ip_times__done(struct dprof_ip_times *it)
+{
+	struct dprof_ip_time *v;
+
+	hashmap__free(it->index);
+	it->index = NULL;
+	qsort(it->v, it->nr, sizeof(*it->v), dprof_ip_time__cmp);
+	it->sorted = true;
+	if (it->nr && it->nr < it->alloc) {
+		v = realloc(it->v, it->nr * sizeof(*v));
+		if (v) {
+			it->v = v;
+			it->alloc = it->nr;
+		}
+	}
+}
+
+/**
+ * dprof_ip_times__find - when the code in [@start, @end) was sampled
+ * @it: the sample times, after dprof_ip_times__done()
+ * @start: first ip of the range
+ * @end: the ip past it
+ * @first: set to the latest of the first samples of its ips: from then
+ *         on every ip sampled in the range was sampled before
+ * @last: set to the time of its last sample
+ *
+ * Return: false when no sample was noted in the range.
+ */
+bool dprof_ip_times__find(const struct dprof_ip_times *it, u64 start,
+			  u64 end, u64 *first, u64 *last)
+{
+	size_t nr = it->sorted ? it->nr : 0, lo = 0, hi = nr;
+	bool found = false;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (it->v[mid].ip < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < nr && it->v[lo].ip < end; lo++) {
+		const struct dprof_ip_time *e = &it->v[lo];
+
+		if (!found || *first < e->first)
+			*first = e->first;
+		if (!found || *last < e->last)
+			*last = e->last;
+		found = true;
+	}
+	return found;
+}
+
+void dprof_ip_times__exit(struct dprof_ip_times *it)
+{
+	hashmap__free(it->index);
+	free(it->v);
+	memset(it, 0, sizeof(*it));
+}
+
+/**
+ * dprof_resolver__note_sample - a sample of kernel code, seen by a first pass
+ * @r: the resolver
+ * @ip: the sample ip
+ * @time: the sample time
+ *
+ * Every typing of an operand during the replay is of an instruction in
+ * the function of a sample's ip (the sampled one, or the one before it),
+ * and is cached per ip: see dprof_resolver__disassembled() for when
+ * perf's disassembly of a function is not needed any more.  Only kernel
+ * code is noted: a user ip says nothing without the maps of its process.
+ */
+int dprof_resolver__note_sample(struct dprof_resolver *r, u64 ip, u64 time)
+{
+	return dprof_ip_times__add(&r->sampled, ip, time);
+}
+
+/* After the first pass: dprof_resolver__advance() frees from now on. */
+void dprof_resolver__noted(struct dprof_resolver *r)
+{
+	dprof_ip_times__done(&r->sampled);
+}
+
+/**
+ * dprof_resolver__advance - the replay is at @time
+ * @r: the resolver
+ * @time: the time of the sample the replay is at
+ *
+ * Free perf's disassembly of the kernel functions that no typing at
+ * @time or later is expected to need.  One that does need it (an
+ * instruction not typed before) disassembles the function again.
+ */
+void dprof_resolver__advance(struct dprof_resolver *r, u64 time)
+{
+	r->now = time;
+	while (r->nr_disasm && r->disasm[r->nr_disasm - 1].time < time) {
+		struct dprof_disasm *d = &r->disasm[--r->nr_disasm];
+		struct annotation *notes = symbol__annotation(d->sym);
+
+		if (notes->src)
+			annotated_source__purge(notes->src);
+		dso__put(d->dso);
+		r->nr_disasm_freed++;
+	}
+}
+
 #ifdef HAVE_DWARF_SUPPORT
 /* typings between two resolver::trim_debuginfo() calls */
 #define DPROF_TYPED_TRIM	128
+
+/*
+ * perf has just disassembled the function @al is in, for a typing at the
+ * replay's time.  perf keeps a function's disassembly to the end, and
+ * the disassembled lines are the largest part of the report's heap at
+ * its peak: note until when it is needed.  The typings are cached per
+ * ip, so that is until the latest of the first samples of the function's
+ * ips, with one exception: an ip whose earlier samples needed no typing
+ * (their address was in a known object) and a later one does.  Then the
+ * function is disassembled again, and kept until its last sample: no
+ * typing of the replay can come after it.  Kept to the end: user code,
+ * no first pass, or a typing after the last sample (the type votes).
+ */
+static void dprof_resolver__disassembled(struct dprof_resolver *r,
+					 struct addr_location *al)
+{
+	u64 start = map__unmap_ip(al->map, al->sym->start);
+	u64 end = map__unmap_ip(al->map, al->sym->end);
+	struct dprof_disasm *d;
+	u64 first, last, time;
+	size_t i;
+
+	r->nr_disassembled++;
+	if (!machine__kernel_ip(r->machine, start) ||
+	    !dprof_ip_times__find(&r->sampled, start, end, &first, &last))
+		return;
+	time = first;
+	if (time < r->now) {
+		r->nr_disasm_again++;
+		time = last;
+	}
+	if (time < r->now)
+		return;
+	if (r->nr_disasm == r->alloc_disasm) {
+		size_t alloc = r->alloc_disasm ? r->alloc_disasm * 2 : 64;
+
+		d = realloc(r->disasm, alloc * sizeof(*d));
+		if (!d)
+			return;
+		r->disasm = d;
+		r->alloc_disasm = alloc;
+	}
+	/* latest first: the next to go is at the end */
+	for (i = r->nr_disasm; i && r->disasm[i - 1].time < time; i--)
+		;
+	memmove(&r->disasm[i + 1], &r->disasm[i],
+		(r->nr_disasm - i) * sizeof(*r->disasm));
+	d = &r->disasm[i];
+	d->time = time;
+	d->sym = al->sym;
+	d->dso = dso__get(map__dso(al->map));
+	r->nr_disasm++;
+}
 
 /*
  * Would perf's data-type profiling find nothing to type at @al?  It reads
@@ -466,8 +688,10 @@ static int dprof_resolver__find_type(struct dprof_resolver *r,
 	u8 cpumode = machine__kernel_ip(r->machine, ip) ?
 		     PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 	struct annotated_data_type *adt = NULL;
+	struct annotation *notes;
 	struct addr_location al;
 	struct hist_entry he;
+	bool disassembled;
 
 	addr_location__init(&al);
 	if (!thread__find_symbol(thread, cpumode, ip, &al))
@@ -503,7 +727,11 @@ static int dprof_resolver__find_type(struct dprof_resolver *r,
 	he.ip = al.addr;
 	he.hists = evsel__hists(evsel);
 
+	notes = symbol__annotation(al.sym);
+	disassembled = notes->src && !list_empty(&notes->src->source);
 	adt = hist_entry__get_data_type(&he);
+	if (!disassembled && notes->src && !list_empty(&notes->src->source))
+		dprof_resolver__disassembled(r, &al);
 	if (r->trim_debuginfo && !(++r->nr_typings % DPROF_TYPED_TRIM))
 		r->trim_debuginfo(r->debuginfo_arg);
 	if (adt && adt != &stackop_type && adt != &canary_type &&

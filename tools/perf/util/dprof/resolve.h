@@ -25,6 +25,38 @@ struct dprof_percpu_sym {
 	char	*name;
 };
 
+/*
+ * When each sampled kernel ip was sampled first and last, noted in a first
+ * pass over the recording: an entry per ip, sorted by ip for the lookups
+ * once dprof_ip_times__done() is called.
+ */
+struct dprof_ip_time {
+	u64	ip;
+	u64	first;
+	u64	last;
+};
+
+struct dprof_ip_times {
+	struct hashmap		*index;		/* while noting: ip -> entry */
+	struct dprof_ip_time	*v;
+	size_t			nr;
+	size_t			alloc;
+	bool			sorted;
+};
+
+int dprof_ip_times__add(struct dprof_ip_times *it, u64 ip, u64 time);
+void dprof_ip_times__done(struct dprof_ip_times *it);
+bool dprof_ip_times__find(const struct dprof_ip_times *it, u64 start,
+			  u64 end, u64 *first, u64 *last);
+void dprof_ip_times__exit(struct dprof_ip_times *it);
+
+/* A function perf disassembled for the typing, until the replay is past @time. */
+struct dprof_disasm {
+	u64		time;
+	struct symbol	*sym;
+	struct dso	*dso;		/* held: it owns @sym */
+};
+
 struct dprof_resolver {
 	struct machine		*machine;
 	/* keyed by (dso, ip), not by ip alone: see resolve.c */
@@ -56,6 +88,20 @@ struct dprof_resolver {
 	u32			nr_typings;
 	struct dso		*typed_dso;	/* whose debuginfo was lent last */
 	struct debuginfo	*typed_dbg;	/* ... that one, NULL: no DWARF */
+	/*
+	 * perf keeps the disassembly of every function it typed an operand
+	 * of: those of kernel functions go once the replay is past the
+	 * samples that need them (@sampled, when a first pass noted them),
+	 * in @disasm, latest first.  @now: the replay's sample time.
+	 */
+	struct dprof_ip_times	sampled;
+	struct dprof_disasm	*disasm;
+	size_t			nr_disasm;
+	size_t			alloc_disasm;
+	u64			now;
+	u32			nr_disassembled;	/* by perf, for the typing */
+	u32			nr_disasm_again;	/* kernel, after its first samples */
+	u32			nr_disasm_freed;
 };
 
 struct dprof_static {
@@ -67,6 +113,11 @@ struct dprof_static {
 int dprof_resolver__init(struct dprof_resolver *r, struct machine *machine);
 void dprof_resolver__exit(struct dprof_resolver *r);
 void dprof_resolver__trim(struct dprof_resolver *r);
+/* A sample of kernel code at @ip at @time, seen by a first pass. */
+int dprof_resolver__note_sample(struct dprof_resolver *r, u64 ip, u64 time);
+void dprof_resolver__noted(struct dprof_resolver *r);
+/* The replay is at @time: what no later sample needs can go. */
+void dprof_resolver__advance(struct dprof_resolver *r, u64 time);
 
 /* Code at @ip and the instruction before it; returns bytes at @ip or -1. */
 int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
