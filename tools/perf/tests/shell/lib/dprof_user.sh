@@ -99,7 +99,11 @@ dprof_user_compare() {
 			next
 		typed += cnt
 		dso_typed[dso] += cnt
+		# perf names a struct by the typedef a variable was declared
+		# with ("tcache_entry"), dprof by its tag: the same type
 		ok = got[where, type] + precise[where]
+		if (type !~ /^(struct|union|enum) /)
+			ok += got[where, "struct " type] + got[where, "union " type]
 		if (ok > cnt)
 			ok = cnt
 		agreed += ok
