@@ -2290,6 +2290,7 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 		err = dprof_replay__preload(r);
 	if (!err)
 		err = perf_session__process_events(r->session);
+	dprof_resolver__stop_typer(&r->res);
 
 	if (err) {
 		pr_err("dprof: failed to process %s (%d): the file is damaged\n", path, err);

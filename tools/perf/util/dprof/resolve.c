@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <gelf.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,6 +29,11 @@
 #include "util/maps.h"
 #include "util/symbol.h"
 #include "util/thread.h"
+#include "util/util.h"
+#ifdef HAVE_DWARF_SUPPORT
+#include <elfutils/libdw.h>
+#include "util/debuginfo.h"
+#endif
 #include "ea.h"
 #include "hashfn.h"
 #include "resolve.h"
@@ -106,6 +112,9 @@ static void dprof_typed_entry__delete(struct dprof_typed_entry *e)
 
 struct dprof_func;
 static void dprof_func__delete(struct dprof_func *f);
+#ifdef HAVE_DWARF_SUPPORT
+static void dprof_typer__delete(struct dprof_typer *ty);
+#endif
 
 int dprof_resolver__init(struct dprof_resolver *r, struct machine *machine)
 {
@@ -132,6 +141,11 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 	struct hashmap_entry *cur;
 	size_t bkt, i;
 
+#ifdef HAVE_DWARF_SUPPORT
+	dprof_resolver__stop_typer(r);
+	dprof_typer__delete(r->typer);
+	r->typer = NULL;
+#endif
 	pr_debug("dprof: %" PRIu64 " instructions with no memory operand not typed by perf\n",
 		 r->nr_untypable);
 	pr_debug("dprof: perf disassembled %u functions for the typing, %u kernel functions after their first samples; %u freed\n",
@@ -198,7 +212,7 @@ struct dprof_func {
 	u8	*code;
 };
 
-static struct dprof_func *dprof_func__new(struct dprof_resolver *r,
+static struct dprof_func *dprof_func__new(struct machine *machine,
 					  struct thread *thread, u64 start,
 					  u64 size)
 {
@@ -210,7 +224,7 @@ static struct dprof_func *dprof_func__new(struct dprof_resolver *r,
 		return NULL;
 	f->size = size;
 	f->code = malloc(size);
-	if (!f->code || thread__memcpy(thread, r->machine, f->code, start, size,
+	if (!f->code || thread__memcpy(thread, machine, f->code, start, size,
 				       NULL) != (int)size)
 		goto fail;
 	while (off < size) {
@@ -253,12 +267,12 @@ static int u32__cmp(const void *a, const void *b)
 
 /*
  * The decoded function @al is in (from thread__find_symbol()), NULL when it
- * cannot be read or is too large to decode.
+ * cannot be read or is too large to decode; cached in @funcs.
  */
-static struct dprof_func *dprof_resolver__func(struct dprof_resolver *r,
-					       struct thread *thread,
-					       struct addr_location *al,
-					       u64 ip)
+static struct dprof_func *dprof_funcs__find(struct hashmap *funcs,
+					    struct machine *machine,
+					    struct thread *thread,
+					    struct addr_location *al, u64 ip)
 {
 	struct dprof_func *f;
 	u64 off, size;
@@ -269,12 +283,12 @@ static struct dprof_func *dprof_resolver__func(struct dprof_resolver *r,
 	size = al->sym->end - al->sym->start;
 	if (size > DPROF_FUNC_MAX)
 		return NULL;
-	if (hashmap__find(r->funcs, al->sym, &f))
+	if (hashmap__find(funcs, al->sym, &f))
 		return f;
-	f = dprof_func__new(r, thread, ip - off, size);
+	f = dprof_func__new(machine, thread, ip - off, size);
 	if (f)
 		f->dso = dso__get(map__dso(al->map));
-	if (!f || hashmap__add(r->funcs, al->sym, f)) {
+	if (!f || hashmap__add(funcs, al->sym, f)) {
 		if (f)
 			dprof_func__delete(f);
 		return NULL;
@@ -306,7 +320,7 @@ static void dprof_code__find_prev(struct dprof_resolver *r,
 	if (!thread__find_symbol(thread, cpumode, ip, &al) ||
 	    al.addr <= al.sym->start)
 		goto out;
-	f = dprof_resolver__func(r, thread, &al, ip);
+	f = dprof_funcs__find(r->funcs, r->machine, thread, &al, ip);
 	i = f ? dprof_func__index(f, &al) : -1;
 	if (i <= 0)
 		goto out;
@@ -581,6 +595,9 @@ void dprof_resolver__noted(struct dprof_resolver *r)
 void dprof_resolver__advance(struct dprof_resolver *r, u64 time)
 {
 	r->now = time;
+	/* the kernel's disassemblies are the typer's while it runs */
+	if (r->typer_running)
+		return;
 	while (r->nr_disasm && r->disasm[r->nr_disasm - 1].time < time) {
 		struct dprof_disasm *d = &r->disasm[--r->nr_disasm];
 		struct annotation *notes = symbol__annotation(d->sym);
@@ -659,11 +676,11 @@ static void dprof_resolver__disassembled(struct dprof_resolver *r,
  * function: most sampled instructions with no memory operand are found
  * out without one.  False when unsure (the function does not decode).
  */
-static bool dprof_resolver__untypable(struct dprof_resolver *r,
-				      struct thread *thread,
-				      struct addr_location *al, u64 ip)
+static bool dprof_funcs__untypable(struct hashmap *funcs, struct machine *machine,
+				   struct thread *thread,
+				   struct addr_location *al, u64 ip)
 {
-	struct dprof_func *f = dprof_resolver__func(r, thread, al, ip);
+	struct dprof_func *f = dprof_funcs__find(funcs, machine, thread, al, ip);
 	long i = f ? dprof_func__index(f, al) : -1;
 
 	for (; i >= 0; i--) {
@@ -681,6 +698,53 @@ static bool dprof_resolver__untypable(struct dprof_resolver *r,
 	return false;
 }
 
+/*
+ * perf's data type of the memory operand at @al (a sample of @thread in
+ * @cpumode by @evsel), with the debuginfo of its dso lent already.
+ * Returns the type or NULL; sets *@disasm when perf disassembled the
+ * function for it.
+ */
+static struct annotated_data_type *dprof_perf_type(struct thread *thread,
+						   struct evsel *evsel, u8 cpumode,
+						   struct addr_location *al,
+						   struct dprof_typed *t,
+						   bool *disasm)
+{
+	struct annotated_data_type *adt;
+	struct annotation *notes;
+	struct hist_entry he;
+	bool disassembled;
+
+	/* just what hist_entry__get_data_type() looks at */
+	memset(&he, 0, sizeof(he));
+	he.ms.maps = al->maps;
+	he.ms.map = al->map;
+	he.ms.sym = al->sym;
+	he.thread = thread;
+	he.cpumode = cpumode;
+	he.ip = al->addr;
+	he.hists = evsel__hists(evsel);
+
+	notes = symbol__annotation(al->sym);
+	disassembled = notes->src && !list_empty(&notes->src->source);
+	adt = hist_entry__get_data_type(&he);
+	*disasm = !disassembled && notes->src && !list_empty(&notes->src->source);
+	if (adt && adt != &stackop_type && adt != &canary_type &&
+	    adt->self.type_name && he.mem_type_off >= 0) {
+		t->type_name = adt->self.type_name;
+		t->type_size = adt->self.size;
+		t->offset = he.mem_type_off;
+		t->key = (unsigned long)adt;
+		/*
+		 * The cache outlives the thread (EXIT drops its maps and their
+		 * DSOs) and the type name lives in the DSO's data types: hold it.
+		 */
+		t->dso = dso__get(map__dso(al->map));
+		return adt;
+	}
+	return NULL;
+}
+
 static int dprof_resolver__find_type(struct dprof_resolver *r,
 				     struct thread *thread, struct evsel *evsel,
 				     u64 ip, struct dprof_typed *t)
@@ -688,10 +752,8 @@ static int dprof_resolver__find_type(struct dprof_resolver *r,
 	u8 cpumode = machine__kernel_ip(r->machine, ip) ?
 		     PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 	struct annotated_data_type *adt = NULL;
-	struct annotation *notes;
 	struct addr_location al;
-	struct hist_entry he;
-	bool disassembled;
+	bool disasm;
 
 	addr_location__init(&al);
 	if (!thread__find_symbol(thread, cpumode, ip, &al))
@@ -712,45 +774,449 @@ static int dprof_resolver__find_type(struct dprof_resolver *r,
 	if (r->debuginfo && !r->typed_dbg)
 		goto out;
 	/* after the lending above: it is what starts perf's variable walk */
-	if (dprof_resolver__untypable(r, thread, &al, ip)) {
+	if (dprof_funcs__untypable(r->funcs, r->machine, thread, &al, ip)) {
 		r->nr_untypable++;
 		goto out;
 	}
 
-	/* just what hist_entry__get_data_type() looks at */
-	memset(&he, 0, sizeof(he));
-	he.ms.maps = al.maps;
-	he.ms.map = al.map;
-	he.ms.sym = al.sym;
-	he.thread = thread;
-	he.cpumode = cpumode;
-	he.ip = al.addr;
-	he.hists = evsel__hists(evsel);
-
-	notes = symbol__annotation(al.sym);
-	disassembled = notes->src && !list_empty(&notes->src->source);
-	adt = hist_entry__get_data_type(&he);
-	if (!disassembled && notes->src && !list_empty(&notes->src->source))
+	adt = dprof_perf_type(thread, evsel, cpumode, &al, t, &disasm);
+	if (disasm)
 		dprof_resolver__disassembled(r, &al);
 	if (r->trim_debuginfo && !(++r->nr_typings % DPROF_TYPED_TRIM))
 		r->trim_debuginfo(r->debuginfo_arg);
-	if (adt && adt != &stackop_type && adt != &canary_type &&
-	    adt->self.type_name && he.mem_type_off >= 0) {
-		t->type_name = adt->self.type_name;
-		t->type_size = adt->self.size;
-		t->offset = he.mem_type_off;
-		t->key = (unsigned long)adt;
-		/*
-		 * The cache outlives the thread (EXIT drops its maps and their
-		 * DSOs) and the type name lives in the DSO's data types: hold it.
-		 */
-		t->dso = dso__get(map__dso(al.map));
-	} else {
-		adt = NULL;
-	}
 out:
 	addr_location__exit(&al);
 	return adt ? 0 : -ENOENT;
+}
+
+/*
+ * The typer: perf's typing of kernel code in a thread of its own.
+ *
+ * The first pass noted every sampled kernel ip (@sampled); the replay asks
+ * for their operand types in time order, from the main thread, and waits
+ * for each.  Most of the kernel's typings can be made ahead instead, while
+ * the main thread goes on with the replay and types user code: the typer
+ * types the noted ips a function at a time, the functions in the order of
+ * their first samples, and serves the ips the replay asks for (and it has
+ * not typed yet) first.  A function's disassembly goes when its ips are
+ * typed.
+ *
+ * What the two threads share of perf: the kernel's maps and symbols (read;
+ * perf locks the maps and leaves its last-found symbol cache alone once it
+ * is multithreaded), the kernel's dso (its symbols' annotations, data
+ * types and global variables are the typer's only: the main thread asks
+ * the typer for every typing of the dso while it runs) and the file of its
+ * debuginfo, which the typer reads with a libdw handle of its own.  perf's
+ * debuginfo cache is per thread.  User code and kernel modules are typed
+ * by the main thread.
+ */
+struct dprof_typer_group {
+	u64		time;		/* the first sample of any of its ips */
+	size_t		start;		/* its ips in sampled.v */
+	size_t		end;
+	struct symbol	*sym;		/* their function */
+	bool		done;
+};
+
+struct dprof_typer {
+	struct dprof_resolver	*r;
+	pthread_t		tid;
+	pthread_mutex_t		lock;
+	pthread_cond_t		cond;
+	/* under @lock */
+	struct hashmap		*done;		/* ip -> struct dprof_typed * */
+	u64			*wanted;	/* ips the replay waits for */
+	size_t			nr_wanted;
+	size_t			alloc_wanted;
+	bool			stop;
+	bool			exited;
+	/* the thread's */
+	bool			running;	/* started, not joined */
+	struct thread		*thread;
+	struct evsel		*evsel;
+	struct dso		*dso;		/* the kernel's */
+	struct debuginfo	*dinfo;		/* the lent one, with @dbg */
+	Dwarf			*dbg;
+	struct hashmap		*funcs;
+	struct dprof_typer_group *groups;
+	size_t			nr_groups;
+	size_t			next_group;
+	struct hashmap		*group_of;	/* symbol -> its group */
+	u64			nr_untypable;
+	u32			nr_disassembled;
+	u32			nr_typed;
+};
+
+/* Publish the typing of @ip (@t: NULL when out of memory, a failed one). */
+static void dprof_typer__publish(struct dprof_typer *ty, u64 ip,
+				 struct dprof_typed *t)
+{
+	pthread_mutex_lock(&ty->lock);
+	if (hashmap__add(ty->done, ip, t)) {
+		if (t)
+			dso__put(t->dso);
+		free(t);
+	}
+	pthread_cond_broadcast(&ty->cond);
+	pthread_mutex_unlock(&ty->lock);
+}
+
+/* Type @ip unless done: @sym set to its function when perf disassembled it. */
+static void dprof_typer__type(struct dprof_typer *ty, u64 ip,
+			      struct symbol **disassembled)
+{
+	struct machine *machine = ty->r->machine;
+	struct dprof_typed *t;
+	struct addr_location al;
+	bool disasm = false;
+
+	/* only this thread adds: no lock to look */
+	if (hashmap__find(ty->done, ip, NULL))
+		return;
+	t = zalloc(sizeof(*t));
+	addr_location__init(&al);
+	if (t && thread__find_symbol(ty->thread, PERF_RECORD_MISC_KERNEL, ip, &al) &&
+	    map__dso(al.map) == ty->dso) {
+		if (dprof_funcs__untypable(ty->funcs, machine, ty->thread, &al, ip))
+			ty->nr_untypable++;
+		else if (!dprof_perf_type(ty->thread, ty->evsel,
+					  PERF_RECORD_MISC_KERNEL, &al, t, &disasm))
+			t->type_name = NULL;
+		ty->nr_typed++;
+		if (disasm) {
+			ty->nr_disassembled++;
+			*disassembled = al.sym;
+		}
+	}
+	addr_location__exit(&al);
+	dprof_typer__publish(ty, ip, t);
+}
+
+static void dprof_typer__purge(struct symbol *sym)
+{
+	struct annotation *notes = sym ? symbol__annotation(sym) : NULL;
+
+	if (notes && notes->src)
+		annotated_source__purge(notes->src);
+}
+
+/*
+ * The sampled ip's instruction has no memory operand: the access can be the
+ * one before it (skid, see dprof_replay__soft_access()): type that too.
+ */
+static void dprof_typer__type_prev(struct dprof_typer *ty, u64 ip,
+				   struct symbol **disassembled)
+{
+	struct addr_location al;
+	struct dprof_func *f;
+	long i;
+
+	addr_location__init(&al);
+	if (thread__find_symbol(ty->thread, PERF_RECORD_MISC_KERNEL, ip, &al) &&
+	    map__dso(al.map) == ty->dso) {
+		f = dprof_funcs__find(ty->funcs, ty->r->machine, ty->thread, &al, ip);
+		i = f ? dprof_func__index(f, &al) : -1;
+		if (i > 0 &&
+		    !dprof_ea__mem_syntax(f->code + f->starts[i],
+					  ((u32)i + 1 < f->nr ? f->starts[i + 1] : f->size) -
+					  f->starts[i]))
+			dprof_typer__type(ty, ip - (f->starts[i] - f->starts[i - 1]),
+					  disassembled);
+	}
+	addr_location__exit(&al);
+}
+
+/* The next function's ips, in the order of their first samples */
+static void dprof_typer__type_group(struct dprof_typer *ty,
+				    struct dprof_typer_group *g)
+{
+	const struct dprof_ip_time *v = ty->r->sampled.v;
+	struct symbol *disassembled = NULL;
+	size_t i;
+
+	for (i = g->start; i < g->end; i++) {
+		dprof_typer__type(ty, v[i].ip, &disassembled);
+		dprof_typer__type_prev(ty, v[i].ip, &disassembled);
+	}
+	/* disassembled here or for an ip the replay wanted before */
+	dprof_typer__purge(g->sym);
+	g->done = true;
+}
+
+static int dprof_typer_group__cmp(const void *a, const void *b)
+{
+	const struct dprof_typer_group *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The noted ips of the kernel's dso by function, in first-sample order. */
+static int dprof_typer__plan(struct dprof_typer *ty)
+{
+	const struct dprof_ip_times *it = &ty->r->sampled;
+	struct symbol *prev_sym = NULL;
+	size_t i, alloc = 0;
+
+	for (i = 0; i < it->nr; i++) {
+		struct dprof_typer_group *g;
+		struct addr_location al;
+		struct symbol *sym = NULL;
+
+		addr_location__init(&al);
+		if (thread__find_symbol(ty->thread, PERF_RECORD_MISC_KERNEL,
+					it->v[i].ip, &al) && map__dso(al.map) == ty->dso)
+			sym = al.sym;
+		addr_location__exit(&al);
+		if (!sym)
+			continue;
+		if (sym == prev_sym && ty->groups[ty->nr_groups - 1].end == i) {
+			g = &ty->groups[ty->nr_groups - 1];
+			g->end = i + 1;
+			if (g->time > it->v[i].first)
+				g->time = it->v[i].first;
+			continue;
+		}
+		if (ty->nr_groups == alloc) {
+			alloc = alloc ? alloc * 2 : 256;
+			g = realloc(ty->groups, alloc * sizeof(*g));
+			if (!g)
+				return -ENOMEM;
+			ty->groups = g;
+		}
+		g = &ty->groups[ty->nr_groups++];
+		g->time = it->v[i].first;
+		g->start = i;
+		g->end = i + 1;
+		g->sym = sym;
+		g->done = false;
+		prev_sym = sym;
+	}
+	qsort(ty->groups, ty->nr_groups, sizeof(*ty->groups), dprof_typer_group__cmp);
+	for (i = 0; i < ty->nr_groups; i++) {
+		/* a function's ips are one run in ip order: one group each */
+		if (hashmap__add(ty->group_of, ty->groups[i].sym, i))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void *dprof_typer__run(void *arg)
+{
+	struct dprof_typer *ty = arg;
+	bool plan_ok;
+
+	debuginfo_cache__use(ty->dso, ty->dinfo);
+	plan_ok = !dprof_typer__plan(ty);
+	for (;;) {
+		struct dprof_typer_group *g = NULL;
+		struct symbol *disassembled = NULL;
+		bool wanted = false;
+		u64 ip = 0;
+
+		pthread_mutex_lock(&ty->lock);
+		while (!ty->stop && !ty->nr_wanted &&
+		       (!plan_ok || ty->next_group == ty->nr_groups))
+			pthread_cond_wait(&ty->cond, &ty->lock);
+		if (ty->stop) {
+			pthread_mutex_unlock(&ty->lock);
+			break;
+		}
+		if (ty->nr_wanted) {
+			ip = ty->wanted[--ty->nr_wanted];
+			wanted = true;
+		} else {
+			g = &ty->groups[ty->next_group++];
+		}
+		pthread_mutex_unlock(&ty->lock);
+
+		if (wanted) {
+			size_t idx;
+
+			dprof_typer__type(ty, ip, &disassembled);
+			/* a group still to come purges it when done with it */
+			if (disassembled && (!hashmap__find(ty->group_of, disassembled, &idx) ||
+					     ty->groups[idx].done))
+				dprof_typer__purge(disassembled);
+		} else {
+			dprof_typer__type_group(ty, g);
+		}
+	}
+	debuginfo_cache__delete();
+	pthread_mutex_lock(&ty->lock);
+	ty->exited = true;
+	pthread_cond_broadcast(&ty->cond);
+	pthread_mutex_unlock(&ty->lock);
+	return NULL;
+}
+
+static void dprof_typer__delete(struct dprof_typer *ty)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!ty)
+		return;
+	if (!IS_ERR_OR_NULL(ty->done)) {
+		hashmap__for_each_entry(ty->done, cur, bkt) {
+			struct dprof_typed *t = cur->pvalue;
+
+			if (t)
+				dso__put(t->dso);
+			free(t);
+		}
+		hashmap__free(ty->done);
+	}
+	if (!IS_ERR_OR_NULL(ty->funcs)) {
+		hashmap__for_each_entry(ty->funcs, cur, bkt)
+			dprof_func__delete(cur->pvalue);
+		hashmap__free(ty->funcs);
+	}
+	if (!IS_ERR_OR_NULL(ty->group_of))
+		hashmap__free(ty->group_of);
+	if (ty->dinfo) {
+		/* the lent debuginfo's Dwfl is not this copy's to end */
+		ty->dinfo->dwfl = NULL;
+		debuginfo__delete(ty->dinfo);
+	}
+	if (ty->dbg)
+		dwarf_end(ty->dbg);
+	free(ty->groups);
+	free(ty->wanted);
+	thread__put(ty->thread);
+	dso__put(ty->dso);
+	pthread_mutex_destroy(&ty->lock);
+	pthread_cond_destroy(&ty->cond);
+	free(ty);
+}
+
+/*
+ * Start the typer, after the replay's first typing of the kernel's code
+ * (@dso, whose debuginfo @dbg the main thread has lent to perf): perf has
+ * set up its disassembler and architecture, and has the kernel's global
+ * variables.  Nothing happens when there was no first pass, or the
+ * debuginfo's file needs another (a dwz alternate file) or cannot be
+ * opened again.
+ */
+static void dprof_resolver__start_typer(struct dprof_resolver *r,
+					struct thread *thread,
+					struct evsel *evsel, struct dso *dso,
+					struct debuginfo *dbg)
+{
+	struct dprof_typer *ty;
+	Elf *elf;
+
+	r->typer_tried = true;
+	if (!r->sampled.sorted || !r->sampled.nr || !dso || !dso__kernel(dso) ||
+	    !dbg || !dbg->dbg || dwarf_getalt(dbg->dbg))
+		return;
+	elf = dwarf_getelf(dbg->dbg);
+	ty = zalloc(sizeof(*ty));
+	if (!elf || !ty)
+		goto fail;
+	pthread_mutex_init(&ty->lock, NULL);
+	pthread_cond_init(&ty->cond, NULL);
+	ty->r = r;
+	ty->thread = thread__get(thread);
+	ty->evsel = evsel;
+	ty->dso = dso__get(dso);
+	ty->done = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	ty->funcs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	ty->group_of = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(ty->done) || IS_ERR(ty->funcs) || IS_ERR(ty->group_of))
+		goto fail;
+	/* libdw keeps per-handle state without locks: a handle of its own */
+	ty->dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	ty->dinfo = malloc(sizeof(*ty->dinfo));
+	if (!ty->dbg || !ty->dinfo)
+		goto fail;
+	*ty->dinfo = *dbg;
+	ty->dinfo->dbg = ty->dbg;
+	ty->dinfo->cu_tops = NULL;
+
+	perf_set_multithreaded();
+	if (pthread_create(&ty->tid, NULL, dprof_typer__run, ty)) {
+		perf_set_singlethreaded();
+		goto fail;
+	}
+	ty->running = true;
+	r->typer = ty;
+	r->typer_running = true;
+	return;
+fail:
+	pr_debug("dprof: typing the kernel's code in the main thread\n");
+	dprof_typer__delete(ty);
+}
+
+/**
+ * dprof_resolver__stop_typer - stop typing kernel code in a thread
+ * @r: the resolver
+ *
+ * After the replay: the typings made so far stay for the main thread to
+ * find.
+ */
+void dprof_resolver__stop_typer(struct dprof_resolver *r)
+{
+	struct dprof_typer *ty = r->typer;
+
+	if (!ty || !ty->running)
+		return;
+	pthread_mutex_lock(&ty->lock);
+	ty->stop = true;
+	pthread_cond_broadcast(&ty->cond);
+	pthread_mutex_unlock(&ty->lock);
+	pthread_join(ty->tid, NULL);
+	ty->running = false;
+	r->typer_running = false;
+	perf_set_singlethreaded();
+	r->nr_untypable += ty->nr_untypable;
+	r->nr_disassembled += ty->nr_disassembled;
+	pr_debug("dprof: the kernel's typer typed %u ips (%zu functions planned, %zu done)\n",
+		 ty->nr_typed, ty->nr_groups, ty->next_group);
+}
+
+/*
+ * The typing of the kernel's code at @ip, by the typer: wait for it while
+ * the typer runs.  Returns 0 with @t set (t->type_name NULL: no type),
+ * -EAGAIN when the typing failed (no memory), or -ENOENT when the typer
+ * has not typed @ip and is not running: the caller types it.
+ */
+static int dprof_typer__get(struct dprof_typer *ty, u64 ip, struct dprof_typed *t)
+{
+	struct dprof_typed *res = NULL;
+	bool found;
+
+	pthread_mutex_lock(&ty->lock);
+	found = hashmap__find(ty->done, ip, &res);
+	if (!found && ty->running && !ty->exited) {
+		if (ty->nr_wanted == ty->alloc_wanted) {
+			size_t alloc = ty->alloc_wanted ? ty->alloc_wanted * 2 : 16;
+			u64 *w = realloc(ty->wanted, alloc * sizeof(*w));
+
+			if (!w)
+				goto out;
+			ty->wanted = w;
+			ty->alloc_wanted = alloc;
+		}
+		ty->wanted[ty->nr_wanted++] = ip;
+		pthread_cond_broadcast(&ty->cond);
+		while (!(found = hashmap__find(ty->done, ip, &res)) && !ty->exited)
+			pthread_cond_wait(&ty->cond, &ty->lock);
+	}
+out:
+	pthread_mutex_unlock(&ty->lock);
+	if (!found)
+		return ty->running ? -EAGAIN : -ENOENT;
+	if (!res)
+		return -EAGAIN;
+	*t = *res;
+	t->dso = dso__get(res->dso);
+	return 0;
+}
+#else
+void dprof_resolver__stop_typer(struct dprof_resolver *r __maybe_unused)
+{
 }
 #endif
 
@@ -797,13 +1263,26 @@ int dprof_resolver__typed(struct dprof_resolver *r __maybe_unused,
 
 	dprof_code_key__init(&key, r, thread, ip);
 	if (!hashmap__find(r->typed, &key, &e)) {
+		int err = -ENOENT;
+
 		e = zalloc(sizeof(*e));
 		if (!e)
 			return -ENOMEM;
 		e->key.dso = dso__get(key.dso);
 		e->key.ip = ip;
-		if (dprof_resolver__find_type(r, thread, evsel, ip, &e->t))
+		if (r->typer && key.dso == r->typer->dso)
+			err = dprof_typer__get(r->typer, ip, &e->t);
+		if (err == -ENOENT) {
+			if (dprof_resolver__find_type(r, thread, evsel, ip, &e->t))
+				e->t.type_name = NULL;
+			/* perf is set up for the kernel's typings: hand them over */
+			if (!r->typer_tried && r->nr_disassembled && key.dso &&
+			    key.dso == r->typed_dso && dso__kernel(key.dso))
+				dprof_resolver__start_typer(r, thread, evsel,
+							    r->typed_dso, r->typed_dbg);
+		} else if (err) {
 			e->t.type_name = NULL;
+		}
 		if (hashmap__add(r->typed, &e->key, e)) {
 			dprof_typed_entry__delete(e);
 			return -ENOMEM;

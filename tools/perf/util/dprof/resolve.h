@@ -12,6 +12,7 @@ struct machine;
 struct map;
 struct symbol;
 struct thread;
+struct dprof_typer;
 
 /*
  * Data addresses that no allocator event covers: static data of the kernel
@@ -100,6 +101,10 @@ struct dprof_resolver {
 	size_t			alloc_disasm;
 	u64			now;
 	u32			nr_disassembled;	/* by perf, for the typing */
+	/* the kernel's typings in a thread, after the first (see resolve.c) */
+	struct dprof_typer	*typer;
+	bool			typer_tried;
+	bool			typer_running;
 	u32			nr_disasm_again;	/* kernel, after its first samples */
 	u32			nr_disasm_freed;
 };
@@ -118,6 +123,8 @@ int dprof_resolver__note_sample(struct dprof_resolver *r, u64 ip, u64 time);
 void dprof_resolver__noted(struct dprof_resolver *r);
 /* The replay is at @time: what no later sample needs can go. */
 void dprof_resolver__advance(struct dprof_resolver *r, u64 time);
+/* After the replay: no more typing of kernel code in a thread. */
+void dprof_resolver__stop_typer(struct dprof_resolver *r);
 
 /* Code at @ip and the instruction before it; returns bytes at @ip or -1. */
 int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
