@@ -58,7 +58,8 @@ group_of() {
 		echo 45-flow ;;
 	tools/perf/util/dprof/replay.*|tools/perf/util/dprof/report.*|\
 	tools/perf/util/dprof/typeinfo.*|tools/perf/util/dprof/watch*|\
-	tools/perf/util/dprof/record.*|tools/perf/util/dprof/diff.*)
+	tools/perf/util/dprof/record.*|tools/perf/util/dprof/diff.*|\
+	tools/perf/util/dprof/userfiles.*)
 		echo 48-report ;;
 	tools/perf/util/dprof/*)
 		echo 40-classify ;;

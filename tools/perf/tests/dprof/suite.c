@@ -15,6 +15,8 @@ static struct test_case tests__dprof[] = {
 		  dprof_addrset_move),
 	TEST_CASE("dprof: static symbol resolution", dprof_static),
 	TEST_CASE("dprof: first and last sample time of each kernel ip", dprof_ip_times),
+	TEST_CASE("dprof: user files sampled, from mmap, fork and exec records",
+		  dprof_userfiles),
 	TEST_CASE("dprof: per-class aggregation into rows", dprof_profile),
 	TEST_CASE("dprof: cache model and geometry", dprof_cachesim),
 	TEST_CASE("dprof: miss classes against a cache model with ground truth", dprof_missmodel),

@@ -50,6 +50,7 @@
 #include "sink.h"
 #include "ea.h"
 #include "watch.h"
+#include "userfiles.h"
 
 /* x86-64 THREAD_SIZE with KASAN off; stack slots are not a data type */
 #define DPROF_STACK_SPAN	(16 * 1024)
@@ -700,7 +701,58 @@ struct dprof_scan {
 	u64			*offs;		/* of the snapshot's records */
 	u64			nr_offs;
 	u64			alloc_offs;
+	/* the files of user code sampled; NULL: not asked for */
+	struct dprof_userfiles	*user;
 };
+
+/* A record's string field: NULL unless it ends within the record */
+static const char *dprof_scan__string(union perf_event *event, const char *str)
+{
+	const char *end = (const char *)event + event->header.size;
+
+	if (str >= end || !memchr(str, '\0', end - str))
+		return NULL;
+	return str;
+}
+
+/* The records that tell which file a user ip is in */
+static int dprof_scan__user_record(struct dprof_scan *sc, union perf_event *event)
+{
+	const char *name;
+
+	if ((event->header.misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER &&
+	    event->header.type != PERF_RECORD_FORK)
+		return 0;
+	switch (event->header.type) {
+	case PERF_RECORD_MMAP2:
+		if (event->header.size <= offsetof(struct perf_record_mmap2, filename) ||
+		    !(event->mmap2.prot & PROT_EXEC))
+			return 0;
+		name = dprof_scan__string(event, event->mmap2.filename);
+		return name && *name == '/' ?
+		       dprof_userfiles__mmap(sc->user, event->mmap2.pid, event->mmap2.start,
+					     event->mmap2.len, name) : 0;
+	case PERF_RECORD_MMAP:
+		if (event->header.size <= offsetof(struct perf_record_mmap, filename) ||
+		    (event->header.misc & PERF_RECORD_MISC_MMAP_DATA))
+			return 0;
+		name = dprof_scan__string(event, event->mmap.filename);
+		return name && *name == '/' ?
+		       dprof_userfiles__mmap(sc->user, event->mmap.pid, event->mmap.start,
+					     event->mmap.len, name) : 0;
+	case PERF_RECORD_FORK:
+		if (event->header.size < sizeof(event->fork))
+			return 0;
+		return dprof_userfiles__fork(sc->user, event->fork.pid, event->fork.ppid);
+	case PERF_RECORD_COMM:
+		if (event->header.size >= sizeof(event->comm) &&
+		    (event->header.misc & PERF_RECORD_MISC_COMM_EXEC))
+			dprof_userfiles__exec(sc->user, event->comm.pid);
+		return 0;
+	default:
+		return 0;
+	}
+}
 
 static int dprof_scan__record(struct dprof_scan *sc, union perf_event *event, u64 off)
 {
@@ -721,15 +773,26 @@ static int dprof_scan__record(struct dprof_scan *sc, union perf_event *event, u6
 		sc->offs[sc->nr_offs++] = off;
 		return 0;
 	}
-	/* as dprof_preload__access(): kernel code only */
-	if ((event->header.misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_KERNEL)
+	/* as dprof_preload__access(): kernel code, and which user files */
+	switch (event->header.misc & PERF_RECORD_MISC_CPUMODE_MASK) {
+	case PERF_RECORD_MISC_KERNEL:
+		break;
+	case PERF_RECORD_MISC_USER:
+		if (sc->user)
+			break;
 		return 0;
+	default:
+		return 0;
+	}
 	for (i = 0; i < sc->nr_access; i++) {
 		if (evsel != sc->access[i])
 			continue;
 		memset(&sample, 0, sizeof(sample));
 		if (evsel__parse_sample(evsel, event, &sample))
 			return -EINVAL;
+		if (sample.cpumode == PERF_RECORD_MISC_USER)
+			return dprof_userfiles__sample(sc->user, sample.pid, sample.ip,
+						       sample.time);
 		return dprof_resolver__note_sample(&sc->r->res, sample.ip, sample.time);
 	}
 	return 0;
@@ -767,6 +830,10 @@ static int dprof_scan__records(struct dprof_scan *sc, char *map, u64 shift, u64 
 			len += event->auxtrace.size;
 		} else if (event->header.type == PERF_RECORD_SAMPLE) {
 			err = dprof_scan__record(sc, event, off);
+			if (err)
+				return err;
+		} else if (sc->user) {
+			err = dprof_scan__user_record(sc, event);
 			if (err)
 				return err;
 		}
@@ -833,6 +900,9 @@ static int dprof_replay__scan(struct dprof_replay *r)
 		return 1;
 	}
 
+	/* the DWARF of user code can be opened ahead: which files is it? */
+	if (r->res.prefetch)
+		sc.user = dprof_userfiles__new();
 	if (dprof_scan__records(&sc, map, shift, header->data_size))
 		goto out;
 	/* parse them all before using any: a bad one goes to perf's reader */
@@ -847,7 +917,15 @@ static int dprof_replay__scan(struct dprof_replay *r)
 	}
 	for (i = 0, err = 0; i < sc.nr_offs && !err; i++)
 		err = dprof_replay__slab(r, sc.snapshot, &samples[i], /*born=*/false);
+	if (!err && sc.user) {
+		const char *const *names;
+		size_t nr = dprof_userfiles__sampled(sc.user, &names);
+
+		if (nr)
+			r->res.prefetch(r->res.debuginfo_arg, names, nr);
+	}
 out:
+	dprof_userfiles__delete(sc.user);
 	free(samples);
 	free(sc.offs);
 	free(sc.access);

@@ -84,6 +84,7 @@ int dprof_report__open(struct dprof_report *rep, const struct dprof_report_opts 
 	rep->replay.res.debuginfo = dprof_typeinfo__debuginfo;
 	rep->replay.res.debuginfo_arg = rep->ti;
 	rep->replay.res.trim_debuginfo = dprof_typeinfo__trim;
+	rep->replay.res.prefetch = dprof_typeinfo__prefetch;
 	dprof_typeinfo__prepare(rep->ti);
 	return 0;
 

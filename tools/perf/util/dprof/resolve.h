@@ -81,6 +81,13 @@ struct dprof_resolver {
 					      struct thread *thread, u8 cpumode);
 	void			*debuginfo_arg;
 	/*
+	 * The files of user code a first pass found samples in, by their
+	 * first samples (NULL: not asked): their debuginfo can be opened
+	 * before the typing asks for it.  @names is the caller's.
+	 */
+	void			(*prefetch)(void *arg, const char *const *names,
+					    size_t nr);
+	/*
 	 * Give back the pages of the lent debuginfo read so far (NULL:
 	 * nothing to do), called every DPROF_TYPED_TRIM typings: the units
 	 * each function's typing reads are seldom read again.

@@ -10,9 +10,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 #include <linux/err.h>
 #include <linux/zalloc.h>
 
@@ -30,8 +33,29 @@
 #include "hashfn.h"
 #include "typeinfo.h"
 
+/*
+ * The DWARF of the user files a first pass found samples in, opened in a
+ * thread while the replay goes on (see dprof_typeinfo__prefetch()).
+ */
+struct dprof_prefetch {
+	pthread_t		tid;
+	pthread_mutex_t		lock;
+	pthread_cond_t		cond;
+	char			**names;	/* by their first samples */
+	struct dprof_dwarf	**dws;		/* NULL: no DWARF, or taken */
+	size_t			nr;
+	/* under @lock */
+	size_t			nr_done;
+	bool			finished;
+	bool			stop;
+};
+
+/* how much lower the prefetch's priority is than the replay's */
+#define DPROF_PREFETCH_NICE	10
+
 struct dprof_typeinfo {
 	struct dprof_resolver	*res;
+	struct dprof_prefetch	*prefetch;
 	struct evsel		*evsel;		/* for the operand typing */
 	struct hashmap		*dwarf;		/* file name -> struct dprof_dwarf * */
 	struct dprof_btf	*btf;		/* this kernel's, when recorded here */
@@ -56,6 +80,148 @@ struct dprof_typeinfo *dprof_typeinfo__new(struct dprof_resolver *res,
 	return ti;
 }
 
+static void *dprof_prefetch__run(void *arg)
+{
+	struct dprof_prefetch *pf = arg;
+	size_t i;
+
+	/*
+	 * Yield to the replay and to the kernel's walk, which the replay
+	 * waits for sooner; the walks this starts inherit it.
+	 */
+	if (setpriority(PRIO_PROCESS, gettid(), DPROF_PREFETCH_NICE))
+		pr_debug("dprof: prefetch at the replay's priority: %m\n");
+	for (i = 0; i < pf->nr; i++) {
+		struct dprof_dwarf *dw;
+		bool stop;
+
+		pthread_mutex_lock(&pf->lock);
+		stop = pf->stop;
+		pthread_mutex_unlock(&pf->lock);
+		if (stop)
+			break;
+		dw = dprof_dwarf__new(pf->names[i]);
+		/*
+		 * Indexed as ahead of a typing: perf's global variables are
+		 * kept for the first one.  Joined here, which gives back what
+		 * the walk read before the file is handed over.
+		 */
+		if (dw && !dprof_dwarf__index_start(dw))
+			dprof_dwarf__index(dw);
+		pthread_mutex_lock(&pf->lock);
+		pf->dws[i] = dw;
+		pf->nr_done = i + 1;
+		pthread_cond_broadcast(&pf->cond);
+		pthread_mutex_unlock(&pf->lock);
+	}
+	pthread_mutex_lock(&pf->lock);
+	pf->finished = true;
+	pthread_cond_broadcast(&pf->cond);
+	pthread_mutex_unlock(&pf->lock);
+	return NULL;
+}
+
+static void dprof_prefetch__delete(struct dprof_prefetch *pf)
+{
+	size_t i;
+
+	if (!pf)
+		return;
+	pthread_mutex_lock(&pf->lock);
+	pf->stop = true;
+	pthread_mutex_unlock(&pf->lock);
+	pthread_join(pf->tid, NULL);
+	for (i = 0; i < pf->nr; i++) {
+		dprof_dwarf__delete(pf->dws[i]);
+		free(pf->names[i]);
+	}
+	free(pf->dws);
+	free(pf->names);
+	pthread_mutex_destroy(&pf->lock);
+	pthread_cond_destroy(&pf->cond);
+	free(pf);
+}
+
+/**
+ * dprof_typeinfo__prefetch - open the DWARF of user files ahead
+ * @arg: the type information (struct dprof_typeinfo)
+ * @names: the files, in the order the typing is expected to need them
+ * @nr: how many
+ *
+ * The operand typing of user code opens and indexes the DWARF of each
+ * file at its first typing there: ~0.2 s of the main thread on the demo
+ * recording (a C library's compressed debuginfo, a Python runtime's).
+ * A thread opens and indexes them one after the other from now on, at a
+ * lower priority; the first typing of a file waits for what is left of
+ * its opening.
+ */
+void dprof_typeinfo__prefetch(void *arg, const char *const *names, size_t nr)
+{
+	struct dprof_typeinfo *ti = arg;
+	struct dprof_prefetch *pf;
+	size_t i;
+
+	if (ti->prefetch || !nr || ti->res->typed_off)
+		return;
+	pf = zalloc(sizeof(*pf));
+	if (!pf)
+		return;
+	pf->names = calloc(nr, sizeof(*pf->names));
+	pf->dws = calloc(nr, sizeof(*pf->dws));
+	if (!pf->names || !pf->dws)
+		goto fail;
+	for (pf->nr = 0; pf->nr < nr; pf->nr++) {
+		pf->names[pf->nr] = strdup(names[pf->nr]);
+		if (!pf->names[pf->nr])
+			goto fail;
+	}
+	pthread_mutex_init(&pf->lock, NULL);
+	pthread_cond_init(&pf->cond, NULL);
+	if (pthread_create(&pf->tid, NULL, dprof_prefetch__run, pf)) {
+		pthread_mutex_destroy(&pf->lock);
+		pthread_cond_destroy(&pf->cond);
+		goto fail;
+	}
+	ti->prefetch = pf;
+	return;
+fail:
+	for (i = 0; pf->names && i < pf->nr; i++)
+		free(pf->names[i]);
+	free(pf->names);
+	free(pf->dws);
+	free(pf);
+}
+
+/*
+ * The handle the prefetch opened for @path, waiting for it: false when
+ * @path is not one of its files, or it stopped before.
+ */
+static bool dprof_prefetch__take(struct dprof_prefetch *pf, const char *path,
+				 struct dprof_dwarf **dw)
+{
+	bool taken = false;
+	size_t i;
+
+	if (!pf)
+		return false;
+	for (i = 0; i < pf->nr; i++) {
+		if (!strcmp(pf->names[i], path))
+			break;
+	}
+	if (i == pf->nr)
+		return false;
+	pthread_mutex_lock(&pf->lock);
+	while (pf->nr_done <= i && !pf->finished)
+		pthread_cond_wait(&pf->cond, &pf->lock);
+	if (i < pf->nr_done) {
+		*dw = pf->dws[i];
+		pf->dws[i] = NULL;
+		taken = true;
+	}
+	pthread_mutex_unlock(&pf->lock);
+	return taken;
+}
+
 void dprof_typeinfo__delete(struct dprof_typeinfo *ti)
 {
 	struct hashmap_entry *cur;
@@ -63,6 +229,7 @@ void dprof_typeinfo__delete(struct dprof_typeinfo *ti)
 
 	if (!ti)
 		return;
+	dprof_prefetch__delete(ti->prefetch);
 	hashmap__for_each_entry(ti->dwarf, cur, bkt) {
 		dprof_dwarf__delete(cur->pvalue);
 		free((char *)cur->pkey);
@@ -104,7 +271,8 @@ static struct dprof_dwarf *dprof_typeinfo__dwarf_path(struct dprof_typeinfo *ti,
 	key = strdup(path);
 	if (!key)
 		return NULL;
-	dw = dprof_dwarf__new(path);
+	if (!dprof_prefetch__take(ti->prefetch, path, &dw))
+		dw = dprof_dwarf__new(path);
 	if (!dw)
 		pr_debug("dprof: no DWARF in %s\n", path);
 	if (hashmap__add(ti->dwarf, key, dw)) {
