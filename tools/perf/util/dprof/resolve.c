@@ -505,7 +505,8 @@ void dprof_ip_times__done(struct dprof_ip_times *it)
 
 	hashmap__free(it->index);
 	it->index = NULL;
-	qsort(it->v, it->nr, sizeof(*it->v), dprof_ip_time__cmp);
+	if (it->nr)
+		qsort(it->v, it->nr, sizeof(*it->v), dprof_ip_time__cmp);
 	it->sorted = true;
 	if (it->nr && it->nr < it->alloc) {
 		v = realloc(it->v, it->nr * sizeof(*v));

@@ -303,7 +303,8 @@ size_t dprof_userfiles__sampled(struct dprof_userfiles *uf,
 	*names = uf->names;
 	if (!uf->names)
 		return 0;
-	qsort(uf->sampled, uf->nr_sampled, sizeof(*uf->sampled), dprof_ufile__cmp);
+	if (uf->nr_sampled)
+		qsort(uf->sampled, uf->nr_sampled, sizeof(*uf->sampled), dprof_ufile__cmp);
 	for (i = 0; i < uf->nr_sampled; i++)
 		uf->names[i] = uf->sampled[i]->name;
 	return uf->nr_sampled;
