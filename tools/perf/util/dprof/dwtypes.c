@@ -932,43 +932,47 @@ static Dwarf_Off dw_units_end(Dwarf *dbg, Dwarf_Off off)
 	return off;
 }
 
-/* the first unit past the middle of the units in [@start, @end); 0: none */
-static Dwarf_Off dw_units_middle(Dwarf *dbg, Dwarf_Off start, Dwarf_Off end)
+/* the first unit after the one at @start that starts at @from or later, before @end; 0: none */
+static Dwarf_Off dw_units_from(Dwarf *dbg, Dwarf_Off start, Dwarf_Off end,
+			       Dwarf_Off from)
 {
-	Dwarf_Off off, next, mid = start + (end - start) / 2;
+	Dwarf_Off off, next;
 	size_t hsize;
 
 	for (off = start; off < end; off = next) {
 		if (dwarf_nextcu(dbg, off, &next, &hsize, NULL, NULL, NULL) ||
 		    next >= end)
 			break;
-		if (next >= mid)
+		if (next >= from)
 			return next;
 	}
 	return 0;
 }
 
 /*
- * A helping thread takes parts of the walk while fewer bytes of units than
- * this share of all are left to the walker (merging a part costs too),
- * and at most this many.
+ * The helping thread takes parts of at most this share of all the units'
+ * bytes, and at most half of what the walker has left, until the walker
+ * has less than this share left (merging a part costs too), and at most
+ * this many.
  */
-#define DW_HELP_MIN_SHARE	16
-#define DW_HELP_MAX_PARTS	8
+#define DW_HELP_PART_SHARE	8
+#define DW_HELP_MIN_SHARE	64
+#define DW_HELP_MAX_PARTS	16
 
 /*
- * The thread that waits for the walk ahead takes the second half (in
- * bytes) of the units the walker has left, and indexes them into an index
- * of its own (libdw is not thread-safe per handle: with a Dwarf handle of
- * its own); done before the walker, it takes the second half of what is
- * left again.  @parts: the indexes made, each of the units before the
- * previous one's.
+ * The thread that waits for the walk ahead takes the last units the
+ * walker has left, and indexes them into an index of its own (libdw is
+ * not thread-safe per handle: with a Dwarf handle of its own); then the
+ * last ones of what is left, and so on until the walker and it meet.  The
+ * parts are small enough for both to end at about the same time, and
+ * large enough for their merge to cost little.  @parts: the indexes made,
+ * each of the units before the previous one's.
  */
 static int dw_help_walk(struct dprof_dwarf *dw, struct dprof_dwarf **parts,
 			int *nr_parts)
 {
 	struct dprof_dwarf *part = NULL;
-	Dwarf_Off start, end, mid, all = 0;
+	Dwarf_Off start, end, mid, size, all = 0;
 	bool taken;
 	int err = 0;
 
@@ -984,7 +988,8 @@ static int dw_help_walk(struct dprof_dwarf *dw, struct dprof_dwarf **parts,
 		}
 		if (start >= end || (end - start) * DW_HELP_MIN_SHARE < all)
 			break;
-		mid = dw_units_middle(dw->help_dbg, start, end);
+		size = min((end - start) / 2, all / DW_HELP_PART_SHARE);
+		mid = dw_units_from(dw->help_dbg, start, end, end - size);
 		if (!mid)
 			break;
 		if (!part) {
@@ -1112,10 +1117,11 @@ static void dw_walk_handles(struct dprof_dwarf *dw)
  * prepares (the snapshot pass, the symbol tables).  Nothing may use @dw
  * until dprof_dwarf__index() or dprof_dwarf__index_vars() waits for the
  * walk: every other function of this file that reads the DWARF goes
- * through one of them.  perf's global variables are kept per CU until
- * dprof_dwarf__index_vars() hands them over, with the map, thread and
- * cpumode of the first typing; the index is the one dprof_dwarf__index()
- * builds.
+ * through one of them.  The thread that waits indexes the units the walk
+ * has not reached yet, from the end, until the two meet.  perf's global
+ * variables are kept per CU until dprof_dwarf__index_vars() hands them
+ * over, with the map, thread and cpumode of the first typing; the index
+ * is the one dprof_dwarf__index() builds.
  *
  * Return: 0, or a negative error when no thread could be started (the
  * index is then built at the first lookup, as without this call).
