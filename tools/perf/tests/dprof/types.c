@@ -340,6 +340,59 @@ static int test_cache_type(struct dprof_dwarf *dw)
 	return TEST_OK;
 }
 
+/*
+ * The thread that waits for the walk ahead indexes part of the units: the
+ * index is the one a single walk builds, and the variables kept for perf
+ * are a walk's, in CU order.
+ */
+/* @shared, an index built ahead, is @one, built by one walk */
+static int test_same_index(struct dprof_dwarf_digest *shared,
+			   struct dprof_dwarf_digest *one)
+{
+	pr_debug("%u type names, %u runs, %u variables, %u by address, %u CUs of perf's; %u units by the waiting thread\n",
+		 one->nr_types, one->nr_dies, one->nr_vars, one->nr_var_addrs,
+		 shared->nr_unit_vars, shared->nr_helped);
+	TEST_ASSERT_EQUAL("type names", shared->nr_types, one->nr_types);
+	TEST_ASSERT_EQUAL("runs of type DIEs", shared->nr_dies, one->nr_dies);
+	TEST_ASSERT_EQUAL("variables", shared->nr_vars, one->nr_vars);
+	TEST_ASSERT_EQUAL("variables by address", shared->nr_var_addrs,
+			  one->nr_var_addrs);
+	TEST_ASSERT_VAL("the chains of type DIEs", shared->types == one->types);
+	TEST_ASSERT_VAL("the variables", shared->vars == one->vars);
+	TEST_ASSERT_VAL("perf's variables kept", shared->nr_unit_vars);
+	TEST_ASSERT_VAL("perf's variables, in CU order",
+			shared->unit_vars == shared->walk_vars);
+	return TEST_OK;
+}
+
+static int test_shared_walk(const char *path)
+{
+	struct dprof_dwarf_digest one, shared;
+	struct dprof_dwarf *dw;
+	int try, ret;
+
+	dw = dprof_dwarf__new(path);
+	TEST_ASSERT_VAL("open for one walk", dw);
+	TEST_ASSERT_EQUAL("one walk", dprof_dwarf__index_digest(dw, &one), 0);
+	dprof_dwarf__delete(dw);
+
+	/* the walker may be done before this thread waits: again */
+	for (try = 0; try < 10; try++) {
+		dw = dprof_dwarf__new(path);
+		TEST_ASSERT_VAL("open for a shared walk", dw);
+		TEST_ASSERT_EQUAL("shared walk started", dprof_dwarf__index_start(dw), 0);
+		TEST_ASSERT_EQUAL("shared walk",
+				  dprof_dwarf__index_digest(dw, &shared), 0);
+		dprof_dwarf__delete(dw);
+		ret = test_same_index(&shared, &one);
+		if (ret != TEST_OK || shared.nr_helped)
+			return ret;
+	}
+	/* valgrind runs a new thread to its end first */
+	pr_debug("the walker was done each time before this thread waited\n");
+	return TEST_OK;
+}
+
 int test__dprof_types(struct test_suite *test __maybe_unused,
 		      int subtest __maybe_unused)
 {
@@ -359,6 +412,10 @@ int test__dprof_types(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_VAL("open for a walk ahead", dw);
 	TEST_ASSERT_EQUAL("walk ahead started", dprof_dwarf__index_start(dw), 0);
 	dprof_dwarf__delete(dw);
+
+	ret = test_shared_walk(path);
+	if (ret != TEST_OK)
+		return ret;
 
 	strbuf_init(&sb, 64);
 	/* the index built at the first lookup, then built ahead: the same */

@@ -124,7 +124,22 @@ struct dprof_dwarf {
 	struct die_var_type	**unit_vars;
 	u32			nr_unit_vars;
 	u32			alloc_unit_vars;
+	/*
+	 * The walker's Dwarf handle, and the one a thread that waits for
+	 * the walk helps with (NULL: it cannot); the walker claims each
+	 * unit under walk_lock, and stops at walk_end, which the helping
+	 * thread lowers to take the units from there (dw_help_walk()).
+	 */
+	Dwarf			*walk_dbg;
+	Dwarf			*help_dbg;
+	pthread_mutex_t		walk_lock;
+	Dwarf_Off		walk_next;	/* the first unit not claimed */
+	Dwarf_Off		walk_end;
+	u32			nr_helped;	/* units the helping thread indexed */
 };
+
+/* walk_end of a walk that no thread helps (yet) */
+#define DW_WALK_ALL	((Dwarf_Off)-1)
 
 /* more nesting than this is a loop in broken DWARF */
 #define DW_MAX_DEPTH	64
@@ -518,14 +533,56 @@ static Dwarf *dw_walk_begin(struct dprof_dwarf *dw)
 	return walk;
 }
 
+/*
+ * The walker claims each unit before it indexes it: a thread that waits
+ * for the walk may have taken the units from walk_end on.
+ */
+static bool dw_claim_unit(struct dprof_dwarf *dw, Dwarf_Off off, Dwarf_Off next)
+{
+	bool claimed;
+
+	pthread_mutex_lock(&dw->walk_lock);
+	claimed = off < dw->walk_end;
+	if (claimed)
+		dw->walk_next = next;
+	pthread_mutex_unlock(&dw->walk_lock);
+	return claimed;
+}
+
+/*
+ * Index the units of @dbg in [@off, @end) into @ix's tables, in their
+ * order, counting them in @nr; @claim: the walk ahead, whose units are
+ * claimed one by one.
+ */
+static int dw_index_units(struct dprof_dwarf *ix, Dwarf *dbg, Dwarf_Off off,
+			  Dwarf_Off end, struct dprof_dwarf *claim, u32 *nr)
+{
+	Dwarf_Off next;
+	size_t hsize;
+	Dwarf_Die unit;
+	int ret = 0;
+
+	while (off < end &&
+	       dwarf_nextcu(dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (claim && !dw_claim_unit(claim, off, next))
+			break;
+		if (dwarf_offdie(dbg, off + hsize, &unit)) {
+			ret = dw_index_unit(ix, &unit);
+			if (ret)
+				break;
+		}
+		(*nr)++;
+		off = next;
+	}
+	return ret;
+}
+
 static int dw_build_index(struct dprof_dwarf *dw)
 {
 	Dwarf *dbg = dw_walk_begin(dw);
 	struct debuginfo *dinfo = NULL, walk_dinfo;
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	Dwarf_Die unit;
-	int ret = 0;
+	u32 nr = 0;
+	int ret;
 
 	/* perf reads its global variables' types by offset, in this handle */
 	if (dw->vars_dloc && dbg != dw->dbg) {
@@ -534,14 +591,7 @@ static int dw_build_index(struct dprof_dwarf *dw)
 		walk_dinfo.dbg = dbg;
 		dw->vars_dloc->di = &walk_dinfo;
 	}
-	while (dwarf_nextcu(dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		if (dwarf_offdie(dbg, off + hsize, &unit)) {
-			ret = dw_index_unit(dw, &unit);
-			if (ret)
-				break;
-		}
-		off = next;
-	}
+	ret = dw_index_units(dw, dbg, 0, DW_WALK_ALL, NULL, &nr);
 	if (dinfo)
 		dw->vars_dloc->di = dinfo;
 	if (dbg != dw->dbg)
@@ -711,19 +761,303 @@ static int dw_index_end(struct dprof_dwarf *dw, int err)
 	return 0;
 }
 
-/* wait for the walk dprof_dwarf__index_start() started, and finish it */
+/* the tables of an index: dprof_dwarf__delete()'s, and a helping thread's */
+static void dw_free_index(struct dprof_dwarf *dw)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	dw_hand_vars(dw, NULL);
+	if (!IS_ERR_OR_NULL(dw->types)) {
+		hashmap__for_each_entry(dw->types, cur, bkt) {
+			struct dw_type_name *tn = cur->pvalue;
+			struct dw_type_ent *ent, *next;
+
+			if (!tn)
+				continue;	/* merged: dw_merge_index() */
+			for (ent = tn->ents; ent; ent = next) {
+				next = ent->next;
+				free(ent);
+			}
+			free(tn);
+		}
+		hashmap__free(dw->types);
+	}
+	free(dw->dies);
+	if (!IS_ERR_OR_NULL(dw->type_strs))
+		hashmap__free(dw->type_strs);
+	if (!IS_ERR_OR_NULL(dw->vars))
+		hashmap__free(dw->vars);
+	if (!IS_ERR_OR_NULL(dw->var_addrs))
+		hashmap__free(dw->var_addrs);
+}
+
+/* a helping thread's index: a struct dprof_dwarf with only the tables */
+static void dw_free_part(struct dprof_dwarf *part)
+{
+	dw_free_index(part);
+	free(part);
+}
+
+/*
+ * Append @part, the index of the units that follow @dw's, to @dw: the
+ * index one walk over both makes.  A name's chain in @part goes on from
+ * its chain in @dw, and its first run continues the last run in @dw when
+ * their sizes match, as it would have across the boundary; the other
+ * links keep their order behind @dw's, so that the links are those of
+ * one walk, in the same places.  The variables of @dw's units, earlier,
+ * win.  @part keeps what is not moved, for dw_free_part().
+ */
+static int dw_merge_index(struct dprof_dwarf *dw, struct dprof_dwarf *part)
+{
+	size_t i, bkt, nr_names = hashmap__size(part->types);
+	struct dw_type_name **found = calloc(nr_names ?: 1, sizeof(*found));
+	u32 *to = malloc((part->nr_dies ?: 1) * sizeof(*to));
+	u32 j, base = dw->nr_dies, nr = base, alloc;
+	struct hashmap_entry *cur;
+	int err = -ENOMEM;
+
+	if (!found || !to)
+		goto out;
+	/* the first runs that go on: counted in @dw's last, not copied */
+	for (j = 0; j < part->nr_dies; j++)
+		to[j] = DW_CHAIN_END;
+	i = 0;
+	hashmap__for_each_entry(part->types, cur, bkt) {
+		struct dw_type_name *ptn = cur->pvalue, *tn;
+		struct dw_die_link *first = &part->dies[ptn->first];
+
+		if (hashmap__find(dw->types, cur->pkey, &tn)) {
+			found[i] = tn;
+			if (first->size != DW_SIZE_LATER &&
+			    dw->dies[tn->last].size == first->size) {
+				dw->dies[tn->last].count += first->count;
+				to[ptn->first] = tn->last;
+			}
+		}
+		i++;
+	}
+	for (j = 0; j < part->nr_dies; j++) {
+		if (to[j] == DW_CHAIN_END)
+			to[j] = nr++;
+	}
+	if (nr > dw->alloc_dies) {
+		struct dw_die_link *dies;
+
+		for (alloc = dw->alloc_dies ?: 1024; alloc < nr; alloc *= 2)
+			;
+		dies = realloc(dw->dies, alloc * sizeof(*dies));
+		if (!dies)
+			goto out;
+		dw->dies = dies;
+		dw->alloc_dies = alloc;
+	}
+	for (j = 0; j < part->nr_dies; j++) {
+		struct dw_die_link *link = &part->dies[j];
+
+		if (to[j] < base)
+			continue;
+		dw->dies[to[j]] = *link;
+		if (link->next != DW_CHAIN_END)
+			dw->dies[to[j]].next = to[link->next];
+	}
+	dw->nr_dies = nr;
+
+	i = 0;
+	hashmap__for_each_entry(part->types, cur, bkt) {
+		struct dw_type_name *ptn = cur->pvalue, *tn = found[i++];
+		u32 first = to[ptn->first], next;
+
+		if (!tn) {
+			/* a name new in @part's units: its chain moves */
+			ptn->first = first;
+			ptn->last = to[ptn->last];
+			if (hashmap__add(dw->types, cur->pkey, ptn))
+				goto out;
+			cur->pvalue = NULL;
+			dw->nr_types++;
+			continue;
+		}
+		if (first == tn->last) {
+			/* its first run went on: the rest follows */
+			next = part->dies[ptn->first].next;
+			dw->dies[tn->last].next = next == DW_CHAIN_END ? next : to[next];
+		} else {
+			dw->dies[tn->last].next = first;
+		}
+		tn->last = to[ptn->last];
+	}
+
+	hashmap__for_each_entry(part->vars, cur, bkt) {
+		/* -EEXIST: an earlier CU's static of the same name wins */
+		if (hashmap__add(dw->vars, cur->pkey, cur->value) == 0)
+			dw->nr_vars++;
+	}
+	hashmap__for_each_entry(part->var_addrs, cur, bkt)
+		hashmap__add(dw->var_addrs, cur->key, cur->value);
+
+	/* perf's variables of @part's units, behind those of @dw's */
+	dw->vars_lost |= part->vars_lost;
+	if (part->nr_unit_vars) {
+		u32 alloc_units = dw->nr_unit_vars + part->nr_unit_vars;
+		struct die_var_type **units;
+
+		units = realloc(dw->unit_vars, alloc_units * sizeof(*units));
+		if (units) {
+			memcpy(units + dw->nr_unit_vars, part->unit_vars,
+			       part->nr_unit_vars * sizeof(*units));
+			dw->unit_vars = units;
+			dw->nr_unit_vars = alloc_units;
+			dw->alloc_unit_vars = alloc_units;
+			part->nr_unit_vars = 0;
+		} else {
+			dw->vars_lost = true;	/* dw_free_part() frees them */
+		}
+	}
+	err = 0;
+out:
+	free(found);
+	free(to);
+	return err;
+}
+
+/* the end of the last unit, from the unit at @off */
+static Dwarf_Off dw_units_end(Dwarf *dbg, Dwarf_Off off)
+{
+	Dwarf_Off next;
+	size_t hsize;
+
+	while (dwarf_nextcu(dbg, off, &next, &hsize, NULL, NULL, NULL) == 0)
+		off = next;
+	return off;
+}
+
+/* the first unit after the one at @start that starts at @from or later, before @end; 0: none */
+static Dwarf_Off dw_units_from(Dwarf *dbg, Dwarf_Off start, Dwarf_Off end,
+			       Dwarf_Off from)
+{
+	Dwarf_Off off, next;
+	size_t hsize;
+
+	for (off = start; off < end; off = next) {
+		if (dwarf_nextcu(dbg, off, &next, &hsize, NULL, NULL, NULL) ||
+		    next >= end)
+			break;
+		if (next >= from)
+			return next;
+	}
+	return 0;
+}
+
+/*
+ * The helping thread takes parts of at most this share of all the units'
+ * bytes, and at most half of what the walker has left, until the walker
+ * has less than this share left (merging a part costs too), and at most
+ * this many.
+ */
+#define DW_HELP_PART_SHARE	8
+#define DW_HELP_MIN_SHARE	64
+#define DW_HELP_MAX_PARTS	16
+
+/*
+ * The thread that waits for the walk ahead takes the last units the
+ * walker has left, and indexes them into an index of its own (libdw is
+ * not thread-safe per handle: with a Dwarf handle of its own); then the
+ * last ones of what is left, and so on until the walker and it meet.  The
+ * parts are small enough for both to end at about the same time, and
+ * large enough for their merge to cost little.  @parts: the indexes made,
+ * each of the units before the previous one's.
+ */
+static int dw_help_walk(struct dprof_dwarf *dw, struct dprof_dwarf **parts,
+			int *nr_parts)
+{
+	struct dprof_dwarf *part = NULL;
+	Dwarf_Off start, end, mid, size, all = 0;
+	bool taken;
+	int err = 0;
+
+	*nr_parts = 0;
+	while (*nr_parts < DW_HELP_MAX_PARTS) {
+		pthread_mutex_lock(&dw->walk_lock);
+		start = dw->walk_next;
+		end = dw->walk_end;
+		pthread_mutex_unlock(&dw->walk_lock);
+		if (end == DW_WALK_ALL) {
+			all = dw_units_end(dw->help_dbg, start);
+			end = all;
+		}
+		if (start >= end || (end - start) * DW_HELP_MIN_SHARE < all)
+			break;
+		size = min((end - start) / 2, all / DW_HELP_PART_SHARE);
+		mid = dw_units_from(dw->help_dbg, start, end, end - size);
+		if (!mid)
+			break;
+		if (!part) {
+			part = zalloc(sizeof(*part));
+			if (!part)
+				break;	/* the walker does it all */
+			part->path = dw->path;
+			part->keep_vars = dw->keep_vars;
+			if (dw_index_begin(part)) {
+				dw_free_part(part);
+				part = NULL;
+				break;
+			}
+		}
+		pthread_mutex_lock(&dw->walk_lock);
+		taken = dw->walk_next <= mid;
+		if (taken)
+			dw->walk_end = mid;
+		pthread_mutex_unlock(&dw->walk_lock);
+		if (!taken)
+			continue;	/* the walker went past it meanwhile */
+		parts[(*nr_parts)++] = part;
+		err = dw_index_units(part, dw->help_dbg, mid, end, NULL,
+				     &dw->nr_helped);
+		part = NULL;
+		if (err)
+			break;
+	}
+	if (part)
+		dw_free_part(part);
+	return err;
+}
+
+/*
+ * Wait for the walk dprof_dwarf__index_start() started, helping it, and
+ * finish it.
+ */
 static int dw_index_join(struct dprof_dwarf *dw)
 {
+	struct dprof_dwarf *parts[DW_HELP_MAX_PARTS];
+	int nr_parts = 0, err = 0;
+
+	if (dw->help_dbg) {
+		err = dw_help_walk(dw, parts, &nr_parts);
+		dwarf_end(dw->help_dbg);
+		dw->help_dbg = NULL;
+	}
 	pthread_join(dw->walker, NULL);
+	pthread_mutex_destroy(&dw->walk_lock);
 	dw->walking = false;
 	dw->index_err = -ENOENT;
+	err = dw->walk_err ?: err;
+	/* the parts' units follow the walker's, the last part's first */
+	while (nr_parts--) {
+		if (!err)
+			err = dw_merge_index(dw, parts[nr_parts]);
+		dw_free_part(parts[nr_parts]);
+	}
+	if (dw->nr_helped)
+		pr_debug("dprof: %s: %u units indexed by the thread that waited for the walk\n",
+			 dw->path, dw->nr_helped);
 	/*
 	 * The walk's own handle and scratch tables were freed in the malloc
 	 * arena of the thread, which keeps free memory resident: give it back
-	 * (~5 MB for a vmlinux).
+	 * (~5 MB for a vmlinux), and the helping thread's.
 	 */
 	malloc_trim(0);
-	return dw_index_end(dw, dw->walk_err);
+	return dw_index_end(dw, err);
 }
 
 /**
@@ -752,9 +1086,26 @@ int dprof_dwarf__index(struct dprof_dwarf *dw)
 static void *dw_index_walker(void *arg)
 {
 	struct dprof_dwarf *dw = arg;
+	u32 nr = 0;
 
-	dw->walk_err = dw_build_index(dw);
+	dw->walk_err = dw_index_units(dw, dw->walk_dbg, 0, DW_WALK_ALL, dw, &nr);
+	if (dw->walk_dbg != dw->dbg)
+		dwarf_end(dw->walk_dbg);
+	dw->walk_dbg = NULL;
 	return NULL;
+}
+
+/* the walk's Dwarf handles, made before its threads run */
+static void dw_walk_handles(struct dprof_dwarf *dw)
+{
+	dw->walk_dbg = dw_walk_begin(dw);
+	dw->help_dbg = NULL;
+	/* an alternate file's handle would be shared by both */
+	if (dw->walk_dbg == dw->dbg || dwarf_getalt(dw->dbg))
+		return;
+	dw->help_dbg = dw_walk_begin(dw);
+	if (dw->help_dbg == dw->dbg)
+		dw->help_dbg = NULL;
 }
 
 /**
@@ -766,10 +1117,11 @@ static void *dw_index_walker(void *arg)
  * prepares (the snapshot pass, the symbol tables).  Nothing may use @dw
  * until dprof_dwarf__index() or dprof_dwarf__index_vars() waits for the
  * walk: every other function of this file that reads the DWARF goes
- * through one of them.  perf's global variables are kept per CU until
- * dprof_dwarf__index_vars() hands them over, with the map, thread and
- * cpumode of the first typing; the index is the one dprof_dwarf__index()
- * builds.
+ * through one of them.  The thread that waits indexes the units the walk
+ * has not reached yet, from the end, until the two meet.  perf's global
+ * variables are kept per CU until dprof_dwarf__index_vars() hands them
+ * over, with the map, thread and cpumode of the first typing; the index
+ * is the one dprof_dwarf__index() builds.
  *
  * Return: 0, or a negative error when no thread could be started (the
  * index is then built at the first lookup, as without this call).
@@ -782,10 +1134,25 @@ int dprof_dwarf__index_start(struct dprof_dwarf *dw)
 		return 0;
 	if (dw_index_begin(dw))
 		return -ENOMEM;
+	/*
+	 * libelf is not thread-safe: the handles load the ELF sections they
+	 * read here, on the calling thread, before the threads race.
+	 */
+	dw_walk_handles(dw);
+	dw->walk_next = 0;
+	dw->walk_end = DW_WALK_ALL;
+	pthread_mutex_init(&dw->walk_lock, NULL);
 	dw->keep_vars = true;
 	err = pthread_create(&dw->walker, NULL, dw_index_walker, dw);
 	if (err) {
 		dw->keep_vars = false;
+		if (dw->walk_dbg != dw->dbg)
+			dwarf_end(dw->walk_dbg);
+		if (dw->help_dbg)
+			dwarf_end(dw->help_dbg);
+		dw->walk_dbg = NULL;
+		dw->help_dbg = NULL;
+		pthread_mutex_destroy(&dw->walk_lock);
 		return -err;
 	}
 	dw->walking = true;
@@ -839,6 +1206,100 @@ int dprof_dwarf__index_vars(struct dprof_dwarf *dw, struct map *map,
 	return err;
 }
 
+static u64 dw_mix(u64 h, u64 v)
+{
+	return (h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2))) * 0x100000001b3ULL;
+}
+
+/* the variables die_collect_global_var() gives, a CU's after another's */
+static u64 dw_digest_unit_vars(u64 h, struct die_var_type *vars)
+{
+	for (; vars; vars = vars->next)
+		h = dw_mix(dw_mix(h, vars->die_off), vars->addr);
+	return dw_mix(h, 0);	/* the CU ends */
+}
+
+/* dw_digest_unit_vars() of every CU by a walk through @dbg */
+static u64 dw_digest_walk_vars(Dwarf *dbg)
+{
+	Dwarf_Off off = 0, next;
+	Dwarf_Die unit, die;
+	size_t hsize;
+	u64 h = 0;
+
+	for (; dwarf_nextcu(dbg, off, &next, &hsize, NULL, NULL, NULL) == 0; off = next) {
+		struct die_var_type *vars = NULL;
+
+		if (!dwarf_offdie(dbg, off + hsize, &unit) || dwarf_child(&unit, &die))
+			continue;
+		do {
+			if (dwarf_tag(&die) == DW_TAG_variable &&
+			    die_collect_global_var(&die, &vars))
+				break;
+		} while (dwarf_siblingof(&die, &die) == 0);
+		if (vars)
+			h = dw_digest_unit_vars(h, vars);
+		dw_free_vars(vars);
+	}
+	return h;
+}
+
+/**
+ * dprof_dwarf__index_digest - what a handle's index holds, for its test
+ * @dw: the handle; its index is built (or the walk ahead waited for)
+ * @d: where to store it
+ *
+ * An index built with the help of the thread that waits for the walk
+ * ahead must be the one a single walk builds: the same counts, the same
+ * chains of type DIEs (in the same places), the same variables by name
+ * and by address, and the variables kept for perf those a walk of its
+ * own collects, in CU order.  The hashes of the chains and of the
+ * variables do not depend on the order of the hash tables.
+ *
+ * Return: as dprof_dwarf__index().
+ */
+int dprof_dwarf__index_digest(struct dprof_dwarf *dw,
+			      struct dprof_dwarf_digest *d)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+	int err;
+	u32 i;
+
+	memset(d, 0, sizeof(*d));
+	err = dprof_dwarf__index(dw);
+	if (err)
+		return err;
+	d->nr_types = dw->nr_types;
+	d->nr_dies = dw->nr_dies;
+	d->nr_vars = dw->nr_vars;
+	d->nr_var_addrs = hashmap__size(dw->var_addrs);
+	d->nr_unit_vars = dw->nr_unit_vars;
+	d->nr_helped = dw->nr_helped;
+
+	for (i = 0; i < dw->nr_dies; i++) {
+		struct dw_die_link *link = &dw->dies[i];
+
+		d->types = dw_mix(dw_mix(dw_mix(dw_mix(d->types, link->off),
+						link->next), link->size),
+				  link->count);
+	}
+	hashmap__for_each_entry(dw->types, cur, bkt) {
+		struct dw_type_name *tn = cur->pvalue;
+
+		d->types += dw_mix(dw_mix(str_hash(cur->pkey), tn->first), tn->last);
+	}
+	hashmap__for_each_entry(dw->vars, cur, bkt)
+		d->vars += dw_mix(str_hash(cur->pkey), cur->value);
+	hashmap__for_each_entry(dw->var_addrs, cur, bkt)
+		d->vars += dw_mix(dw_mix(cur->key, cur->value), 1);
+
+	for (i = 0; i < dw->nr_unit_vars; i++)
+		d->unit_vars = dw_digest_unit_vars(d->unit_vars, dw->unit_vars[i]);
+	d->walk_vars = dw_digest_walk_vars(dw->dbg);
+	return 0;
+}
+
 /**
  * dprof_dwarf__debuginfo - the open debuginfo behind a handle
  * @dw: the handle, may be NULL
@@ -861,34 +1322,11 @@ struct debuginfo *dprof_dwarf__debuginfo(struct dprof_dwarf *dw)
  */
 void dprof_dwarf__delete(struct dprof_dwarf *dw)
 {
-	struct hashmap_entry *cur;
-	size_t bkt;
-
 	if (!dw)
 		return;
 	if (dw->walking)
 		dprof_dwarf__index(dw);
-	dw_hand_vars(dw, NULL);
-	if (!IS_ERR_OR_NULL(dw->types)) {
-		hashmap__for_each_entry(dw->types, cur, bkt) {
-			struct dw_type_name *tn = cur->pvalue;
-			struct dw_type_ent *ent, *next;
-
-			for (ent = tn->ents; ent; ent = next) {
-				next = ent->next;
-				free(ent);
-			}
-			free(tn);
-		}
-		hashmap__free(dw->types);
-	}
-	free(dw->dies);
-	if (!IS_ERR_OR_NULL(dw->type_strs))
-		hashmap__free(dw->type_strs);
-	if (!IS_ERR_OR_NULL(dw->vars))
-		hashmap__free(dw->vars);
-	if (!IS_ERR_OR_NULL(dw->var_addrs))
-		hashmap__free(dw->var_addrs);
+	dw_free_index(dw);
 	debuginfo__delete(dw->dinfo);
 	free(dw->path);
 	free(dw);

@@ -25,6 +25,32 @@ struct dprof_dwarf;
 struct map;
 struct thread;
 
+/**
+ * struct dprof_dwarf_digest - what a handle's index holds, for its test
+ * @nr_types: type names
+ * @nr_dies: runs of type DIEs in their chains
+ * @nr_vars: variables by name
+ * @nr_var_addrs: variables by address
+ * @nr_unit_vars: CUs whose variables are kept for perf
+ * @nr_helped: units indexed by the thread that waited for the walk ahead
+ * @types: a hash of the chains of the type names
+ * @vars: a hash of the variables by name and by address
+ * @unit_vars: a hash of the variables kept for perf, in CU order
+ * @walk_vars: the same hash of those a walk of perf's would collect
+ */
+struct dprof_dwarf_digest {
+	u32	nr_types;
+	u32	nr_dies;
+	u32	nr_vars;
+	u32	nr_var_addrs;
+	u32	nr_unit_vars;
+	u32	nr_helped;
+	u64	types;
+	u64	vars;
+	u64	unit_vars;
+	u64	walk_vars;
+};
+
 #ifdef HAVE_DWARF_SUPPORT
 #include <elfutils/libdw.h>
 
@@ -36,6 +62,8 @@ int dprof_dwarf__index_vars(struct dprof_dwarf *dw, struct map *map,
 			    struct thread *thread, u8 cpumode);
 struct debuginfo *dprof_dwarf__debuginfo(struct dprof_dwarf *dw);
 void dprof_dwarf__trim(struct dprof_dwarf *dw);
+int dprof_dwarf__index_digest(struct dprof_dwarf *dw,
+			      struct dprof_dwarf_digest *d);
 
 int dprof_dwarf__find_struct(struct dprof_dwarf *dw, const char *name,
 			     struct dprof_type *t);
@@ -78,6 +106,13 @@ static inline int dprof_dwarf__index_vars(struct dprof_dwarf *dw __maybe_unused,
 
 static inline void dprof_dwarf__trim(struct dprof_dwarf *dw __maybe_unused)
 {
+}
+
+static inline int
+dprof_dwarf__index_digest(struct dprof_dwarf *dw __maybe_unused,
+			  struct dprof_dwarf_digest *d __maybe_unused)
+{
+	return -ENOENT;
 }
 
 static inline struct debuginfo *
