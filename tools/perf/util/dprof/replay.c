@@ -715,36 +715,40 @@ static const char *dprof_scan__string(union perf_event *event, const char *str)
 	return str;
 }
 
+/* An executable mapping of a file, from an mmap record of @pid */
+static int dprof_scan__user_mmap(struct dprof_scan *sc, union perf_event *event,
+				 u32 pid, u64 start, u64 len, const char *filename)
+{
+	const char *name = dprof_scan__string(event, filename);
+
+	if ((event->header.misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER ||
+	    !name || *name != '/')
+		return 0;
+	return dprof_userfiles__mmap(sc->user, pid, start, len, name);
+}
+
 /* The records that tell which file a user ip is in */
 static int dprof_scan__user_record(struct dprof_scan *sc, union perf_event *event)
 {
-	const char *name;
-
-	if ((event->header.misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER &&
-	    event->header.type != PERF_RECORD_FORK)
-		return 0;
 	switch (event->header.type) {
 	case PERF_RECORD_MMAP2:
 		if (event->header.size <= offsetof(struct perf_record_mmap2, filename) ||
 		    !(event->mmap2.prot & PROT_EXEC))
 			return 0;
-		name = dprof_scan__string(event, event->mmap2.filename);
-		return name && *name == '/' ?
-		       dprof_userfiles__mmap(sc->user, event->mmap2.pid, event->mmap2.start,
-					     event->mmap2.len, name) : 0;
+		return dprof_scan__user_mmap(sc, event, event->mmap2.pid, event->mmap2.start,
+					     event->mmap2.len, event->mmap2.filename);
 	case PERF_RECORD_MMAP:
 		if (event->header.size <= offsetof(struct perf_record_mmap, filename) ||
 		    (event->header.misc & PERF_RECORD_MISC_MMAP_DATA))
 			return 0;
-		name = dprof_scan__string(event, event->mmap.filename);
-		return name && *name == '/' ?
-		       dprof_userfiles__mmap(sc->user, event->mmap.pid, event->mmap.start,
-					     event->mmap.len, name) : 0;
+		return dprof_scan__user_mmap(sc, event, event->mmap.pid, event->mmap.start,
+					     event->mmap.len, event->mmap.filename);
 	case PERF_RECORD_FORK:
 		if (event->header.size < sizeof(event->fork))
 			return 0;
 		return dprof_userfiles__fork(sc->user, event->fork.pid, event->fork.ppid);
 	case PERF_RECORD_COMM:
+		/* a comm record has no cpumode, only the exec flag */
 		if (event->header.size >= sizeof(event->comm) &&
 		    (event->header.misc & PERF_RECORD_MISC_COMM_EXEC))
 			dprof_userfiles__exec(sc->user, event->comm.pid);
