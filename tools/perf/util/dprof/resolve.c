@@ -296,6 +296,12 @@ static struct dprof_func *dprof_funcs__find(struct hashmap *funcs,
 	return f;
 }
 
+/* The length of @f's instruction @i */
+static u32 dprof_func__len(const struct dprof_func *f, long i)
+{
+	return ((u32)i + 1 < f->nr ? f->starts[i + 1] : f->size) - f->starts[i];
+}
+
 /* Where @al's instruction is in @f: its index, or -1 when not a start. */
 static long dprof_func__index(struct dprof_func *f, struct addr_location *al)
 {
@@ -686,9 +692,8 @@ static bool dprof_funcs__untypable(struct hashmap *funcs, struct machine *machin
 
 	for (; i >= 0; i--) {
 		u32 start = f->starts[i];
-		u32 end = (u32)i + 1 < f->nr ? f->starts[i + 1] : f->size;
 
-		if (dprof_ea__mem_syntax(f->code + start, end - start))
+		if (dprof_ea__mem_syntax(f->code + start, dprof_func__len(f, i)))
 			return false;
 		if (!i)
 			return true;	/* perf's first line has no line before it */
@@ -830,9 +835,7 @@ struct dprof_typer {
 	size_t			nr_wanted;
 	size_t			alloc_wanted;
 	bool			stop;
-	bool			exited;
 	/* the thread's */
-	bool			running;	/* started, not joined */
 	struct thread		*thread;
 	struct evsel		*evsel;
 	struct dso		*dso;		/* the kernel's */
@@ -862,35 +865,54 @@ static void dprof_typer__publish(struct dprof_typer *ty, u64 ip,
 	pthread_mutex_unlock(&ty->lock);
 }
 
-/* Type @ip unless done: @sym set to its function when perf disassembled it. */
-static void dprof_typer__type(struct dprof_typer *ty, u64 ip,
-			      struct symbol **disassembled)
+/*
+ * Type the kernel's instruction at @ip unless done, @al its symbol (NULL:
+ * none, nothing to type); *@disassembled is set to its function when perf
+ * disassembled it.
+ */
+static void dprof_typer__type_at(struct dprof_typer *ty, struct addr_location *al,
+				 u64 ip, struct symbol **disassembled)
 {
-	struct machine *machine = ty->r->machine;
 	struct dprof_typed *t;
-	struct addr_location al;
 	bool disasm = false;
 
 	/* only this thread adds: no lock to look */
 	if (hashmap__find(ty->done, ip, NULL))
 		return;
 	t = zalloc(sizeof(*t));
-	addr_location__init(&al);
-	if (t && thread__find_symbol(ty->thread, PERF_RECORD_MISC_KERNEL, ip, &al) &&
-	    map__dso(al.map) == ty->dso) {
-		if (dprof_funcs__untypable(ty->funcs, machine, ty->thread, &al, ip))
+	if (t && al) {
+		if (dprof_funcs__untypable(ty->funcs, ty->r->machine, ty->thread, al, ip))
 			ty->nr_untypable++;
-		else if (!dprof_perf_type(ty->thread, ty->evsel,
-					  PERF_RECORD_MISC_KERNEL, &al, t, &disasm))
-			t->type_name = NULL;
+		else
+			dprof_perf_type(ty->thread, ty->evsel, PERF_RECORD_MISC_KERNEL,
+					al, t, &disasm);
 		ty->nr_typed++;
 		if (disasm) {
 			ty->nr_disassembled++;
-			*disassembled = al.sym;
+			*disassembled = al->sym;
 		}
 	}
-	addr_location__exit(&al);
 	dprof_typer__publish(ty, ip, t);
+}
+
+/* Resolve @ip in the kernel's dso; false when it is not there. */
+static bool dprof_typer__resolve(struct dprof_typer *ty, u64 ip,
+				 struct addr_location *al)
+{
+	return thread__find_symbol(ty->thread, PERF_RECORD_MISC_KERNEL, ip, al) &&
+	       map__dso(al->map) == ty->dso;
+}
+
+/* An ip the replay waits for */
+static void dprof_typer__type(struct dprof_typer *ty, u64 ip,
+			      struct symbol **disassembled)
+{
+	struct addr_location al;
+
+	addr_location__init(&al);
+	dprof_typer__type_at(ty, dprof_typer__resolve(ty, ip, &al) ? &al : NULL, ip,
+			     disassembled);
+	addr_location__exit(&al);
 }
 
 static void dprof_typer__purge(struct symbol *sym)
@@ -902,29 +924,22 @@ static void dprof_typer__purge(struct symbol *sym)
 }
 
 /*
- * The sampled ip's instruction has no memory operand: the access can be the
- * one before it (skid, see dprof_replay__soft_access()): type that too.
+ * The sampled instruction at @al has no memory operand: the access can be
+ * the one before it (skid, see dprof_replay__soft_access()): type that too.
  */
-static void dprof_typer__type_prev(struct dprof_typer *ty, u64 ip,
-				   struct symbol **disassembled)
+static void dprof_typer__type_prev(struct dprof_typer *ty, struct addr_location *al,
+				   u64 ip, struct symbol **disassembled)
 {
-	struct addr_location al;
-	struct dprof_func *f;
-	long i;
+	struct dprof_func *f = dprof_funcs__find(ty->funcs, ty->r->machine,
+						 ty->thread, al, ip);
+	long i = f ? dprof_func__index(f, al) : -1;
+	u32 back;
 
-	addr_location__init(&al);
-	if (thread__find_symbol(ty->thread, PERF_RECORD_MISC_KERNEL, ip, &al) &&
-	    map__dso(al.map) == ty->dso) {
-		f = dprof_funcs__find(ty->funcs, ty->r->machine, ty->thread, &al, ip);
-		i = f ? dprof_func__index(f, &al) : -1;
-		if (i > 0 &&
-		    !dprof_ea__mem_syntax(f->code + f->starts[i],
-					  ((u32)i + 1 < f->nr ? f->starts[i + 1] : f->size) -
-					  f->starts[i]))
-			dprof_typer__type(ty, ip - (f->starts[i] - f->starts[i - 1]),
-					  disassembled);
-	}
-	addr_location__exit(&al);
+	if (i <= 0 || dprof_ea__mem_syntax(f->code + f->starts[i], dprof_func__len(f, i)))
+		return;
+	back = f->starts[i] - f->starts[i - 1];
+	al->addr -= back;
+	dprof_typer__type_at(ty, al, ip - back, disassembled);
 }
 
 /* The next function's ips, in the order of their first samples */
@@ -933,11 +948,17 @@ static void dprof_typer__type_group(struct dprof_typer *ty,
 {
 	const struct dprof_ip_time *v = ty->r->sampled.v;
 	struct symbol *disassembled = NULL;
+	struct addr_location al;
 	size_t i;
 
 	for (i = g->start; i < g->end; i++) {
-		dprof_typer__type(ty, v[i].ip, &disassembled);
-		dprof_typer__type_prev(ty, v[i].ip, &disassembled);
+		addr_location__init(&al);
+		/* the plan resolved them all */
+		if (dprof_typer__resolve(ty, v[i].ip, &al)) {
+			dprof_typer__type_at(ty, &al, v[i].ip, &disassembled);
+			dprof_typer__type_prev(ty, &al, v[i].ip, &disassembled);
+		}
+		addr_location__exit(&al);
 	}
 	/* disassembled here or for an ip the replay wanted before */
 	dprof_typer__purge(g->sym);
@@ -966,8 +987,7 @@ static int dprof_typer__plan(struct dprof_typer *ty)
 		struct symbol *sym = NULL;
 
 		addr_location__init(&al);
-		if (thread__find_symbol(ty->thread, PERF_RECORD_MISC_KERNEL,
-					it->v[i].ip, &al) && map__dso(al.map) == ty->dso)
+		if (dprof_typer__resolve(ty, it->v[i].ip, &al))
 			sym = al.sym;
 		addr_location__exit(&al);
 		if (!sym)
@@ -1045,10 +1065,6 @@ static void *dprof_typer__run(void *arg)
 		}
 	}
 	debuginfo_cache__delete();
-	pthread_mutex_lock(&ty->lock);
-	ty->exited = true;
-	pthread_cond_broadcast(&ty->cond);
-	pthread_mutex_unlock(&ty->lock);
 	return NULL;
 }
 
@@ -1141,7 +1157,6 @@ static void dprof_resolver__start_typer(struct dprof_resolver *r,
 		perf_set_singlethreaded();
 		goto fail;
 	}
-	ty->running = true;
 	r->typer = ty;
 	r->typer_running = true;
 	return;
@@ -1161,14 +1176,13 @@ void dprof_resolver__stop_typer(struct dprof_resolver *r)
 {
 	struct dprof_typer *ty = r->typer;
 
-	if (!ty || !ty->running)
+	if (!ty || !r->typer_running)
 		return;
 	pthread_mutex_lock(&ty->lock);
 	ty->stop = true;
 	pthread_cond_broadcast(&ty->cond);
 	pthread_mutex_unlock(&ty->lock);
 	pthread_join(ty->tid, NULL);
-	ty->running = false;
 	r->typer_running = false;
 	perf_set_singlethreaded();
 	r->nr_untypable += ty->nr_untypable;
@@ -1190,7 +1204,8 @@ static int dprof_typer__get(struct dprof_typer *ty, u64 ip, struct dprof_typed *
 
 	pthread_mutex_lock(&ty->lock);
 	found = hashmap__find(ty->done, ip, &res);
-	if (!found && ty->running && !ty->exited) {
+	/* only the main thread stops the typer: it runs while this waits */
+	if (!found && ty->r->typer_running) {
 		if (ty->nr_wanted == ty->alloc_wanted) {
 			size_t alloc = ty->alloc_wanted ? ty->alloc_wanted * 2 : 16;
 			u64 *w = realloc(ty->wanted, alloc * sizeof(*w));
@@ -1202,13 +1217,13 @@ static int dprof_typer__get(struct dprof_typer *ty, u64 ip, struct dprof_typed *
 		}
 		ty->wanted[ty->nr_wanted++] = ip;
 		pthread_cond_broadcast(&ty->cond);
-		while (!(found = hashmap__find(ty->done, ip, &res)) && !ty->exited)
+		while (!(found = hashmap__find(ty->done, ip, &res)))
 			pthread_cond_wait(&ty->cond, &ty->lock);
 	}
 out:
 	pthread_mutex_unlock(&ty->lock);
 	if (!found)
-		return ty->running ? -EAGAIN : -ENOENT;
+		return ty->r->typer_running ? -EAGAIN : -ENOENT;
 	if (!res)
 		return -EAGAIN;
 	*t = *res;
