@@ -449,7 +449,8 @@ static void dw_hand_vars(struct dprof_dwarf *dw, struct data_loc_info *dloc)
 	dw->keep_vars = false;
 }
 
-static int dw_index_unit(struct dprof_dwarf *dw, Dwarf_Die *unit)
+/* @unit of @dbg: the walk's handle, with which the variables are sized */
+static int dw_index_unit(struct dprof_dwarf *dw, Dwarf *dbg, Dwarf_Die *unit)
 {
 	struct die_var_type *vars = NULL;
 	bool vars_err = false;
@@ -470,8 +471,14 @@ static int dw_index_unit(struct dprof_dwarf *dw, Dwarf_Die *unit)
 			break;
 		case DW_TAG_variable:
 			/* perf's walk stops collecting a CU when out of memory */
-			if ((dw->vars_dloc || dw->keep_vars) && !vars_err)
+			if ((dw->vars_dloc || dw->keep_vars) && !vars_err) {
+				struct die_var_type *head = vars;
+
 				vars_err = die_collect_global_var(&die, &vars) != 0;
+				/* not on the thread that hands them over */
+				if (vars != head)
+					die_var_type__size(dbg, vars);
+			}
 			ret = dw_add_var(dw, &die);
 			break;
 		default:
@@ -567,7 +574,7 @@ static int dw_index_units(struct dprof_dwarf *ix, Dwarf *dbg, Dwarf_Off off,
 		if (claim && !dw_claim_unit(claim, off, next))
 			break;
 		if (dwarf_offdie(dbg, off + hsize, &unit)) {
-			ret = dw_index_unit(ix, &unit);
+			ret = dw_index_unit(ix, dbg, &unit);
 			if (ret)
 				break;
 		}
