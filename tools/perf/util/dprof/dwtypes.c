@@ -103,11 +103,12 @@ struct dprof_dwarf {
 	unsigned int		nr_vars;
 	int			index_err;	/* 1: not built yet */
 	/*
-	 * The file's mapping has no page written to (a relocated ET_REL
-	 * has): its pages can be given back.  -1: not asked yet, reading
-	 * smaps costs ~1 ms; only the opening relocates.
+	 * The pages of the file's mapping that can be given back (none
+	 * when one was written to: a relocated ET_REL), found when first
+	 * asked: reading smaps costs ~1 ms; only the opening relocates.
 	 */
-	int			clean;
+	struct dprof_dwarf_pages pages;
+	bool			pages_done;
 	char			*path;
 	/* while indexing: collect perf's global variables with it */
 	struct data_loc_info	*vars_dloc;
@@ -626,7 +627,6 @@ struct dprof_dwarf *dprof_dwarf__new(const char *path)
 		return NULL;
 
 	dw->index_err = 1;
-	dw->clean = -1;
 	dw->path = strdup(path);
 	dw->dinfo = debuginfo__new(path);
 	if (!dw->path || !dw->dinfo) {
@@ -674,20 +674,30 @@ static bool dw_file_mapped_clean(unsigned long start, unsigned long end)
  */
 #define DW_DROP_MIN	(1024 * 1024UL)
 
-static void dw_drop_walked_pages(struct dprof_dwarf *dw)
+/**
+ * dprof_dwarf_pages__init - the pages of an ELF's DWARF that can be given back
+ * @p: filled in; none when giving them back would lose data
+ * @elf: the file, mapped by libelf
+ *
+ * Its units and locations (.debug_info, .debug_loclists, .debug_loc): what
+ * a walk or a typing reads all over.  Call it before threads read @elf:
+ * libelf loads the section headers it reads.
+ */
+void dprof_dwarf_pages__init(struct dprof_dwarf_pages *p, struct Elf *elf)
 {
-	Elf *elf = dwarf_getelf(dw->dbg);
 	unsigned long page = sysconf(_SC_PAGESIZE);
 	Elf_Scn *scn = NULL;
 	size_t shstrndx, raw_size;
 	GElf_Ehdr ehdr;
+	int clean = -1;
 	char *raw;
 
+	p->nr = 0;
 	raw = elf ? elf_rawfile(elf, &raw_size) : NULL;
 	if (!raw || !gelf_getehdr(elf, &ehdr) || ehdr.e_type == ET_REL ||
 	    elf_getshdrstrndx(elf, &shstrndx))
 		return;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+	while ((scn = elf_nextscn(elf, scn)) != NULL && p->nr < DPROF_DWARF_PAGES_MAX) {
 		unsigned long start, end;
 		const char *name;
 		GElf_Shdr shdr;
@@ -704,12 +714,32 @@ static void dw_drop_walked_pages(struct dprof_dwarf *dw)
 		end = ((unsigned long)raw + shdr.sh_offset + shdr.sh_size) & ~(page - 1);
 		if (end < start + DW_DROP_MIN)
 			continue;	/* a small library's: not worth it */
-		if (dw->clean < 0)
-			dw->clean = dw_file_mapped_clean((unsigned long)raw,
-							 (unsigned long)raw + raw_size);
-		if (dw->clean)
-			madvise((void *)start, end - start, MADV_DONTNEED);
+		if (clean < 0)
+			clean = dw_file_mapped_clean((unsigned long)raw,
+						     (unsigned long)raw + raw_size);
+		if (!clean)
+			return;
+		p->start[p->nr] = start;
+		p->len[p->nr++] = end - start;
 	}
+}
+
+/* Give them back: touched again, they are read from the file.  Any thread. */
+void dprof_dwarf_pages__drop(const struct dprof_dwarf_pages *p)
+{
+	int i;
+
+	for (i = 0; i < p->nr; i++)
+		madvise((void *)p->start[i], p->len[i], MADV_DONTNEED);
+}
+
+static void dw_drop_walked_pages(struct dprof_dwarf *dw)
+{
+	if (!dw->pages_done) {
+		dprof_dwarf_pages__init(&dw->pages, dwarf_getelf(dw->dbg));
+		dw->pages_done = true;
+	}
+	dprof_dwarf_pages__drop(&dw->pages);
 }
 
 /**

@@ -22,6 +22,15 @@
 
 struct debuginfo;
 struct dprof_dwarf;
+
+/* see dprof_dwarf_pages__init() */
+#define DPROF_DWARF_PAGES_MAX	3
+
+struct dprof_dwarf_pages {
+	unsigned long	start[DPROF_DWARF_PAGES_MAX];
+	unsigned long	len[DPROF_DWARF_PAGES_MAX];
+	int		nr;
+};
 struct map;
 struct thread;
 
@@ -62,6 +71,8 @@ int dprof_dwarf__index_vars(struct dprof_dwarf *dw, struct map *map,
 			    struct thread *thread, u8 cpumode);
 struct debuginfo *dprof_dwarf__debuginfo(struct dprof_dwarf *dw);
 void dprof_dwarf__trim(struct dprof_dwarf *dw);
+void dprof_dwarf_pages__init(struct dprof_dwarf_pages *p, struct Elf *elf);
+void dprof_dwarf_pages__drop(const struct dprof_dwarf_pages *p);
 int dprof_dwarf__index_digest(struct dprof_dwarf *dw,
 			      struct dprof_dwarf_digest *d);
 
@@ -105,6 +116,16 @@ static inline int dprof_dwarf__index_vars(struct dprof_dwarf *dw __maybe_unused,
 }
 
 static inline void dprof_dwarf__trim(struct dprof_dwarf *dw __maybe_unused)
+{
+}
+
+static inline void dprof_dwarf_pages__init(struct dprof_dwarf_pages *p,
+					   struct Elf *elf __maybe_unused)
+{
+	p->nr = 0;
+}
+
+static inline void dprof_dwarf_pages__drop(const struct dprof_dwarf_pages *p __maybe_unused)
 {
 }
 

@@ -34,6 +34,7 @@
 #include <elfutils/libdw.h>
 #include "util/debuginfo.h"
 #endif
+#include "dwtypes.h"
 #include "ea.h"
 #include "hashfn.h"
 #include "resolve.h"
@@ -841,6 +842,8 @@ struct dprof_typer {
 	struct dso		*dso;		/* the kernel's */
 	struct debuginfo	*dinfo;		/* the lent one, with @dbg */
 	Dwarf			*dbg;
+	/* given back every DPROF_TYPED_TRIM typings, as the main thread's */
+	struct dprof_dwarf_pages pages;
 	struct hashmap		*funcs;
 	struct dprof_typer_group *groups;
 	size_t			nr_groups;
@@ -886,7 +889,8 @@ static void dprof_typer__type_at(struct dprof_typer *ty, struct addr_location *a
 		else
 			dprof_perf_type(ty->thread, ty->evsel, PERF_RECORD_MISC_KERNEL,
 					al, t, &disasm);
-		ty->nr_typed++;
+		if (!(++ty->nr_typed % DPROF_TYPED_TRIM))
+			dprof_dwarf_pages__drop(&ty->pages);
 		if (disasm) {
 			ty->nr_disassembled++;
 			*disassembled = al->sym;
@@ -1151,6 +1155,7 @@ static void dprof_resolver__start_typer(struct dprof_resolver *r,
 	*ty->dinfo = *dbg;
 	ty->dinfo->dbg = ty->dbg;
 	ty->dinfo->cu_tops = NULL;
+	dprof_dwarf_pages__init(&ty->pages, elf);
 
 	perf_set_multithreaded();
 	if (pthread_create(&ty->tid, NULL, dprof_typer__run, ty)) {
