@@ -137,13 +137,18 @@ static int addrset_test__move(void)
 	return TEST_OK;
 }
 
-/* pseudo-random allocations and frees against a byte map of the owners */
-static int addrset_test__model(void)
+/*
+ * Pseudo-random allocations and frees against a map of the owners of
+ * @space units of @unit bytes each: with units of a few hundred bytes,
+ * objects cross pages and some are larger than one.
+ */
+static int addrset_test__model(unsigned int unit)
 {
 	enum { SPACE = 512, ROUNDS = 20000 };
 	struct addrset_test t = { };
 	struct dprof_obj *owner[SPACE] = { };
-	unsigned int seed = 1, i, addr, size, live;
+	unsigned int seed = unit, i, addr, size, live;
+	u64 base = 0x10000000ULL - 16 * unit;	/* not at a page */
 
 	dprof_addrset__init(&t.as, addrset_test__release);
 	for (i = 0; i < ROUNDS; i++) {
@@ -158,33 +163,40 @@ static int addrset_test__model(void)
 
 			/* whatever it overlaps is gone, whole */
 			for (a = 0; a < SPACE; a++) {
-				if (owner[a] && owner[a]->base + owner[a]->size > addr &&
-				    owner[a]->base < addr + size)
+				if (owner[a] && owner[a]->base + owner[a]->size > base + addr * unit &&
+				    owner[a]->base < base + (addr + size) * unit)
 					owner[a] = NULL;
 			}
-			obj = dprof_addrset__alloc(&t.as, addr, size, i);
+			obj = dprof_addrset__alloc(&t.as, base + addr * unit, size * unit, i);
 			TEST_ASSERT_VAL("alloc", obj);
 			for (a = addr; a < addr + size; a++)
 				owner[a] = obj;
-		} else if (owner[addr] && owner[addr]->base == addr) {
+		} else if (owner[addr] && owner[addr]->base == base + addr * unit) {
 			struct dprof_obj *obj = owner[addr];
 			unsigned int a;
 
-			for (a = addr; a < addr + obj->size; a++)
+			for (a = addr; a < addr + obj->size / unit; a++)
 				owner[a] = NULL;
-			TEST_ASSERT_EQUAL("free", dprof_addrset__free(&t.as, addr), 0);
+			TEST_ASSERT_EQUAL("free", dprof_addrset__free(&t.as, base + addr * unit), 0);
 		} else {
-			TEST_ASSERT_EQUAL("no free", dprof_addrset__free(&t.as, addr),
+			TEST_ASSERT_EQUAL("no free", dprof_addrset__free(&t.as, base + addr * unit),
 					  -ENOENT);
 		}
 		for (addr = 0, live = 0; addr < SPACE; addr++) {
-			TEST_ASSERT_VAL("find", dprof_addrset__find(&t.as, addr) ==
+			TEST_ASSERT_VAL("find", dprof_addrset__find(&t.as, base + addr * unit) ==
 				       owner[addr]);
-			live += owner[addr] && owner[addr]->base == addr;
+			TEST_ASSERT_VAL("find end", dprof_addrset__find(&t.as,
+						base + (addr + 1) * unit - 1) == owner[addr]);
+			live += owner[addr] && owner[addr]->base == base + addr * unit;
 		}
+		TEST_ASSERT_VAL("before", !dprof_addrset__find(&t.as, base - 1));
+		TEST_ASSERT_VAL("after", !dprof_addrset__find(&t.as, base + SPACE * unit));
 		TEST_ASSERT_EQUAL("live", (int)t.as.nr_live, (int)live);
 	}
 	dprof_addrset__exit(&t.as);
+	TEST_ASSERT_EQUAL("teardown", (int)t.as.nr_live, 0);
+	TEST_ASSERT_EQUAL("released", t.released_freed + t.released_other,
+			  (int)(t.as.nr_allocs));
 	return TEST_OK;
 }
 
@@ -193,5 +205,10 @@ int test__dprof_addrset_move(struct test_suite *test __maybe_unused,
 {
 	int err = addrset_test__move();
 
-	return err ?: addrset_test__model();
+	/* within a page; objects over pages and larger than one */
+	if (!err)
+		err = addrset_test__model(1);
+	if (!err)
+		err = addrset_test__model(200);
+	return err ?: addrset_test__model(1000);
 }

@@ -2,44 +2,183 @@
 /*
  * Live-object interval map for perf dprof, replayed from slab
  * alloc/free events in time order.
+ *
+ * Almost every object is a slab object of at most a page, and the replay
+ * looks one up, adds one or frees one for every event: a binary tree of
+ * all of them (a million on a long recording) costs a dozen cache misses
+ * per lookup.  Objects of up to a page are kept by the page they start in
+ * instead: a hash table of pages, open addressing, each with its objects
+ * in an array sorted by address.  An object that covers an address starts
+ * in the address's page or in the one before.  The few larger objects (big
+ * kmalloc()s, the slabs of the snapshot's map) are in a tree.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <linux/zalloc.h>
 
 #include "addrset.h"
+
+/* the range in the array, where a search reads it without a miss per step */
+struct dprof_addrset_ent {
+	u64			base;
+	u64			end;
+	struct dprof_obj	*obj;
+};
+
+struct dprof_addrset_page {
+	u64			pfn;		/* DPROF_NO_PFN: a free slot */
+	struct dprof_addrset_ent *objs;		/* by base; NULL when empty */
+	u32			nr;
+	u32			alloc;
+};
+
+/* no object starts in the last page of the address space with a size > 0 */
+#define DPROF_NO_PFN		(~0ULL >> DPROF_ADDRSET_PAGE_SHIFT)
+#define DPROF_PAGES_MIN		64
+
+static bool dprof_obj__small(u64 size)
+{
+	return size <= DPROF_ADDRSET_PAGE;
+}
 
 void dprof_addrset__init(struct dprof_addrset *as,
 			 void (*release)(struct dprof_addrset *as,
 					 struct dprof_obj *obj, bool freed))
 {
-	*as = (struct dprof_addrset){ .objs = RB_ROOT, .release = release };
+	*as = (struct dprof_addrset){ .big = RB_ROOT, .release = release };
 }
 
-static void dprof_addrset__remove(struct dprof_addrset *as,
-				  struct dprof_obj *obj, bool freed)
+static u64 dprof_pfn__slot(const struct dprof_addrset *as, u64 pfn)
 {
-	rb_erase(&obj->node, &as->objs);
-	as->nr_live--;
-	if (as->release)
-		as->release(as, obj, freed);
-	free(obj);
+	return (pfn * 0x9e3779b97f4a7c15ULL >> 32) & as->pages_mask;
 }
 
-void dprof_addrset__exit(struct dprof_addrset *as)
+static struct dprof_addrset_page *dprof_addrset__page(struct dprof_addrset *as,
+						      u64 pfn)
 {
-	struct rb_node *nd;
+	u64 i;
 
-	while ((nd = rb_first(&as->objs)) != NULL)
-		dprof_addrset__remove(as, rb_entry(nd, struct dprof_obj, node),
-				      false);
+	if (!as->pages)
+		return NULL;
+	for (i = dprof_pfn__slot(as, pfn);; i = (i + 1) & as->pages_mask) {
+		struct dprof_addrset_page *pg = &as->pages[i];
+
+		if (pg->pfn == pfn)
+			return pg;
+		if (pg->pfn == DPROF_NO_PFN)
+			return NULL;
+	}
 }
 
-/* The object with the highest base <= @addr, whether or not it covers it. */
-static struct dprof_obj *dprof_addrset__floor(struct dprof_addrset *as,
-					      u64 addr)
+/*
+ * A table with room for the pages that hold objects: those left empty
+ * keep their slot until the table is rebuilt, which leaves them out.
+ */
+static int dprof_addrset__rehash(struct dprof_addrset *as)
 {
-	struct rb_node *nd = as->objs.rb_node;
+	struct dprof_addrset_page *old = as->pages;
+	u64 i, n = 0, slots = DPROF_PAGES_MIN, old_slots = old ? as->pages_mask + 1 : 0;
+
+	for (i = 0; i < old_slots; i++)
+		n += old[i].nr != 0;
+	while (slots < 4 * n)
+		slots *= 2;
+	as->pages = malloc(slots * sizeof(*as->pages));
+	if (!as->pages) {
+		as->pages = old;
+		return -ENOMEM;
+	}
+	for (i = 0; i < slots; i++)
+		as->pages[i] = (struct dprof_addrset_page){ .pfn = DPROF_NO_PFN };
+	as->pages_mask = slots - 1;
+	as->pages_used = n;
+	for (i = 0; i < old_slots; i++) {
+		u64 j;
+
+		if (!old[i].nr)
+			continue;
+		j = dprof_pfn__slot(as, old[i].pfn);
+		while (as->pages[j].pfn != DPROF_NO_PFN)
+			j = (j + 1) & as->pages_mask;
+		as->pages[j] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+static struct dprof_addrset_page *dprof_addrset__findnew_page(struct dprof_addrset *as,
+							      u64 pfn)
+{
+	struct dprof_addrset_page *pg = dprof_addrset__page(as, pfn);
+	u64 i;
+
+	if (pg)
+		return pg;
+	if ((!as->pages || 2 * (as->pages_used + 1) > as->pages_mask + 1) &&
+	    dprof_addrset__rehash(as))
+		return NULL;
+	for (i = dprof_pfn__slot(as, pfn); as->pages[i].pfn != DPROF_NO_PFN;
+	     i = (i + 1) & as->pages_mask)
+		;
+	as->pages_used++;
+	as->pages[i].pfn = pfn;
+	return &as->pages[i];
+}
+
+/* The index of the first object in @pg that ends after @addr. */
+static u32 dprof_page__first_end_after(const struct dprof_addrset_page *pg, u64 addr)
+{
+	u32 lo = 0, hi = pg->nr;
+
+	/* objects do not overlap: sorted by base, they are by end too */
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (pg->objs[mid].end > addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* The index of the first object in @pg that starts at or after @addr. */
+static u32 dprof_page__first_from(const struct dprof_addrset_page *pg, u64 addr)
+{
+	u32 lo = 0, hi = pg->nr;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (pg->objs[mid].base >= addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* The small object that covers @addr, in the page @pfn. */
+static struct dprof_obj *dprof_addrset__small_at(struct dprof_addrset *as,
+						 u64 pfn, u64 addr)
+{
+	struct dprof_addrset_page *pg = dprof_addrset__page(as, pfn);
+	u32 i;
+
+	if (!pg || !pg->nr)
+		return NULL;
+	i = dprof_page__first_end_after(pg, addr);
+	if (i == pg->nr || pg->objs[i].base > addr)
+		return NULL;
+	return pg->objs[i].obj;
+}
+
+/* The big object with the highest base <= @addr, whether or not it covers it. */
+static struct dprof_obj *dprof_addrset__big_floor(struct dprof_addrset *as,
+						  u64 addr)
+{
+	struct rb_node *nd = as->big.rb_node;
 	struct dprof_obj *best = NULL;
 
 	while (nd) {
@@ -64,11 +203,117 @@ static struct dprof_obj *dprof_addrset__floor(struct dprof_addrset *as,
  */
 struct dprof_obj *dprof_addrset__find(struct dprof_addrset *as, u64 addr)
 {
-	struct dprof_obj *obj = dprof_addrset__floor(as, addr);
+	u64 pfn = addr >> DPROF_ADDRSET_PAGE_SHIFT;
+	struct dprof_obj *obj = dprof_addrset__small_at(as, pfn, addr);
 
+	if (!obj && pfn)
+		obj = dprof_addrset__small_at(as, pfn - 1, addr);
+	if (obj || RB_EMPTY_ROOT(&as->big))
+		return obj;
+	obj = dprof_addrset__big_floor(as, addr);
 	if (obj && addr - obj->base < obj->size)
 		return obj;
 	return NULL;
+}
+
+/* Take @obj out of the set, without a word to its owner. */
+static void dprof_addrset__unlink(struct dprof_addrset *as, struct dprof_obj *obj)
+{
+	struct dprof_addrset_page *pg;
+	u32 i;
+
+	as->nr_live--;
+	if (!dprof_obj__small(obj->size)) {
+		rb_erase(&obj->node, &as->big);
+		return;
+	}
+	pg = dprof_addrset__page(as, obj->base >> DPROF_ADDRSET_PAGE_SHIFT);
+	i = dprof_page__first_from(pg, obj->base);
+	memmove(&pg->objs[i], &pg->objs[i + 1], (pg->nr - i - 1) * sizeof(*pg->objs));
+	if (--pg->nr == 0) {
+		zfree(&pg->objs);
+		pg->alloc = 0;
+	}
+}
+
+static void dprof_addrset__remove(struct dprof_addrset *as,
+				  struct dprof_obj *obj, bool freed)
+{
+	dprof_addrset__unlink(as, obj);
+	if (as->release)
+		as->release(as, obj, freed);
+	free(obj);
+}
+
+/* In no particular order. */
+void dprof_addrset__exit(struct dprof_addrset *as)
+{
+	struct rb_node *nd;
+	u64 i;
+
+	for (i = 0; as->pages && i <= as->pages_mask; i++) {
+		struct dprof_addrset_page *pg = &as->pages[i];
+
+		while (pg->nr)
+			dprof_addrset__remove(as, pg->objs[pg->nr - 1].obj, false);
+	}
+	zfree(&as->pages);
+	as->pages_mask = 0;
+	as->pages_used = 0;
+	while ((nd = rb_first(&as->big)) != NULL)
+		dprof_addrset__remove(as, rb_entry(nd, struct dprof_obj, node),
+				      false);
+}
+
+/* A small live object that overlaps [@base, @end), or NULL. */
+static struct dprof_obj *dprof_addrset__small_overlap(struct dprof_addrset *as,
+						      u64 base, u64 end)
+{
+	/* a small object that reaches @base starts at most a page before */
+	u64 first = base >= DPROF_ADDRSET_PAGE ? (base - DPROF_ADDRSET_PAGE + 1) >>
+		    DPROF_ADDRSET_PAGE_SHIFT : 0;
+	u64 last = (end - 1) >> DPROF_ADDRSET_PAGE_SHIFT, pfn, i;
+
+	if (!as->pages)
+		return NULL;
+	/* a range over more pages than the table has slots: go through those */
+	if (last - first > as->pages_mask) {
+		for (i = 0; i <= as->pages_mask; i++) {
+			struct dprof_addrset_page *pg = &as->pages[i];
+			u32 j;
+
+			if (!pg->nr || pg->pfn < first || pg->pfn > last)
+				continue;
+			j = dprof_page__first_end_after(pg, base);
+			if (j < pg->nr && pg->objs[j].base < end)
+				return pg->objs[j].obj;
+		}
+		return NULL;
+	}
+	for (pfn = first; pfn <= last; pfn++) {
+		struct dprof_addrset_page *pg = dprof_addrset__page(as, pfn);
+		u32 j;
+
+		if (!pg || !pg->nr)
+			continue;
+		j = dprof_page__first_end_after(pg, base);
+		if (j < pg->nr && pg->objs[j].base < end)
+			return pg->objs[j].obj;
+	}
+	return NULL;
+}
+
+/* A live object that overlaps [@base, @end), or NULL. */
+static struct dprof_obj *dprof_addrset__overlap(struct dprof_addrset *as,
+						u64 base, u64 end)
+{
+	struct dprof_obj *obj = dprof_addrset__small_overlap(as, base, end);
+
+	if (obj || RB_EMPTY_ROOT(&as->big))
+		return obj;
+	/* big objects do not overlap: the last one before @end, or none */
+	obj = dprof_addrset__big_floor(as, end - 1);
+	return obj && obj->base + obj->size > base ? obj : NULL;
 }
 
 static bool dprof_obj__less(struct rb_node *a, const struct rb_node *b)
@@ -77,65 +322,83 @@ static bool dprof_obj__less(struct rb_node *a, const struct rb_node *b)
 	       rb_entry(b, struct dprof_obj, node)->base;
 }
 
-/* Evict the live objects that overlap [@base, @base + @size). */
-static void dprof_addrset__evict(struct dprof_addrset *as, u64 base, u64 size)
+/* Put @obj where it goes, overlapping nothing. */
+static int dprof_addrset__link(struct dprof_addrset *as, struct dprof_obj *obj)
 {
-	struct dprof_obj *old = dprof_addrset__floor(as, base + size - 1);
+	struct dprof_addrset_page *pg;
+	u32 i;
 
-	while (old && old->base + old->size > base) {
-		struct rb_node *prev = rb_prev(&old->node);
-
-		dprof_addrset__remove(as, old, false);
-		as->nr_evicted++;
-		old = prev ? rb_entry(prev, struct dprof_obj, node) : NULL;
+	if (!dprof_obj__small(obj->size)) {
+		rb_add(&obj->node, &as->big, dprof_obj__less);
+		goto out;
 	}
+	pg = dprof_addrset__findnew_page(as, obj->base >> DPROF_ADDRSET_PAGE_SHIFT);
+	if (!pg)
+		return -ENOMEM;
+	if (pg->nr == pg->alloc) {
+		u32 alloc = pg->alloc ? 2 * pg->alloc : 4;
+		struct dprof_addrset_ent *objs = realloc(pg->objs, alloc * sizeof(*objs));
+
+		if (!objs)
+			return -ENOMEM;
+		pg->objs = objs;
+		pg->alloc = alloc;
+	}
+	i = dprof_page__first_from(pg, obj->base);
+	memmove(&pg->objs[i + 1], &pg->objs[i], (pg->nr - i) * sizeof(*pg->objs));
+	pg->objs[i] = (struct dprof_addrset_ent){
+		.base	= obj->base,
+		.end	= obj->base + obj->size,
+		.obj	= obj,
+	};
+	pg->nr++;
+out:
+	as->nr_live++;
+	return 0;
+}
+
+/* @obj takes the place of @old, which has the same range */
+static void dprof_addrset__replace(struct dprof_addrset *as, struct dprof_obj *old,
+				   struct dprof_obj *obj)
+{
+	struct dprof_addrset_page *pg;
+
+	if (!dprof_obj__small(obj->size)) {
+		rb_replace_node(&old->node, &obj->node, &as->big);
+		return;
+	}
+	pg = dprof_addrset__page(as, obj->base >> DPROF_ADDRSET_PAGE_SHIFT);
+	pg->objs[dprof_page__first_from(pg, obj->base)].obj = obj;
 }
 
 /*
  * Put @obj (base and size set) into the set.  Most allocations overlap
- * nothing: one walk down the tree finds both neighbours and the link;
- * only when a neighbour overlaps are the stale objects evicted first.
- * An object with the very same range (a slab object freed into a set of
- * dead ones, again) takes its place in the tree: nothing else can
- * overlap it.
+ * nothing; an object with the very same range (a slab object freed into
+ * a set of dead ones, again) takes its place: nothing else can overlap
+ * it.  Otherwise the stale objects it overlaps are evicted first.
  */
-static void dprof_addrset__insert(struct dprof_addrset *as, struct dprof_obj *obj)
+static int dprof_addrset__insert(struct dprof_addrset *as, struct dprof_obj *obj)
 {
-	struct rb_node **link = &as->objs.rb_node, *parent = NULL;
-	u64 base = obj->base, end = obj->base + obj->size;
+	u64 end = obj->base + obj->size;
+	struct dprof_obj *old = dprof_addrset__overlap(as, obj->base, end);
 
-	while (*link) {
-		struct dprof_obj *cur = rb_entry(*link, struct dprof_obj, node);
-
-		parent = *link;
-		if (base == cur->base && obj->size == cur->size) {
-			rb_replace_node(&cur->node, &obj->node, &as->objs);
-			as->nr_evicted++;
-			as->nr_allocs++;
-			if (as->release)
-				as->release(as, cur, false);
-			free(cur);
-			return;
-		}
-		if (base < cur->base) {
-			if (cur->base < end)
-				goto evict;
-			link = &parent->rb_left;
-		} else {
-			if (cur->base + cur->size > base)
-				goto evict;
-			link = &parent->rb_right;
-		}
+	if (old && old->base == obj->base && old->size == obj->size) {
+		dprof_addrset__replace(as, old, obj);
+		as->nr_evicted++;
+		as->nr_allocs++;
+		if (as->release)
+			as->release(as, old, false);
+		free(old);
+		return 0;
 	}
-	rb_link_node(&obj->node, parent, link);
-	rb_insert_color(&obj->node, &as->objs);
-	goto out;
-evict:
-	dprof_addrset__evict(as, base, obj->size);
-	rb_add(&obj->node, &as->objs, dprof_obj__less);
-out:
-	as->nr_live++;
+	for (; old; old = dprof_addrset__overlap(as, obj->base, end)) {
+		dprof_addrset__remove(as, old, false);
+		as->nr_evicted++;
+	}
+	if (dprof_addrset__link(as, obj))
+		return -ENOMEM;
 	as->nr_allocs++;
+	return 0;
 }
 
 /**
@@ -159,7 +422,10 @@ struct dprof_obj *dprof_addrset__alloc(struct dprof_addrset *as, u64 base,
 	obj->base = base;
 	obj->size = size ?: 1;
 	obj->alloc_time = time;
-	dprof_addrset__insert(as, obj);
+	if (dprof_addrset__insert(as, obj)) {
+		free(obj);
+		return NULL;
+	}
 	return obj;
 }
 
@@ -173,7 +439,7 @@ struct dprof_obj *dprof_addrset__alloc(struct dprof_addrset *as, u64 base,
  * dprof_addrset__free() on @as, then dprof_addrset__alloc() of the same
  * range in @to, without giving the memory back and taking it again:
  * @obj keeps its place, size and priv; its other fields start over.
- * Returns @obj, now in @to.
+ * Returns @obj, now in @to, or NULL when memory ran out (@obj is gone).
  */
 struct dprof_obj *dprof_addrset__move(struct dprof_addrset *as,
 				      struct dprof_obj *obj,
@@ -181,8 +447,7 @@ struct dprof_obj *dprof_addrset__move(struct dprof_addrset *as,
 {
 	void *priv;
 
-	rb_erase(&obj->node, &as->objs);
-	as->nr_live--;
+	dprof_addrset__unlink(as, obj);
 	as->nr_frees++;
 	if (as->release)
 		as->release(as, obj, true);
@@ -193,8 +458,57 @@ struct dprof_obj *dprof_addrset__move(struct dprof_addrset *as,
 		.alloc_time	= time,
 		.priv		= priv,
 	};
-	dprof_addrset__insert(to, obj);
+	if (dprof_addrset__insert(to, obj)) {
+		if (to->release)
+			to->release(to, obj, false);
+		free(obj);
+		return NULL;
+	}
 	return obj;
+}
+
+static int dprof_obj__cmp(const void *a, const void *b)
+{
+	const struct dprof_obj *x = *(struct dprof_obj * const *)a;
+	const struct dprof_obj *y = *(struct dprof_obj * const *)b;
+
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
+/**
+ * dprof_addrset__for_each - call @fn on each live object, by address
+ * @as: the address set; @fn must not change it
+ * @fn: returns 0 to go on
+ * @arg: for @fn
+ *
+ * Return: what @fn returned last, or -ENOMEM.
+ */
+int dprof_addrset__for_each(struct dprof_addrset *as,
+			    int (*fn)(struct dprof_obj *obj, void *arg), void *arg)
+{
+	struct dprof_obj **objs;
+	struct rb_node *nd;
+	u64 i, n = 0;
+	int err = 0;
+
+	if (!as->nr_live)
+		return 0;
+	objs = malloc(as->nr_live * sizeof(*objs));
+	if (!objs)
+		return -ENOMEM;
+	for (i = 0; as->pages && i <= as->pages_mask; i++) {
+		u32 j;
+
+		for (j = 0; j < as->pages[i].nr; j++)
+			objs[n++] = as->pages[i].objs[j].obj;
+	}
+	for (nd = rb_first(&as->big); nd; nd = rb_next(nd))
+		objs[n++] = rb_entry(nd, struct dprof_obj, node);
+	qsort(objs, n, sizeof(*objs), dprof_obj__cmp);
+	for (i = 0; i < n && !err; i++)
+		err = fn(objs[i], arg);
+	free(objs);
+	return err;
 }
 
 /**
@@ -207,9 +521,21 @@ struct dprof_obj *dprof_addrset__move(struct dprof_addrset *as,
  */
 int dprof_addrset__free(struct dprof_addrset *as, u64 base)
 {
-	struct dprof_obj *obj = dprof_addrset__floor(as, base);
+	struct dprof_addrset_page *pg = dprof_addrset__page(as, base >> DPROF_ADDRSET_PAGE_SHIFT);
+	struct dprof_obj *obj = NULL;
 
-	if (!obj || obj->base != base) {
+	if (pg && pg->nr) {
+		u32 i = dprof_page__first_from(pg, base);
+
+		if (i < pg->nr && pg->objs[i].base == base)
+			obj = pg->objs[i].obj;
+	}
+	if (!obj && !RB_EMPTY_ROOT(&as->big)) {
+		obj = dprof_addrset__big_floor(as, base);
+		if (obj && obj->base != base)
+			obj = NULL;
+	}
+	if (!obj) {
 		as->nr_unknown_free++;
 		return -ENOENT;
 	}

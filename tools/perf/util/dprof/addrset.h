@@ -11,8 +11,11 @@
  * never overlap: an allocation over a live range means its free was lost
  * (e.g. not recorded), so the stale object is evicted first.
  */
+#define DPROF_ADDRSET_PAGE_SHIFT	12
+#define DPROF_ADDRSET_PAGE		(1ULL << DPROF_ADDRSET_PAGE_SHIFT)
+
 struct dprof_obj {
-	struct rb_node	node;
+	struct rb_node	node;		/* in the set's big tree */
 	u64		base;
 	u64		size;
 	u64		alloc_time;
@@ -24,8 +27,15 @@ struct dprof_obj {
 	bool		earlier;	/* allocated before recording: no alloc event */
 };
 
+/* the objects that start in one page (see addrset.c) */
+struct dprof_addrset_page;
+
 struct dprof_addrset {
-	struct rb_root	objs;
+	/* objects of up to DPROF_ADDRSET_PAGE bytes, by the page they start in */
+	struct dprof_addrset_page *pages;
+	u64		pages_mask;	/* slots - 1; slots: a power of 2 */
+	u64		pages_used;	/* slots with a page, empty or not */
+	struct rb_root	big;		/* the larger objects */
 	u64		nr_live;
 	u64		nr_allocs;
 	u64		nr_frees;
@@ -44,6 +54,8 @@ struct dprof_obj *dprof_addrset__alloc(struct dprof_addrset *as, u64 base,
 				       u64 size, u64 time);
 struct dprof_obj *dprof_addrset__find(struct dprof_addrset *as, u64 addr);
 int dprof_addrset__free(struct dprof_addrset *as, u64 base);
+int dprof_addrset__for_each(struct dprof_addrset *as,
+			    int (*fn)(struct dprof_obj *obj, void *arg), void *arg);
 struct dprof_obj *dprof_addrset__move(struct dprof_addrset *as,
 				      struct dprof_obj *obj,
 				      struct dprof_addrset *to, u64 time);

@@ -356,7 +356,8 @@ static int dprof_replay__end_obj(struct dprof_replay *r, struct perf_sample *sam
 		if (dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/false))
 			return -EINVAL;
 		/* its memory is its cache's now: see dprof_replay__resolve_addr() */
-		dprof_addrset__move(&r->as, obj, &r->dead, sample->time);
+		if (!dprof_addrset__move(&r->as, obj, &r->dead, sample->time))
+			return -ENOMEM;
 		goto parked;
 	} else if (!put && r->parked && hashmap__delete(r->parked, ptr, NULL, NULL)) {
 		/* its lifetime ended when it was put aside */
@@ -1336,6 +1337,19 @@ static void dprof_replay__heap_add(struct dprof_replay *r, struct evsel *evsel,
 		evsel->handler = dprof_replay__heap_free;
 }
 
+struct dprof_exit_walk {
+	struct dprof_replay	*r;
+	struct perf_sample	*sample;
+};
+
+static int dprof_replay__exit_obj(struct dprof_obj *obj, void *arg)
+{
+	struct dprof_exit_walk *w = arg;
+
+	obj->free_site = DPROF_EXIT_SITE;
+	return dprof_replay__sinks_obj(w->r, obj, w->sample, /*alloc=*/false);
+}
+
 /* A process exits: its heap objects end with it. */
 static int dprof_replay__exit_event(const struct perf_tool *tool, union perf_event *event,
 				    struct perf_sample *sample, struct machine *machine)
@@ -1345,16 +1359,10 @@ static int dprof_replay__exit_event(const struct perf_tool *tool, union perf_eve
 
 	if (event->fork.pid == event->fork.tid &&
 	    hashmap__delete(r->heaps, event->fork.pid, NULL, &as)) {
-		struct rb_node *nd;
-		int err = 0;
-
+		struct dprof_exit_walk w = { .r = r, .sample = sample };
 		/* the sinks see each object end, at the exit (site: "exit") */
-		for (nd = rb_first(&as->objs); nd && !err; nd = rb_next(nd)) {
-			struct dprof_obj *obj = rb_entry(nd, struct dprof_obj, node);
+		int err = dprof_addrset__for_each(as, dprof_replay__exit_obj, &w);
 
-			obj->free_site = DPROF_EXIT_SITE;
-			err = dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/false);
-		}
 		dprof_addrset__exit(as);
 		free(as);
 		if (err)
