@@ -50,6 +50,7 @@
 #include "sink.h"
 #include "ea.h"
 #include "watch.h"
+#include "symload.h"
 #include "userfiles.h"
 
 /* x86-64 THREAD_SIZE with KASAN off; stack slots are not a data type */
@@ -905,9 +906,11 @@ static int dprof_replay__scan(struct dprof_replay *r)
 		return 1;
 	}
 
-	/* the DWARF of user code can be opened ahead: which files is it? */
-	if (r->res.prefetch)
-		sc.user = dprof_userfiles__new();
+	/*
+	 * Which files of user code the samples fall in: their symbols can
+	 * be loaded and their DWARF opened ahead.
+	 */
+	sc.user = dprof_userfiles__new();
 	if (dprof_scan__records(&sc, map, shift, header->data_size))
 		goto out;
 	/* parse them all before using any: a bad one goes to perf's reader */
@@ -926,8 +929,9 @@ static int dprof_replay__scan(struct dprof_replay *r)
 		const char *const *names;
 		size_t nr = dprof_userfiles__sampled(sc.user, &names);
 
-		if (nr)
+		if (nr && r->res.prefetch)
 			r->res.prefetch(r->res.debuginfo_arg, names, nr);
+		r->symload = dprof_symload__new(r->res.machine, names, nr);
 	}
 out:
 	dprof_userfiles__delete(sc.user);
@@ -1335,6 +1339,48 @@ static void dprof_replay__heap_add(struct dprof_replay *r, struct evsel *evsel,
 		evsel->handler = dprof_replay__heap_entry;
 	else if (evsel__field(evsel, "ptr"))
 		evsel->handler = dprof_replay__heap_free;
+}
+
+/* A mapping of a file whose symbols the loader takes, if it wants them */
+static void dprof_replay__symload(struct dprof_replay *r, struct machine *machine,
+				  u32 pid, u32 tid, u64 start, const char *filename)
+{
+	struct thread *thread;
+	struct map *map;
+
+	if (!dprof_symload__wants(r->symload, filename))
+		return;
+	thread = machine__find_thread(machine, pid, tid);
+	if (!thread)
+		return;
+	map = maps__find(thread__maps(thread), start);
+	dprof_symload__map(r->symload, map, filename);
+	map__put(map);
+	thread__put(thread);
+}
+
+static int dprof_replay__mmap(const struct perf_tool *tool, union perf_event *event,
+			      struct perf_sample *sample, struct machine *machine)
+{
+	struct dprof_replay *r = container_of(tool, struct dprof_replay, tool);
+	int err = perf_event__process_mmap(tool, event, sample, machine);
+
+	if (!err)
+		dprof_replay__symload(r, machine, event->mmap.pid, event->mmap.tid,
+				      event->mmap.start, event->mmap.filename);
+	return err;
+}
+
+static int dprof_replay__mmap2(const struct perf_tool *tool, union perf_event *event,
+			       struct perf_sample *sample, struct machine *machine)
+{
+	struct dprof_replay *r = container_of(tool, struct dprof_replay, tool);
+	int err = perf_event__process_mmap2(tool, event, sample, machine);
+
+	if (!err)
+		dprof_replay__symload(r, machine, event->mmap2.pid, event->mmap2.tid,
+				      event->mmap2.start, event->mmap2.filename);
+	return err;
 }
 
 struct dprof_exit_walk {
@@ -2272,8 +2318,8 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 	INIT_LIST_HEAD(&r->sinks);
 	perf_tool__init(&r->tool, /*ordered_events=*/true);
 	r->tool.sample		= dprof_replay__sample;
-	r->tool.mmap		= perf_event__process_mmap;
-	r->tool.mmap2		= perf_event__process_mmap2;
+	r->tool.mmap		= dprof_replay__mmap;
+	r->tool.mmap2		= dprof_replay__mmap2;
 	r->tool.comm		= perf_event__process_comm;
 	r->tool.exit		= dprof_replay__exit_event;
 	r->tool.fork		= perf_event__process_fork;
@@ -2396,6 +2442,8 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 		err = dprof_replay__prescan(r);
 	if (!err)
 		err = perf_session__process_events(r->session);
+	dprof_symload__delete(r->symload);
+	r->symload = NULL;
 	dprof_resolver__stop_typer(&r->res);
 
 	if (err) {

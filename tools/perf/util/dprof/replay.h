@@ -126,6 +126,8 @@ struct dprof_kmem_fields {
 /* alloc, kmalloc, free, kfree, mempool put and get, kfree_rcu */
 #define DPROF_KMEM_EVENTS	7
 
+struct dprof_symload;
+
 struct dprof_replay {
 	struct perf_tool	tool;
 	struct perf_data	data;
@@ -157,6 +159,7 @@ struct dprof_replay {
 	struct hashmap		*user_funcs;
 	bool			sampled_hit_sinks;	/* a sink takes sampled_hit */
 	struct hashmap		*heap_calls;	/* tid -> struct dprof_heap_call * */
+	struct dprof_symload	*symload;	/* NULL: no first pass */
 	bool			ready;		/* private: open succeeded */
 };
 

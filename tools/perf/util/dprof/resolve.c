@@ -1157,9 +1157,9 @@ static void dprof_resolver__start_typer(struct dprof_resolver *r,
 	ty->dinfo->cu_tops = NULL;
 	dprof_dwarf_pages__init(&ty->pages, elf);
 
-	perf_set_multithreaded();
+	dprof_threads__get();
 	if (pthread_create(&ty->tid, NULL, dprof_typer__run, ty)) {
-		perf_set_singlethreaded();
+		dprof_threads__put();
 		goto fail;
 	}
 	r->typer = ty;
@@ -1168,6 +1168,29 @@ static void dprof_resolver__start_typer(struct dprof_resolver *r,
 fail:
 	pr_debug("dprof: typing the kernel's code in the main thread\n");
 	dprof_typer__delete(ty);
+}
+
+/* the threads of ours that run next to the main one */
+static unsigned int dprof_nr_threads;
+
+/**
+ * dprof_threads__get - a thread of ours is about to run perf's code
+ *
+ * perf's locks (struct rw_semaphore, the dsos' and the maps') are real
+ * only while perf_singlethreaded is false.  Called by the main thread
+ * before it starts a thread, with no such lock held; dprof_threads__put()
+ * after it joined it.
+ */
+void dprof_threads__get(void)
+{
+	if (!dprof_nr_threads++)
+		perf_set_multithreaded();
+}
+
+void dprof_threads__put(void)
+{
+	if (!--dprof_nr_threads)
+		perf_set_singlethreaded();
 }
 
 /**
@@ -1189,7 +1212,7 @@ void dprof_resolver__stop_typer(struct dprof_resolver *r)
 	pthread_mutex_unlock(&ty->lock);
 	pthread_join(ty->tid, NULL);
 	r->typer_running = false;
-	perf_set_singlethreaded();
+	dprof_threads__put();
 	r->nr_untypable += ty->nr_untypable;
 	r->nr_disassembled += ty->nr_disassembled;
 	pr_debug("dprof: the kernel's typer typed %u ips (%zu functions planned, %zu done)\n",

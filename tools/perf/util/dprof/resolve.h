@@ -132,6 +132,9 @@ void dprof_resolver__noted(struct dprof_resolver *r);
 void dprof_resolver__advance(struct dprof_resolver *r, u64 time);
 /* After the replay: no more typing of kernel code in a thread. */
 void dprof_resolver__stop_typer(struct dprof_resolver *r);
+/* A thread of ours runs next to the main one, or no longer: perf's locks */
+void dprof_threads__get(void);
+void dprof_threads__put(void);
 
 /* Code at @ip and the instruction before it; returns bytes at @ip or -1. */
 int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
