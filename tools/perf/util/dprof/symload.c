@@ -6,7 +6,7 @@
  * or data falls in it, and perf then loads the file's whole symbol table
  * on the main thread: ~0.1 s for a large C++ library, whose names are
  * demangled one by one.  The first pass knows which files the samples
- * fall in; the replay hands their maps over as it creates them, at their
+ * fall in; the replay hands their dsos over as it creates them, at their
  * mmap records, and this thread loads them (perf's dso__load() under the
  * dso's lock) while the replay goes on: when it needs one, it finds the
  * table loaded or waits for what is left on that lock.
@@ -56,9 +56,10 @@ static void *dprof_symload__run(void *arg)
 		sl->queue[sl->head++] = NULL;
 		pthread_mutex_unlock(&sl->lock);
 		/*
-		 * The first opening of the dso's data finds its file, and
-		 * writes next to what dso__load() writes, under another lock:
-		 * done first, the replay's only reads.
+		 * The first opening of the dso's data finds its file and
+		 * writes binary_type, a bit-field next to those dso__load()
+		 * writes, under another lock: done here first, the replay's
+		 * openings only read it.
 		 */
 		if (dso__data_get_fd(dso, sl->machine) >= 0)
 			dso__data_put_fd(dso);
