@@ -149,6 +149,7 @@ static int addrset_test__model(unsigned int unit)
 	struct dprof_obj *owner[SPACE] = { };
 	unsigned int seed = unit, i, addr, size, live;
 	u64 base = 0x10000000ULL - 16 * unit;	/* not at a page */
+	u64 at, end;
 
 	dprof_addrset__init(&t.as, addrset_test__release);
 	for (i = 0; i < ROUNDS; i++) {
@@ -162,12 +163,14 @@ static int addrset_test__model(unsigned int unit)
 			unsigned int a;
 
 			/* whatever it overlaps is gone, whole */
+			at = base + addr * unit;
+			end = at + size * unit;
 			for (a = 0; a < SPACE; a++) {
-				if (owner[a] && owner[a]->base + owner[a]->size > base + addr * unit &&
-				    owner[a]->base < base + (addr + size) * unit)
+				if (owner[a] && owner[a]->base + owner[a]->size > at &&
+				    owner[a]->base < end)
 					owner[a] = NULL;
 			}
-			obj = dprof_addrset__alloc(&t.as, base + addr * unit, size * unit, i);
+			obj = dprof_addrset__alloc(&t.as, at, size * unit, i);
 			TEST_ASSERT_VAL("alloc", obj);
 			for (a = addr; a < addr + size; a++)
 				owner[a] = obj;
@@ -177,7 +180,8 @@ static int addrset_test__model(unsigned int unit)
 
 			for (a = addr; a < addr + obj->size / unit; a++)
 				owner[a] = NULL;
-			TEST_ASSERT_EQUAL("free", dprof_addrset__free(&t.as, base + addr * unit), 0);
+			at = base + addr * unit;
+			TEST_ASSERT_EQUAL("free", dprof_addrset__free(&t.as, at), 0);
 		} else {
 			TEST_ASSERT_EQUAL("no free", dprof_addrset__free(&t.as, base + addr * unit),
 					  -ENOENT);
@@ -185,8 +189,8 @@ static int addrset_test__model(unsigned int unit)
 		for (addr = 0, live = 0; addr < SPACE; addr++) {
 			TEST_ASSERT_VAL("find", dprof_addrset__find(&t.as, base + addr * unit) ==
 				       owner[addr]);
-			TEST_ASSERT_VAL("find end", dprof_addrset__find(&t.as,
-						base + (addr + 1) * unit - 1) == owner[addr]);
+			end = base + (addr + 1) * unit - 1;
+			TEST_ASSERT_VAL("find end", dprof_addrset__find(&t.as, end) == owner[addr]);
 			live += owner[addr] && owner[addr]->base == base + addr * unit;
 		}
 		TEST_ASSERT_VAL("before", !dprof_addrset__find(&t.as, base - 1));

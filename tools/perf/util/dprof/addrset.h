@@ -2,6 +2,7 @@
 #ifndef __PERF_DPROF_ADDRSET_H
 #define __PERF_DPROF_ADDRSET_H
 
+#include <linux/bits.h>
 #include <linux/rbtree.h>
 #include <linux/types.h>
 
@@ -12,7 +13,7 @@
  * (e.g. not recorded), so the stale object is evicted first.
  */
 #define DPROF_ADDRSET_PAGE_SHIFT	12
-#define DPROF_ADDRSET_PAGE		(1ULL << DPROF_ADDRSET_PAGE_SHIFT)
+#define DPROF_ADDRSET_PAGE		BIT_ULL(DPROF_ADDRSET_PAGE_SHIFT)
 
 struct dprof_obj {
 	struct rb_node	node;		/* in the set's big tree */
