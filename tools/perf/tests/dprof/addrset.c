@@ -23,6 +23,38 @@ static void addrset_test__release(struct dprof_addrset *as,
 		t->released_other++;
 }
 
+/*
+ * The last page of the address space is a page like another, and many
+ * pages make the table of pages grow: every object is found again.
+ */
+static int addrset_test__pages(void)
+{
+	enum { PAGES = 300 };
+	struct addrset_test t = { };
+	struct dprof_obj *top, *objs[PAGES];
+	u64 i;
+
+	dprof_addrset__init(&t.as, addrset_test__release);
+	top = dprof_addrset__alloc(&t.as, 0xfffffffffffff000ULL, 0x10, 1);
+	TEST_ASSERT_VAL("top", top);
+	for (i = 0; i < PAGES; i++) {
+		objs[i] = dprof_addrset__alloc(&t.as, 0xffff888000000000ULL + i * 0x1040,
+					       0x40, i);
+		TEST_ASSERT_VAL("alloc", objs[i]);
+	}
+	TEST_ASSERT_VAL("top found", dprof_addrset__find(&t.as, 0xfffffffffffff00fULL) == top);
+	TEST_ASSERT_VAL("past top", !dprof_addrset__find(&t.as, 0xfffffffffffff010ULL));
+	for (i = 0; i < PAGES; i++) {
+		TEST_ASSERT_VAL("found", dprof_addrset__find(&t.as, objs[i]->base + 0x3f) ==
+			       objs[i]);
+	}
+	TEST_ASSERT_EQUAL("top freed", dprof_addrset__free(&t.as, 0xfffffffffffff000ULL), 0);
+	TEST_ASSERT_EQUAL("live", (int)t.as.nr_live, PAGES);
+	dprof_addrset__exit(&t.as);
+	TEST_ASSERT_EQUAL("released", t.released_freed + t.released_other, PAGES + 1);
+	return TEST_OK;
+}
+
 int test__dprof_addrset(struct test_suite *test __maybe_unused,
 			int subtest __maybe_unused)
 {
@@ -87,7 +119,7 @@ int test__dprof_addrset(struct test_suite *test __maybe_unused,
 	dprof_addrset__exit(as);
 	TEST_ASSERT_EQUAL("teardown", (int)as->nr_live, 0);
 	TEST_ASSERT_EQUAL("teardown", (int)t.released_other, 7);
-	return TEST_OK;
+	return addrset_test__pages();
 }
 
 /* a freed object moves to a set of dead objects, evicting what it covers */

@@ -27,14 +27,12 @@ struct dprof_addrset_ent {
 };
 
 struct dprof_addrset_page {
-	u64			pfn;		/* DPROF_NO_PFN: a free slot */
+	u64			key;		/* its number + 1; 0: a free slot */
 	struct dprof_addrset_ent *objs;		/* by base; NULL when empty */
 	u32			nr;
 	u32			alloc;
 };
 
-/* no object starts in the last page of the address space with a size > 0 */
-#define DPROF_NO_PFN		(~0ULL >> DPROF_ADDRSET_PAGE_SHIFT)
 #define DPROF_PAGES_MIN		64
 
 static bool dprof_obj__small(u64 size)
@@ -64,9 +62,9 @@ static struct dprof_addrset_page *dprof_addrset__page(struct dprof_addrset *as,
 	for (i = dprof_pfn__slot(as, pfn);; i = (i + 1) & as->pages_mask) {
 		struct dprof_addrset_page *pg = &as->pages[i];
 
-		if (pg->pfn == pfn)
+		if (pg->key == pfn + 1)
 			return pg;
-		if (pg->pfn == DPROF_NO_PFN)
+		if (!pg->key)
 			return NULL;
 	}
 }
@@ -84,13 +82,11 @@ static int dprof_addrset__rehash(struct dprof_addrset *as)
 		n += old[i].nr != 0;
 	while (slots < 4 * n)
 		slots *= 2;
-	as->pages = malloc(slots * sizeof(*as->pages));
+	as->pages = calloc(slots, sizeof(*as->pages));
 	if (!as->pages) {
 		as->pages = old;
 		return -ENOMEM;
 	}
-	for (i = 0; i < slots; i++)
-		as->pages[i] = (struct dprof_addrset_page){ .pfn = DPROF_NO_PFN };
 	as->pages_mask = slots - 1;
 	as->pages_used = n;
 	for (i = 0; i < old_slots; i++) {
@@ -98,8 +94,8 @@ static int dprof_addrset__rehash(struct dprof_addrset *as)
 
 		if (!old[i].nr)
 			continue;
-		j = dprof_pfn__slot(as, old[i].pfn);
-		while (as->pages[j].pfn != DPROF_NO_PFN)
+		j = dprof_pfn__slot(as, old[i].key - 1);
+		while (as->pages[j].key)
 			j = (j + 1) & as->pages_mask;
 		as->pages[j] = old[i];
 	}
@@ -118,11 +114,10 @@ static struct dprof_addrset_page *dprof_addrset__findnew_page(struct dprof_addrs
 	if ((!as->pages || 2 * (as->pages_used + 1) > as->pages_mask + 1) &&
 	    dprof_addrset__rehash(as))
 		return NULL;
-	for (i = dprof_pfn__slot(as, pfn); as->pages[i].pfn != DPROF_NO_PFN;
-	     i = (i + 1) & as->pages_mask)
+	for (i = dprof_pfn__slot(as, pfn); as->pages[i].key; i = (i + 1) & as->pages_mask)
 		;
 	as->pages_used++;
-	as->pages[i].pfn = pfn;
+	as->pages[i].key = pfn + 1;
 	return &as->pages[i];
 }
 
@@ -265,6 +260,18 @@ void dprof_addrset__exit(struct dprof_addrset *as)
 				      false);
 }
 
+/* An object of @pg that overlaps [@base, @end), or NULL. */
+static struct dprof_obj *dprof_page__overlap(const struct dprof_addrset_page *pg,
+					     u64 base, u64 end)
+{
+	u32 i;
+
+	if (!pg || !pg->nr)
+		return NULL;
+	i = dprof_page__first_end_after(pg, base);
+	return i < pg->nr && pg->objs[i].base < end ? pg->objs[i].obj : NULL;
+}
+
 /* A small live object that overlaps [@base, @end), or NULL. */
 static struct dprof_obj *dprof_addrset__small_overlap(struct dprof_addrset *as,
 						      u64 base, u64 end)
@@ -280,25 +287,22 @@ static struct dprof_obj *dprof_addrset__small_overlap(struct dprof_addrset *as,
 	if (last - first > as->pages_mask) {
 		for (i = 0; i <= as->pages_mask; i++) {
 			struct dprof_addrset_page *pg = &as->pages[i];
-			u32 j;
+			struct dprof_obj *obj;
 
-			if (!pg->nr || pg->pfn < first || pg->pfn > last)
+			if (!pg->key || pg->key - 1 < first || pg->key - 1 > last)
 				continue;
-			j = dprof_page__first_end_after(pg, base);
-			if (j < pg->nr && pg->objs[j].base < end)
-				return pg->objs[j].obj;
+			obj = dprof_page__overlap(pg, base, end);
+			if (obj)
+				return obj;
 		}
 		return NULL;
 	}
 	for (pfn = first; pfn <= last; pfn++) {
-		struct dprof_addrset_page *pg = dprof_addrset__page(as, pfn);
-		u32 j;
+		struct dprof_obj *obj = dprof_page__overlap(dprof_addrset__page(as, pfn),
+							    base, end);
 
-		if (!pg || !pg->nr)
-			continue;
-		j = dprof_page__first_end_after(pg, base);
-		if (j < pg->nr && pg->objs[j].base < end)
-			return pg->objs[j].obj;
+		if (obj)
+			return obj;
 	}
 	return NULL;
 }
