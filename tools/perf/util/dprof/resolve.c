@@ -619,7 +619,7 @@ void dprof_resolver__advance(struct dprof_resolver *r, u64 time)
 
 #ifdef HAVE_DWARF_SUPPORT
 /* typings between two resolver::trim_debuginfo() calls */
-#define DPROF_TYPED_TRIM	128
+#define DPROF_TYPED_TRIM	32
 
 /*
  * perf has just disassembled the function @al is in, for a typing at the

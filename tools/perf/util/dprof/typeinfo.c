@@ -61,6 +61,7 @@ struct dprof_typeinfo {
 	struct dprof_btf	*btf;		/* this kernel's, when recorded here */
 	bool			btf_tried;
 	const char		*os_release;	/* of the recording */
+	unsigned int		nr_row_reads;	/* see dprof_typeinfo__row_read() */
 };
 
 struct dprof_typeinfo *dprof_typeinfo__new(struct dprof_resolver *res,
@@ -519,11 +520,27 @@ static void dprof_row_info__describe(const struct dprof_class *row,
 		strbuf_addf(sb, " (%s)", dso__short_name(row->dso));
 }
 
+/* rows whose DWARF is read between two dprof_typeinfo__trim() */
+#define DPROF_ROW_TRIM	4
+
+/*
+ * The views read the DWARF of a row's type (its name, then its members'),
+ * a few places of the file per row, and the file's pages stay mapped:
+ * give them back every few rows, as the replay does every few typings.
+ */
+static void dprof_typeinfo__row_read(struct dprof_typeinfo *ti)
+{
+	if (ti && !(++ti->nr_row_reads % DPROF_ROW_TRIM))
+		dprof_typeinfo__trim(ti);
+}
+
 int dprof_row_info__init(struct dprof_row_info *ri, struct dprof_typeinfo *ti,
 			 struct dprof_class *row)
 {
 	memset(ri, 0, sizeof(*ri));
 	ri->row = row;
+	ri->ti = ti;
+	dprof_typeinfo__row_read(ti);
 	if (strbuf_init(&ri->type, 32) || strbuf_init(&ri->desc, 32)) {
 		dprof_row_info__exit(ri);
 		return -ENOMEM;
@@ -590,6 +607,8 @@ void *dprof_members__fold(struct dprof_members *m, const struct dprof_row_info *
 	size_t i;
 
 	memset(m, 0, sizeof(*m));
+	if (ri->has_type)
+		dprof_typeinfo__row_read(ri->ti);
 	array = calloc(nr + 1, size);
 	m->name = calloc(nr + 1, sizeof(*m->name));
 	m->of = calloc(nr + 1, sizeof(*m->of));

@@ -51,6 +51,7 @@ struct debuginfo *dprof_typeinfo__debuginfo(void *arg, struct map *map,
  */
 struct dprof_row_info {
 	struct dprof_class	*row;
+	struct dprof_typeinfo	*ti;		/* the row's type's */
 	struct strbuf		type;
 	struct strbuf		desc;
 	struct dprof_type	t;
