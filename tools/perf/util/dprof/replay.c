@@ -719,14 +719,15 @@ static const char *dprof_scan__string(union perf_event *event, const char *str)
 
 /* An executable mapping of a file, from an mmap record of @pid */
 static int dprof_scan__user_mmap(struct dprof_scan *sc, union perf_event *event,
-				 u32 pid, u64 start, u64 len, const char *filename)
+				 u32 pid, u64 start, u64 len, u64 pgoff,
+				 const char *filename)
 {
 	const char *name = dprof_scan__string(event, filename);
 
 	if ((event->header.misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER ||
 	    !name || *name != '/')
 		return 0;
-	return dprof_userfiles__mmap(sc->user, pid, start, len, name);
+	return dprof_userfiles__mmap(sc->user, pid, start, len, pgoff, name);
 }
 
 /* The records that tell which file a user ip is in */
@@ -738,13 +739,15 @@ static int dprof_scan__user_record(struct dprof_scan *sc, union perf_event *even
 		    !(event->mmap2.prot & PROT_EXEC))
 			return 0;
 		return dprof_scan__user_mmap(sc, event, event->mmap2.pid, event->mmap2.start,
-					     event->mmap2.len, event->mmap2.filename);
+					     event->mmap2.len, event->mmap2.pgoff,
+					     event->mmap2.filename);
 	case PERF_RECORD_MMAP:
 		if (event->header.size <= offsetof(struct perf_record_mmap, filename) ||
 		    (event->header.misc & PERF_RECORD_MISC_MMAP_DATA))
 			return 0;
 		return dprof_scan__user_mmap(sc, event, event->mmap.pid, event->mmap.start,
-					     event->mmap.len, event->mmap.filename);
+					     event->mmap.len, event->mmap.pgoff,
+					     event->mmap.filename);
 	case PERF_RECORD_FORK:
 		if (event->header.size < sizeof(event->fork))
 			return 0;
@@ -932,6 +935,10 @@ static int dprof_replay__scan(struct dprof_replay *r)
 		if (nr && r->res.prefetch)
 			r->res.prefetch(r->res.debuginfo_arg, names, nr);
 		r->symload = dprof_symload__new(r->res.machine, names, nr);
+		/* without them, its disassemblies stay to the end: no error */
+		for (i = 0; i < nr; i++)
+			dprof_resolver__note_user_file(&r->res, names[i],
+						       dprof_userfiles__times(sc.user, i));
 	}
 out:
 	dprof_userfiles__delete(sc.user);

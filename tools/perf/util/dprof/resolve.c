@@ -111,6 +111,17 @@ static void dprof_typed_entry__delete(struct dprof_typed_entry *e)
 	free(e);
 }
 
+static void dprof_disasm_list__exit(struct dprof_disasm_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		dso__put(l->v[i].dso);
+	zfree(&l->v);
+	l->nr = 0;
+	l->alloc = 0;
+}
+
 struct dprof_func;
 static void dprof_func__delete(struct dprof_func *f);
 #ifdef HAVE_DWARF_SUPPORT
@@ -149,12 +160,19 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 #endif
 	pr_debug("dprof: %" PRIu64 " instructions with no memory operand not typed by perf\n",
 		 r->nr_untypable);
-	pr_debug("dprof: perf disassembled %u functions for the typing, %u kernel functions after their first samples; %u freed\n",
+	pr_debug("dprof: perf disassembled %u functions for the typing, %u of them after their first samples; %u freed\n",
 		 r->nr_disassembled, r->nr_disasm_again, r->nr_disasm_freed);
-	for (i = 0; i < r->nr_disasm; i++)
-		dso__put(r->disasm[i].dso);
-	free(r->disasm);
+	dprof_disasm_list__exit(&r->disasm);
+	dprof_disasm_list__exit(&r->user_disasm);
 	dprof_ip_times__exit(&r->sampled);
+	if (r->user_sampled) {
+		hashmap__for_each_entry(r->user_sampled, cur, bkt) {
+			free((char *)cur->pkey);
+			dprof_ip_times__exit(cur->pvalue);
+			free(cur->pvalue);
+		}
+		hashmap__free(r->user_sampled);
+	}
 	if (r->code) {
 		hashmap__for_each_entry(r->code, cur, bkt)
 			dprof_code__delete(cur->pvalue);
@@ -592,6 +610,44 @@ void dprof_resolver__noted(struct dprof_resolver *r)
 }
 
 /**
+ * dprof_resolver__note_user_file - the samples of a file of user code
+ * @r: the resolver
+ * @name: the file, as its mmap records name it
+ * @times: its ips' sample times, by file offset (the offsets in it that
+ *	   perf's symbols of the file have), after dprof_ip_times__done():
+ *	   @r takes them over, and @times is left empty
+ *
+ * With these a user function's disassembly can go as a kernel one's does
+ * (see dprof_resolver__disassembled()).
+ */
+int dprof_resolver__note_user_file(struct dprof_resolver *r, const char *name,
+				   struct dprof_ip_times *times)
+{
+	struct dprof_ip_times *it;
+	char *key;
+
+	if (!times)
+		return -EINVAL;
+	if (!r->user_sampled) {
+		r->user_sampled = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
+		if (IS_ERR(r->user_sampled)) {
+			r->user_sampled = NULL;
+			return -ENOMEM;
+		}
+	}
+	it = malloc(sizeof(*it));
+	key = strdup(name);
+	if (!it || !key || hashmap__add(r->user_sampled, key, it)) {
+		free(it);
+		free(key);
+		return -ENOMEM;
+	}
+	*it = *times;
+	memset(times, 0, sizeof(*times));
+	return 0;
+}
+
+/**
  * dprof_resolver__advance - the replay is at @time
  * @r: the resolver
  * @time: the time of the sample the replay is at
@@ -600,21 +656,27 @@ void dprof_resolver__noted(struct dprof_resolver *r)
  * @time or later is expected to need.  One that does need it (an
  * instruction not typed before) disassembles the function again.
  */
-void dprof_resolver__advance(struct dprof_resolver *r, u64 time)
+static void dprof_disasm_list__advance(struct dprof_disasm_list *l, u64 time,
+				       u32 *nr_freed)
 {
-	r->now = time;
-	/* the kernel's disassemblies are the typer's while it runs */
-	if (r->typer_running)
-		return;
-	while (r->nr_disasm && r->disasm[r->nr_disasm - 1].time < time) {
-		struct dprof_disasm *d = &r->disasm[--r->nr_disasm];
+	while (l->nr && l->v[l->nr - 1].time < time) {
+		struct dprof_disasm *d = &l->v[--l->nr];
 		struct annotation *notes = symbol__annotation(d->sym);
 
 		if (notes->src)
 			annotated_source__purge(notes->src);
 		dso__put(d->dso);
-		r->nr_disasm_freed++;
+		(*nr_freed)++;
 	}
+}
+
+void dprof_resolver__advance(struct dprof_resolver *r, u64 time)
+{
+	r->now = time;
+	dprof_disasm_list__advance(&r->user_disasm, time, &r->nr_disasm_freed);
+	/* the kernel's disassemblies are the typer's while it runs */
+	if (!r->typer_running)
+		dprof_disasm_list__advance(&r->disasm, time, &r->nr_disasm_freed);
 }
 
 #ifdef HAVE_DWARF_SUPPORT
@@ -630,21 +692,36 @@ void dprof_resolver__advance(struct dprof_resolver *r, u64 time)
  * ips, with one exception: an ip whose earlier samples needed no typing
  * (their address was in a known object) and a later one does.  Then the
  * function is disassembled again, and kept until its last sample: no
- * typing of the replay can come after it.  Kept to the end: user code,
- * no first pass, or a typing after the last sample (the type votes).
+ * typing of the replay can come after it.  Kept to the end: no first
+ * pass, or a typing after the last sample (the type votes).  A user
+ * function is typed once per process it runs in (per ip, and its ips
+ * differ from process to process): its disassembly is needed until its
+ * file's last sample in it, in any process.
  */
 static void dprof_resolver__disassembled(struct dprof_resolver *r,
 					 struct addr_location *al)
 {
-	u64 start = map__unmap_ip(al->map, al->sym->start);
-	u64 end = map__unmap_ip(al->map, al->sym->end);
+	struct dprof_disasm_list *l = &r->disasm;
+	const struct dprof_ip_times *it = &r->sampled;
+	u64 start, end, first, last, time;
 	struct dprof_disasm *d;
-	u64 first, last, time;
 	size_t i;
 
 	r->nr_disassembled++;
-	if (!machine__kernel_ip(r->machine, start) ||
-	    !dprof_ip_times__find(&r->sampled, start, end, &first, &last))
+	start = map__unmap_ip(al->map, al->sym->start);
+	end = map__unmap_ip(al->map, al->sym->end);
+	if (!machine__kernel_ip(r->machine, start)) {
+		const char *name = dso__long_name(map__dso(al->map));
+
+		/* its symbols' addresses are the file offsets the scan saw */
+		l = &r->user_disasm;
+		it = NULL;
+		if (r->user_sampled)
+			hashmap__find(r->user_sampled, name, &it);
+		start = al->sym->start;
+		end = al->sym->end;
+	}
+	if (!it || !dprof_ip_times__find(it, start, end, &first, &last))
 		return;
 	time = first;
 	if (time < r->now) {
@@ -653,25 +730,24 @@ static void dprof_resolver__disassembled(struct dprof_resolver *r,
 	}
 	if (time < r->now)
 		return;
-	if (r->nr_disasm == r->alloc_disasm) {
-		size_t alloc = r->alloc_disasm ? r->alloc_disasm * 2 : 64;
+	if (l->nr == l->alloc) {
+		size_t alloc = l->alloc ? l->alloc * 2 : 64;
 
-		d = realloc(r->disasm, alloc * sizeof(*d));
+		d = realloc(l->v, alloc * sizeof(*d));
 		if (!d)
 			return;
-		r->disasm = d;
-		r->alloc_disasm = alloc;
+		l->v = d;
+		l->alloc = alloc;
 	}
 	/* latest first: the next to go is at the end */
-	for (i = r->nr_disasm; i && r->disasm[i - 1].time < time; i--)
+	for (i = l->nr; i && l->v[i - 1].time < time; i--)
 		;
-	memmove(&r->disasm[i + 1], &r->disasm[i],
-		(r->nr_disasm - i) * sizeof(*r->disasm));
-	d = &r->disasm[i];
+	memmove(&l->v[i + 1], &l->v[i], (l->nr - i) * sizeof(*l->v));
+	d = &l->v[i];
 	d->time = time;
 	d->sym = al->sym;
 	d->dso = dso__get(map__dso(al->map));
-	r->nr_disasm++;
+	l->nr++;
 }
 
 /*

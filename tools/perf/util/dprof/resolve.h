@@ -58,6 +58,13 @@ struct dprof_disasm {
 	struct dso	*dso;		/* held: it owns @sym */
 };
 
+/* Functions perf disassembled for the typing, latest first */
+struct dprof_disasm_list {
+	struct dprof_disasm	*v;
+	size_t			nr;
+	size_t			alloc;
+};
+
 struct dprof_resolver {
 	struct machine		*machine;
 	/* keyed by (dso, ip), not by ip alone: see resolve.c */
@@ -98,21 +105,23 @@ struct dprof_resolver {
 	struct debuginfo	*typed_dbg;	/* ... that one, NULL: no DWARF */
 	/*
 	 * perf keeps the disassembly of every function it typed an operand
-	 * of: those of kernel functions go once the replay is past the
-	 * samples that need them (@sampled, when a first pass noted them),
-	 * in @disasm, latest first.  @now: the replay's sample time.
+	 * of: they go once the replay is past the samples that need them,
+	 * when a first pass noted them: those of kernel code in @sampled
+	 * (by ip), those of user code in @user_sampled (by file offset).
+	 * @disasm: the kernel's, @user_disasm: the others.  @now: the
+	 * replay's sample time.
 	 */
 	struct dprof_ip_times	sampled;
-	struct dprof_disasm	*disasm;
-	size_t			nr_disasm;
-	size_t			alloc_disasm;
+	struct hashmap		*user_sampled;	/* file -> struct dprof_ip_times * */
+	struct dprof_disasm_list disasm;
+	struct dprof_disasm_list user_disasm;
 	u64			now;
 	u32			nr_disassembled;	/* by perf, for the typing */
 	/* the kernel's typings in a thread, after the first (see resolve.c) */
 	struct dprof_typer	*typer;
 	bool			typer_tried;
 	bool			typer_running;
-	u32			nr_disasm_again;	/* kernel, after its first samples */
+	u32			nr_disasm_again;	/* after their first samples */
 	u32			nr_disasm_freed;
 };
 
@@ -128,6 +137,9 @@ void dprof_resolver__trim(struct dprof_resolver *r);
 /* A sample of kernel code at @ip at @time, seen by a first pass. */
 int dprof_resolver__note_sample(struct dprof_resolver *r, u64 ip, u64 time);
 void dprof_resolver__noted(struct dprof_resolver *r);
+/* The samples a first pass saw in a file of user code, by file offset. */
+int dprof_resolver__note_user_file(struct dprof_resolver *r, const char *name,
+				   struct dprof_ip_times *times);
 /* The replay is at @time: what no later sample needs can go. */
 void dprof_resolver__advance(struct dprof_resolver *r, u64 time);
 /* After the replay: no more typing of kernel code in a thread. */

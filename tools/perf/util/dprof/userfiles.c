@@ -16,20 +16,23 @@
 
 #include "util/hashmap.h"
 #include "hashfn.h"
+#include "resolve.h"
 #include "userfiles.h"
 
 /* a fork chain longer than this is a loop in a damaged file */
 #define DPROF_UF_MAX_DEPTH	64
 
 struct dprof_ufile {
-	char		*name;
-	u64		first;		/* the time of its first sample */
-	bool		sampled;
+	char			*name;
+	u64			first;		/* the time of its first sample */
+	bool			sampled;
+	struct dprof_ip_times	times;		/* by file offset */
 };
 
 struct dprof_umap {
 	u64			start;
 	u64			end;
+	u64			pgoff;		/* the file offset at @start */
 	struct dprof_ufile	*file;
 };
 
@@ -87,6 +90,7 @@ void dprof_userfiles__delete(struct dprof_userfiles *uf)
 		struct dprof_ufile *f = cur->pvalue;
 
 		free(f->name);
+		dprof_ip_times__exit(&f->times);
 		free(f);
 	}
 	hashmap__free(uf->files);
@@ -148,12 +152,13 @@ static u32 dprof_uproc__lower(const struct dprof_uproc *p, u64 addr)
  * @pid: the process
  * @start: where it is mapped
  * @len: how long
+ * @pgoff: the offset in the file mapped at @start
  * @filename: the file, as the mmap record names it
  *
  * A mapping replaces those it overlaps, as in the process.
  */
 int dprof_userfiles__mmap(struct dprof_userfiles *uf, u32 pid, u64 start,
-			  u64 len, const char *filename)
+			  u64 len, u64 pgoff, const char *filename)
 {
 	struct dprof_uproc *p;
 	struct dprof_ufile *f;
@@ -186,7 +191,9 @@ int dprof_userfiles__mmap(struct dprof_userfiles *uf, u32 pid, u64 start,
 		memmove(&p->maps[i + 1], &p->maps[j], (p->nr - j) * sizeof(*p->maps));
 		p->nr -= j - i - 1;
 	}
-	p->maps[i] = (struct dprof_umap){ .start = start, .end = end, .file = f };
+	p->maps[i] = (struct dprof_umap){
+		.start = start, .end = end, .pgoff = pgoff, .file = f,
+	};
 	return 0;
 }
 
@@ -233,15 +240,17 @@ void dprof_userfiles__exec(struct dprof_userfiles *uf, u32 pid)
  * @ip: the sample ip
  * @time: the sample time
  *
- * Samples in no known mapping are left out.
+ * Samples in no known mapping are left out; the others are noted by
+ * their offsets in the file (see dprof_userfiles__times()).
  */
 int dprof_userfiles__sample(struct dprof_userfiles *uf, u32 pid, u64 ip,
 			    u64 time)
 {
-	struct dprof_ufile *f = NULL;
+	const struct dprof_umap *m = NULL;
+	struct dprof_ufile *f;
 	int depth;
 
-	for (depth = 0; depth < DPROF_UF_MAX_DEPTH && !f; depth++) {
+	for (depth = 0; depth < DPROF_UF_MAX_DEPTH && !m; depth++) {
 		struct dprof_uproc *p;
 		u32 i;
 
@@ -249,13 +258,16 @@ int dprof_userfiles__sample(struct dprof_userfiles *uf, u32 pid, u64 ip,
 			return 0;
 		i = dprof_uproc__lower(p, ip);
 		if (i < p->nr && p->maps[i].start <= ip)
-			f = p->maps[i].file;
+			m = &p->maps[i];
 		else if (!p->forked)
 			return 0;
 		pid = p->ppid;
 	}
-	if (!f)
+	if (!m)
 		return 0;
+	f = m->file;
+	if (dprof_ip_times__add(&f->times, ip - m->start + m->pgoff, time))
+		return -ENOMEM;
 	if (f->sampled) {
 		if (f->first > time)
 			f->first = time;
@@ -308,4 +320,28 @@ size_t dprof_userfiles__sampled(struct dprof_userfiles *uf,
 	for (i = 0; i < uf->nr_sampled; i++)
 		uf->names[i] = uf->sampled[i]->name;
 	return uf->nr_sampled;
+}
+
+/**
+ * dprof_userfiles__times - when a sampled file was sampled
+ * @uf: the files
+ * @i: which, in the order the last dprof_userfiles__sampled() named them
+ *
+ * After the last dprof_userfiles__sample(): the sample times of the
+ * file's ips, by their offsets in the file (the ip - the mapping's start
+ * + its file offset, as perf's symbols of a file are), ready for
+ * dprof_ip_times__find().
+ *
+ * Return: the times, or NULL when @i is out of range.
+ */
+struct dprof_ip_times *dprof_userfiles__times(struct dprof_userfiles *uf, size_t i)
+{
+	struct dprof_ufile *f;
+
+	if (!uf->names || i >= uf->nr_sampled)
+		return NULL;
+	f = uf->sampled[i];
+	if (!f->times.sorted)
+		dprof_ip_times__done(&f->times);
+	return &f->times;
 }

@@ -11,12 +11,13 @@
  * it will need it.
  */
 struct dprof_userfiles;
+struct dprof_ip_times;
 
 struct dprof_userfiles *dprof_userfiles__new(void);
 void dprof_userfiles__delete(struct dprof_userfiles *uf);
-/* An executable mapping of @filename in process @pid. */
+/* An executable mapping of @filename from offset @pgoff in process @pid. */
 int dprof_userfiles__mmap(struct dprof_userfiles *uf, u32 pid, u64 start,
-			  u64 len, const char *filename);
+			  u64 len, u64 pgoff, const char *filename);
 /* Process @pid was forked from @ppid: it has its mappings until it maps its own. */
 int dprof_userfiles__fork(struct dprof_userfiles *uf, u32 pid, u32 ppid);
 /* Process @pid execs: its mappings are gone. */
@@ -30,5 +31,11 @@ int dprof_userfiles__sample(struct dprof_userfiles *uf, u32 pid, u64 ip,
  */
 size_t dprof_userfiles__sampled(struct dprof_userfiles *uf,
 				const char *const **names);
+/*
+ * After the last sample: when the file named @i-th by the last
+ * dprof_userfiles__sampled() was sampled, by file offset; NULL when @i is
+ * out of range.  Its contents can be taken over.
+ */
+struct dprof_ip_times *dprof_userfiles__times(struct dprof_userfiles *uf, size_t i);
 
 #endif /* __PERF_DPROF_USERFILES_H */
