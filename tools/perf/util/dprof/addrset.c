@@ -163,7 +163,11 @@ static struct dprof_obj *dprof_addrset__small_at(struct dprof_addrset *as,
 
 	if (!pg || !pg->nr)
 		return NULL;
-	i = dprof_page__first_end_after(pg, addr);
+	/* the page before @addr's: as in dprof_page__overlap() */
+	if (pfn < addr >> DPROF_ADDRSET_PAGE_SHIFT)
+		i = pg->objs[pg->nr - 1].end > addr ? pg->nr - 1 : pg->nr;
+	else
+		i = dprof_page__first_end_after(pg, addr);
 	if (i == pg->nr || pg->objs[i].base > addr)
 		return NULL;
 	return pg->objs[i].obj;
@@ -260,14 +264,22 @@ void dprof_addrset__exit(struct dprof_addrset *as)
 				      false);
 }
 
-/* An object of @pg that overlaps [@base, @end), or NULL. */
+/* An object of @pg (the page @pfn) that overlaps [@base, @end), or NULL. */
 static struct dprof_obj *dprof_page__overlap(const struct dprof_addrset_page *pg,
-					     u64 base, u64 end)
+					     u64 pfn, u64 base, u64 end)
 {
 	u32 i;
 
 	if (!pg || !pg->nr)
 		return NULL;
+	/*
+	 * All of a page before @base's: only its last object, which ends
+	 * last, can reach @base (and then overlaps, starting before it).
+	 */
+	if (pfn < base >> DPROF_ADDRSET_PAGE_SHIFT) {
+		i = pg->nr - 1;
+		return pg->objs[i].end > base ? pg->objs[i].obj : NULL;
+	}
 	i = dprof_page__first_end_after(pg, base);
 	return i < pg->nr && pg->objs[i].base < end ? pg->objs[i].obj : NULL;
 }
@@ -291,7 +303,7 @@ static struct dprof_obj *dprof_addrset__small_overlap(struct dprof_addrset *as,
 
 			if (!pg->key || pg->key - 1 < first || pg->key - 1 > last)
 				continue;
-			obj = dprof_page__overlap(pg, base, end);
+			obj = dprof_page__overlap(pg, pg->key - 1, base, end);
 			if (obj)
 				return obj;
 		}
@@ -299,7 +311,7 @@ static struct dprof_obj *dprof_addrset__small_overlap(struct dprof_addrset *as,
 	}
 	for (pfn = first; pfn <= last; pfn++) {
 		struct dprof_obj *obj = dprof_page__overlap(dprof_addrset__page(as, pfn),
-							    base, end);
+							    pfn, base, end);
 
 		if (obj)
 			return obj;
