@@ -295,8 +295,12 @@ static u64 report__func_of(void *ctx, u64 ip)
 	const char *name;
 	u64 start;
 
-	if (sym && map)
-		return map__unmap_ip(map, sym->start);
+	if (sym && map) {
+		start = map__unmap_ip(map, sym->start);
+		map__put(map);
+		return start;
+	}
+	map__put(map);
 	if (r->replay && dprof_replay__user_func(r->replay, ip, &start, &name))
 		return start;
 	return 0;
@@ -311,6 +315,8 @@ static const char *report__name(void *ctx, u64 key,
 	const char *name;
 	u64 start;
 
+	/* the kernel map stays, with its symbols, while the machine does */
+	map__put(map);
 	if (sym)
 		return sym->name;
 	if (r->replay && dprof_replay__user_func(r->replay, key, &start, &name))
