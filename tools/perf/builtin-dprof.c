@@ -347,8 +347,11 @@ int cmd_dprof(int argc, const char **argv)
 		usage_with_options(usage, options);
 
 	for (cmd = dprof_cmds; cmd->name; cmd++) {
-		if (!strcmp(argv[0], cmd->name))
+		if (!strcmp(argv[0], cmd->name)) {
+			/* the usage line parse_options_subcommand() made */
+			free((void *)usage[0]);
 			return cmd->fn(argc, argv);
+		}
 	}
 	pr_err("dprof: unknown command '%s'\n", argv[0]);
 	usage_with_options(usage, options);
