@@ -647,15 +647,6 @@ int dprof_resolver__note_user_file(struct dprof_resolver *r, const char *name,
 	return 0;
 }
 
-/**
- * dprof_resolver__advance - the replay is at @time
- * @r: the resolver
- * @time: the time of the sample the replay is at
- *
- * Free perf's disassembly of the kernel functions that no typing at
- * @time or later is expected to need.  One that does need it (an
- * instruction not typed before) disassembles the function again.
- */
 static void dprof_disasm_list__advance(struct dprof_disasm_list *l, u64 time,
 				       u32 *nr_freed)
 {
@@ -670,6 +661,15 @@ static void dprof_disasm_list__advance(struct dprof_disasm_list *l, u64 time,
 	}
 }
 
+/**
+ * dprof_resolver__advance - the replay is at @time
+ * @r: the resolver
+ * @time: the time of the sample the replay is at
+ *
+ * Free perf's disassembly of the functions that no typing at
+ * @time or later is expected to need.  One that does need it (an
+ * instruction not typed before) disassembles the function again.
+ */
 void dprof_resolver__advance(struct dprof_resolver *r, u64 time)
 {
 	r->now = time;
@@ -694,9 +694,10 @@ void dprof_resolver__advance(struct dprof_resolver *r, u64 time)
  * function is disassembled again, and kept until its last sample: no
  * typing of the replay can come after it.  Kept to the end: no first
  * pass, or a typing after the last sample (the type votes).  A user
- * function is typed once per process it runs in (per ip, and its ips
- * differ from process to process): its disassembly is needed until its
- * file's last sample in it, in any process.
+ * function's samples are those the first pass noted at its offsets in
+ * its file, in every process that ran it; its typings are cached per
+ * process ip, so a process that runs it after those first samples
+ * disassembles it again (and keeps it until the last one).
  */
 static void dprof_resolver__disassembled(struct dprof_resolver *r,
 					 struct addr_location *al)
