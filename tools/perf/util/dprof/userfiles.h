@@ -8,7 +8,8 @@
  * The files of user code that access samples fall in, told from the mmap,
  * fork and sample records of a first pass over a recording, without
  * perf's machine: which DWARF the operand typing will need, in the order
- * it will need it.
+ * it will need it, and when it samples each offset in them (until when
+ * perf's disassembly of a function there is needed).
  */
 struct dprof_userfiles;
 struct dprof_ip_times;
