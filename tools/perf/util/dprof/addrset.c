@@ -31,6 +31,12 @@ struct dprof_addrset_page {
 	struct dprof_addrset_ent *objs;		/* by base; NULL when empty */
 	u32			nr;
 	u32			alloc;
+	/*
+	 * How many of its first bytes the last object of the page before
+	 * covers: a lookup reads that page only when it has to.  A page
+	 * whose @reach is not 0 keeps its slot, objects or not.
+	 */
+	u32			reach;
 };
 
 #define DPROF_PAGES_MIN		64
@@ -38,6 +44,13 @@ struct dprof_addrset_page {
 static bool dprof_obj__small(u64 size)
 {
 	return size <= DPROF_ADDRSET_PAGE;
+}
+
+/* Does a small @obj end in the page after the one it starts in? */
+static bool dprof_obj__crosses(const struct dprof_obj *obj)
+{
+	return (obj->base + obj->size - 1) >> DPROF_ADDRSET_PAGE_SHIFT !=
+	       obj->base >> DPROF_ADDRSET_PAGE_SHIFT;
 }
 
 void dprof_addrset__init(struct dprof_addrset *as,
@@ -79,7 +92,7 @@ static int dprof_addrset__rehash(struct dprof_addrset *as)
 	u64 i, n = 0, slots = DPROF_PAGES_MIN, old_slots = old ? as->pages_mask + 1 : 0;
 
 	for (i = 0; i < old_slots; i++)
-		n += old[i].nr != 0;
+		n += old[i].nr || old[i].reach;
 	while (slots < 4 * n)
 		slots *= 2;
 	as->pages = calloc(slots, sizeof(*as->pages));
@@ -92,7 +105,7 @@ static int dprof_addrset__rehash(struct dprof_addrset *as)
 	for (i = 0; i < old_slots; i++) {
 		u64 j;
 
-		if (!old[i].nr)
+		if (!old[i].nr && !old[i].reach)
 			continue;
 		j = dprof_pfn__slot(as, old[i].key - 1);
 		while (as->pages[j].key)
@@ -100,6 +113,14 @@ static int dprof_addrset__rehash(struct dprof_addrset *as)
 		as->pages[j] = old[i];
 	}
 	free(old);
+	return 0;
+}
+
+/* Room for @nr more pages without a rehash (which moves the slots). */
+static int dprof_addrset__reserve(struct dprof_addrset *as, u64 nr)
+{
+	if (!as->pages || 2 * (as->pages_used + nr) > as->pages_mask + 1)
+		return dprof_addrset__rehash(as);
 	return 0;
 }
 
@@ -111,8 +132,7 @@ static struct dprof_addrset_page *dprof_addrset__findnew_page(struct dprof_addrs
 
 	if (pg)
 		return pg;
-	if ((!as->pages || 2 * (as->pages_used + 1) > as->pages_mask + 1) &&
-	    dprof_addrset__rehash(as))
+	if (dprof_addrset__reserve(as, 1))
 		return NULL;
 	for (i = dprof_pfn__slot(as, pfn); as->pages[i].key; i = (i + 1) & as->pages_mask)
 		;
@@ -154,20 +174,20 @@ static u32 dprof_page__first_from(const struct dprof_addrset_page *pg, u64 addr)
 	return lo;
 }
 
-/* The small object that covers @addr, in the page @pfn. */
-static struct dprof_obj *dprof_addrset__small_at(struct dprof_addrset *as,
-						 u64 pfn, u64 addr)
+/* The small object that covers @addr: one of its page's, or the page before's last. */
+static struct dprof_obj *dprof_addrset__small_at(struct dprof_addrset *as, u64 addr)
 {
+	u64 pfn = addr >> DPROF_ADDRSET_PAGE_SHIFT;
 	struct dprof_addrset_page *pg = dprof_addrset__page(as, pfn);
 	u32 i;
 
-	if (!pg || !pg->nr)
+	if (!pg)
 		return NULL;
-	/* the page before @addr's: as in dprof_page__overlap() */
-	if (pfn < addr >> DPROF_ADDRSET_PAGE_SHIFT)
-		i = pg->objs[pg->nr - 1].end > addr ? pg->nr - 1 : pg->nr;
-	else
-		i = dprof_page__first_end_after(pg, addr);
+	if ((addr & (DPROF_ADDRSET_PAGE - 1)) < pg->reach) {
+		pg = dprof_addrset__page(as, pfn - 1);
+		return pg->objs[pg->nr - 1].obj;
+	}
+	i = dprof_page__first_end_after(pg, addr);
 	if (i == pg->nr || pg->objs[i].base > addr)
 		return NULL;
 	return pg->objs[i].obj;
@@ -202,11 +222,8 @@ static struct dprof_obj *dprof_addrset__big_floor(struct dprof_addrset *as,
  */
 struct dprof_obj *dprof_addrset__find(struct dprof_addrset *as, u64 addr)
 {
-	u64 pfn = addr >> DPROF_ADDRSET_PAGE_SHIFT;
-	struct dprof_obj *obj = dprof_addrset__small_at(as, pfn, addr);
+	struct dprof_obj *obj = dprof_addrset__small_at(as, addr);
 
-	if (!obj && pfn)
-		obj = dprof_addrset__small_at(as, pfn - 1, addr);
 	if (obj || RB_EMPTY_ROOT(&as->big))
 		return obj;
 	obj = dprof_addrset__big_floor(as, addr);
@@ -219,6 +236,7 @@ struct dprof_obj *dprof_addrset__find(struct dprof_addrset *as, u64 addr)
 static void dprof_addrset__unlink(struct dprof_addrset *as, struct dprof_obj *obj)
 {
 	struct dprof_addrset_page *pg;
+	u64 pfn;
 	u32 i;
 
 	as->nr_live--;
@@ -226,13 +244,17 @@ static void dprof_addrset__unlink(struct dprof_addrset *as, struct dprof_obj *ob
 		rb_erase(&obj->node, &as->big);
 		return;
 	}
-	pg = dprof_addrset__page(as, obj->base >> DPROF_ADDRSET_PAGE_SHIFT);
+	pfn = obj->base >> DPROF_ADDRSET_PAGE_SHIFT;
+	pg = dprof_addrset__page(as, pfn);
 	i = dprof_page__first_from(pg, obj->base);
 	memmove(&pg->objs[i], &pg->objs[i + 1], (pg->nr - i - 1) * sizeof(*pg->objs));
 	if (--pg->nr == 0) {
 		zfree(&pg->objs);
 		pg->alloc = 0;
 	}
+	/* it was the last of its page: the one before it ends in the page */
+	if (dprof_obj__crosses(obj))
+		dprof_addrset__page(as, pfn + 1)->reach = 0;
 }
 
 static void dprof_addrset__remove(struct dprof_addrset *as,
@@ -264,22 +286,14 @@ void dprof_addrset__exit(struct dprof_addrset *as)
 				      false);
 }
 
-/* An object of @pg (the page @pfn) that overlaps [@base, @end), or NULL. */
+/* An object that starts in @pg, at or after @base's page, and overlaps [@base, @end). */
 static struct dprof_obj *dprof_page__overlap(const struct dprof_addrset_page *pg,
-					     u64 pfn, u64 base, u64 end)
+					     u64 base, u64 end)
 {
 	u32 i;
 
 	if (!pg || !pg->nr)
 		return NULL;
-	/*
-	 * All of a page before @base's: only its last object, which ends
-	 * last, can reach @base (and then overlaps, starting before it).
-	 */
-	if (pfn < base >> DPROF_ADDRSET_PAGE_SHIFT) {
-		i = pg->nr - 1;
-		return pg->objs[i].end > base ? pg->objs[i].obj : NULL;
-	}
 	i = dprof_page__first_end_after(pg, base);
 	return i < pg->nr && pg->objs[i].base < end ? pg->objs[i].obj : NULL;
 }
@@ -288,31 +302,38 @@ static struct dprof_obj *dprof_page__overlap(const struct dprof_addrset_page *pg
 static struct dprof_obj *dprof_addrset__small_overlap(struct dprof_addrset *as,
 						      u64 base, u64 end)
 {
-	/* a small object that reaches @base starts at most a page before */
-	u64 first = base >= DPROF_ADDRSET_PAGE ? (base - DPROF_ADDRSET_PAGE + 1) >>
-		    DPROF_ADDRSET_PAGE_SHIFT : 0;
+	u64 first = base >> DPROF_ADDRSET_PAGE_SHIFT;
 	u64 last = (end - 1) >> DPROF_ADDRSET_PAGE_SHIFT, pfn, i;
+	struct dprof_addrset_page *pg;
 
 	if (!as->pages)
 		return NULL;
+	/* the last object of the page before reaches @base */
+	pg = dprof_addrset__page(as, first);
+	if (pg && (base & (DPROF_ADDRSET_PAGE - 1)) < pg->reach) {
+		pg = dprof_addrset__page(as, first - 1);
+		return pg->objs[pg->nr - 1].obj;
+	}
 	/* a range over more pages than the table has slots: go through those */
 	if (last - first > as->pages_mask) {
 		for (i = 0; i <= as->pages_mask; i++) {
-			struct dprof_addrset_page *pg = &as->pages[i];
 			struct dprof_obj *obj;
 
+			pg = &as->pages[i];
 			if (!pg->key || pg->key - 1 < first || pg->key - 1 > last)
 				continue;
-			obj = dprof_page__overlap(pg, pg->key - 1, base, end);
+			obj = dprof_page__overlap(pg, base, end);
 			if (obj)
 				return obj;
 		}
 		return NULL;
 	}
 	for (pfn = first; pfn <= last; pfn++) {
-		struct dprof_obj *obj = dprof_page__overlap(dprof_addrset__page(as, pfn),
-							    pfn, base, end);
+		struct dprof_obj *obj;
 
+		if (pfn != first)
+			pg = dprof_addrset__page(as, pfn);
+		obj = dprof_page__overlap(pg, base, end);
 		if (obj)
 			return obj;
 	}
@@ -342,13 +363,18 @@ static bool dprof_obj__less(struct rb_node *a, const struct rb_node *b)
 static int dprof_addrset__link(struct dprof_addrset *as, struct dprof_obj *obj)
 {
 	struct dprof_addrset_page *pg;
+	u64 pfn;
 	u32 i;
 
 	if (!dprof_obj__small(obj->size)) {
 		rb_add(&obj->node, &as->big, dprof_obj__less);
 		goto out;
 	}
-	pg = dprof_addrset__findnew_page(as, obj->base >> DPROF_ADDRSET_PAGE_SHIFT);
+	pfn = obj->base >> DPROF_ADDRSET_PAGE_SHIFT;
+	/* the slots of its page and the next stay where they are found */
+	if (dprof_addrset__reserve(as, 2))
+		return -ENOMEM;
+	pg = dprof_addrset__findnew_page(as, pfn);
 	if (!pg)
 		return -ENOMEM;
 	if (pg->nr == pg->alloc) {
@@ -368,6 +394,10 @@ static int dprof_addrset__link(struct dprof_addrset *as, struct dprof_obj *obj)
 		.obj	= obj,
 	};
 	pg->nr++;
+	/* overlapping nothing, it is the last of its page */
+	if (dprof_obj__crosses(obj))
+		dprof_addrset__findnew_page(as, pfn + 1)->reach = obj->base + obj->size -
+			((pfn + 1) << DPROF_ADDRSET_PAGE_SHIFT);
 out:
 	as->nr_live++;
 	return 0;
