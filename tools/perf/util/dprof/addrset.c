@@ -174,19 +174,30 @@ static u32 dprof_page__first_from(const struct dprof_addrset_page *pg, u64 addr)
 	return lo;
 }
 
+/*
+ * The last object of the page before @addr's, when it covers @addr: @pg
+ * is @addr's page (the page @pfn, NULL when it has no slot).
+ */
+static struct dprof_obj *dprof_addrset__reaching(struct dprof_addrset *as,
+						 const struct dprof_addrset_page *pg,
+						 u64 pfn, u64 addr)
+{
+	if (!pg || (addr & (DPROF_ADDRSET_PAGE - 1)) >= pg->reach)
+		return NULL;
+	pg = dprof_addrset__page(as, pfn - 1);
+	return pg->objs[pg->nr - 1].obj;
+}
+
 /* The small object that covers @addr: one of its page's, or the page before's last. */
 static struct dprof_obj *dprof_addrset__small_at(struct dprof_addrset *as, u64 addr)
 {
 	u64 pfn = addr >> DPROF_ADDRSET_PAGE_SHIFT;
 	struct dprof_addrset_page *pg = dprof_addrset__page(as, pfn);
+	struct dprof_obj *obj = dprof_addrset__reaching(as, pg, pfn, addr);
 	u32 i;
 
-	if (!pg)
-		return NULL;
-	if ((addr & (DPROF_ADDRSET_PAGE - 1)) < pg->reach) {
-		pg = dprof_addrset__page(as, pfn - 1);
-		return pg->objs[pg->nr - 1].obj;
-	}
+	if (obj || !pg)
+		return obj;
 	i = dprof_page__first_end_after(pg, addr);
 	if (i == pg->nr || pg->objs[i].base > addr)
 		return NULL;
@@ -305,20 +316,17 @@ static struct dprof_obj *dprof_addrset__small_overlap(struct dprof_addrset *as,
 	u64 first = base >> DPROF_ADDRSET_PAGE_SHIFT;
 	u64 last = (end - 1) >> DPROF_ADDRSET_PAGE_SHIFT, pfn, i;
 	struct dprof_addrset_page *pg;
+	struct dprof_obj *obj;
 
 	if (!as->pages)
 		return NULL;
-	/* the last object of the page before reaches @base */
 	pg = dprof_addrset__page(as, first);
-	if (pg && (base & (DPROF_ADDRSET_PAGE - 1)) < pg->reach) {
-		pg = dprof_addrset__page(as, first - 1);
-		return pg->objs[pg->nr - 1].obj;
-	}
+	obj = dprof_addrset__reaching(as, pg, first, base);
+	if (obj)
+		return obj;
 	/* a range over more pages than the table has slots: go through those */
 	if (last - first > as->pages_mask) {
 		for (i = 0; i <= as->pages_mask; i++) {
-			struct dprof_obj *obj;
-
 			pg = &as->pages[i];
 			if (!pg->key || pg->key - 1 < first || pg->key - 1 > last)
 				continue;
@@ -329,8 +337,6 @@ static struct dprof_obj *dprof_addrset__small_overlap(struct dprof_addrset *as,
 		return NULL;
 	}
 	for (pfn = first; pfn <= last; pfn++) {
-		struct dprof_obj *obj;
-
 		if (pfn != first)
 			pg = dprof_addrset__page(as, pfn);
 		obj = dprof_page__overlap(pg, base, end);
