@@ -28,7 +28,7 @@ struct dprof_addrset_ent {
 
 struct dprof_addrset_page {
 	u64			key;		/* its number + 1; 0: a free slot */
-	struct dprof_addrset_ent *objs;		/* by base; NULL when empty */
+	struct dprof_addrset_ent *objs;		/* by base; kept when empty */
 	u32			nr;
 	u32			alloc;
 	/*
@@ -40,6 +40,8 @@ struct dprof_addrset_page {
 };
 
 #define DPROF_PAGES_MIN		64
+/* objects a pool keeps at most: the slab events' churn, not a burst */
+#define DPROF_POOL_MAX		65536
 
 static bool dprof_obj__small(u64 size)
 {
@@ -58,6 +60,55 @@ void dprof_addrset__init(struct dprof_addrset *as,
 					 struct dprof_obj *obj, bool freed))
 {
 	*as = (struct dprof_addrset){ .big = RB_ROOT, .release = release };
+}
+
+/**
+ * dprof_addrset__set_pool - take objects from, and give them back to, a pool
+ * @as: an address set, empty
+ * @pool: zeroed, or shared with the sets @as passes objects to; it
+ *	  outlives them (dprof_obj_pool__exit() after their exit)
+ */
+void dprof_addrset__set_pool(struct dprof_addrset *as, struct dprof_obj_pool *pool)
+{
+	as->pool = pool;
+}
+
+void dprof_obj_pool__exit(struct dprof_obj_pool *pool)
+{
+	while (pool->free) {
+		struct dprof_obj *obj = pool->free;
+
+		pool->free = obj->priv;
+		free(obj);
+	}
+	pool->nr = 0;
+}
+
+static struct dprof_obj *dprof_addrset__new_obj(struct dprof_addrset *as)
+{
+	struct dprof_obj_pool *pool = as->pool;
+	struct dprof_obj *obj;
+
+	if (!pool || !pool->free)
+		return zalloc(sizeof(*obj));
+	obj = pool->free;
+	pool->free = obj->priv;
+	pool->nr--;
+	memset(obj, 0, sizeof(*obj));
+	return obj;
+}
+
+static void dprof_addrset__put_obj(struct dprof_addrset *as, struct dprof_obj *obj)
+{
+	struct dprof_obj_pool *pool = as->pool;
+
+	if (!pool || pool->nr >= DPROF_POOL_MAX) {
+		free(obj);
+		return;
+	}
+	obj->priv = pool->free;
+	pool->free = obj;
+	pool->nr++;
 }
 
 static u64 dprof_pfn__slot(const struct dprof_addrset *as, u64 pfn)
@@ -105,8 +156,10 @@ static int dprof_addrset__rehash(struct dprof_addrset *as)
 	for (i = 0; i < old_slots; i++) {
 		u64 j;
 
-		if (!old[i].nr && !old[i].reach)
+		if (!old[i].nr && !old[i].reach) {
+			free(old[i].objs);
 			continue;
+		}
 		j = dprof_pfn__slot(as, old[i].key - 1);
 		while (as->pages[j].key)
 			j = (j + 1) & as->pages_mask;
@@ -259,10 +312,8 @@ static void dprof_addrset__unlink(struct dprof_addrset *as, struct dprof_obj *ob
 	pg = dprof_addrset__page(as, pfn);
 	i = dprof_page__first_from(pg, obj->base);
 	memmove(&pg->objs[i], &pg->objs[i + 1], (pg->nr - i - 1) * sizeof(*pg->objs));
-	if (--pg->nr == 0) {
-		zfree(&pg->objs);
-		pg->alloc = 0;
-	}
+	/* an empty page keeps its array for the next object, until a rehash */
+	pg->nr--;
 	/* it was the last of its page: the one before it ends in the page */
 	if (dprof_obj__crosses(obj))
 		dprof_addrset__page(as, pfn + 1)->reach = 0;
@@ -274,20 +325,22 @@ static void dprof_addrset__remove(struct dprof_addrset *as,
 	dprof_addrset__unlink(as, obj);
 	if (as->release)
 		as->release(as, obj, freed);
-	free(obj);
+	dprof_addrset__put_obj(as, obj);
 }
 
-/* In no particular order. */
+/* In no particular order; the objects go back to malloc(), not the pool. */
 void dprof_addrset__exit(struct dprof_addrset *as)
 {
 	struct rb_node *nd;
 	u64 i;
 
+	as->pool = NULL;
 	for (i = 0; as->pages && i <= as->pages_mask; i++) {
 		struct dprof_addrset_page *pg = &as->pages[i];
 
 		while (pg->nr)
 			dprof_addrset__remove(as, pg->objs[pg->nr - 1].obj, false);
+		free(pg->objs);
 	}
 	zfree(&as->pages);
 	as->pages_mask = 0;
@@ -440,7 +493,7 @@ static int dprof_addrset__insert(struct dprof_addrset *as, struct dprof_obj *obj
 		as->nr_allocs++;
 		if (as->release)
 			as->release(as, old, false);
-		free(old);
+		dprof_addrset__put_obj(as, old);
 		return 0;
 	}
 	for (; old; old = dprof_addrset__overlap(as, obj->base, end)) {
@@ -467,7 +520,7 @@ static int dprof_addrset__insert(struct dprof_addrset *as, struct dprof_obj *obj
 struct dprof_obj *dprof_addrset__alloc(struct dprof_addrset *as, u64 base,
 				       u64 size, u64 time)
 {
-	struct dprof_obj *obj = zalloc(sizeof(*obj));
+	struct dprof_obj *obj = dprof_addrset__new_obj(as);
 
 	if (!obj)
 		return NULL;
@@ -475,7 +528,7 @@ struct dprof_obj *dprof_addrset__alloc(struct dprof_addrset *as, u64 base,
 	obj->size = size ?: 1;
 	obj->alloc_time = time;
 	if (dprof_addrset__insert(as, obj)) {
-		free(obj);
+		dprof_addrset__put_obj(as, obj);
 		return NULL;
 	}
 	return obj;
@@ -513,7 +566,7 @@ struct dprof_obj *dprof_addrset__move(struct dprof_addrset *as,
 	if (dprof_addrset__insert(to, obj)) {
 		if (to->release)
 			to->release(to, obj, false);
-		free(obj);
+		dprof_addrset__put_obj(to, obj);
 		return NULL;
 	}
 	return obj;

@@ -31,6 +31,16 @@ struct dprof_obj {
 /* the objects that start in one page (see addrset.c) */
 struct dprof_addrset_page;
 
+/*
+ * Objects given back, for the next allocation: a replay allocates and
+ * frees one per slab event, and moves them from set to set.  Sets that
+ * pass objects to each other share one.
+ */
+struct dprof_obj_pool {
+	struct dprof_obj	*free;		/* linked through obj->priv */
+	u64			nr;
+};
+
 struct dprof_addrset {
 	/* objects of up to DPROF_ADDRSET_PAGE bytes, by the page they start in */
 	struct dprof_addrset_page *pages;
@@ -42,6 +52,7 @@ struct dprof_addrset {
 	u64		nr_frees;
 	u64		nr_evicted;	/* overlapped by a later allocation */
 	u64		nr_unknown_free;/* free of an address not in the set */
+	struct dprof_obj_pool	*pool;	/* NULL: objects come from malloc() */
 	/* called before an object leaves the set (free, eviction, teardown) */
 	void		(*release)(struct dprof_addrset *as, struct dprof_obj *obj,
 				   bool freed);
@@ -51,6 +62,8 @@ void dprof_addrset__init(struct dprof_addrset *as,
 			 void (*release)(struct dprof_addrset *as,
 					 struct dprof_obj *obj, bool freed));
 void dprof_addrset__exit(struct dprof_addrset *as);
+void dprof_addrset__set_pool(struct dprof_addrset *as, struct dprof_obj_pool *pool);
+void dprof_obj_pool__exit(struct dprof_obj_pool *pool);
 struct dprof_obj *dprof_addrset__alloc(struct dprof_addrset *as, u64 base,
 				       u64 size, u64 time);
 struct dprof_obj *dprof_addrset__find(struct dprof_addrset *as, u64 addr);

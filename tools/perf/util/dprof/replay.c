@@ -2390,6 +2390,8 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 	dprof_addrset__init(&r->as, NULL);
 	dprof_addrset__init(&r->slabs, dprof_snap_slab__release);
 	dprof_addrset__init(&r->dead, NULL);
+	dprof_addrset__set_pool(&r->as, &r->pool);
+	dprof_addrset__set_pool(&r->dead, &r->pool);
 	r->freed = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 	if (IS_ERR(r->freed)) {
 		r->freed = NULL;
@@ -2506,6 +2508,7 @@ void dprof_replay__close(struct dprof_replay *r)
 		dprof_addrset__exit(&r->as);
 		dprof_addrset__exit(&r->slabs);
 		dprof_addrset__exit(&r->dead);
+		dprof_obj_pool__exit(&r->pool);
 		hashmap__free(r->freed);
 		r->freed = NULL;
 		hashmap__free(r->parked);

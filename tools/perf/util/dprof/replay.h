@@ -147,6 +147,8 @@ struct dprof_replay {
 	struct hashmap		*parked;
 	/* objects freed during the recording, as they were (priv: class) */
 	struct dprof_addrset	dead;
+	/* @as and @dead's objects, which go from one to the other */
+	struct dprof_obj_pool	pool;
 	bool			no_snapshot;
 	struct dprof_profile	prof;
 	struct dprof_resolver	res;
