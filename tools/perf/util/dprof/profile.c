@@ -138,13 +138,16 @@ static size_t class__hash(long key, void *ctx __maybe_unused)
 	return hash_64(c->key, 32) ^ hash_ptr(dprof_dso_id(c->dso), 32) ^ c->kind;
 }
 
-static bool class__equal(long k1, long k2, void *ctx __maybe_unused)
+static bool dprof_class__is(const struct dprof_class *a, const struct dprof_class *b)
 {
-	const struct dprof_class *a = (const struct dprof_class *)k1;
-	const struct dprof_class *b = (const struct dprof_class *)k2;
-
 	return a->kind == b->kind && a->key == b->key &&
 	       dprof_dso_id(a->dso) == dprof_dso_id(b->dso);
+}
+
+static bool class__equal(long k1, long k2, void *ctx __maybe_unused)
+{
+	return dprof_class__is((const struct dprof_class *)k1,
+			       (const struct dprof_class *)k2);
 }
 
 static size_t site__hash(long key, void *ctx __maybe_unused)
@@ -210,6 +213,7 @@ void dprof_profile__exit(struct dprof_profile *prof)
 		dprof_class__delete(cur->pvalue);
 	hashmap__free(prof->classes);
 	prof->classes = NULL;
+	memset(prof->recent, 0, sizeof(prof->recent));
 }
 
 static struct dprof_class *dprof_class__new(enum dprof_kind kind, u64 key,
@@ -243,10 +247,17 @@ struct dprof_class *dprof_profile__findnew_class(struct dprof_profile *prof,
 						 struct dso *dso)
 {
 	struct dprof_class tmp = { .kind = kind, .key = key, .dso = dso };
-	struct dprof_class *cls;
+	struct dprof_class **recent, *cls;
 
+	/*
+	 * Every slab event asks for its class, and a few call sites make
+	 * most of them: look at the one found last for this hash first.
+	 */
+	recent = &prof->recent[class__hash((long)&tmp, NULL) % DPROF_RECENT_CLASSES];
+	if (*recent && dprof_class__is(*recent, &tmp))
+		return *recent;
 	if (hashmap__find(prof->classes, &tmp, &cls))
-		return cls;
+		goto out;
 
 	cls = dprof_class__new(kind, key, dso);
 	if (!cls)
@@ -255,6 +266,8 @@ struct dprof_class *dprof_profile__findnew_class(struct dprof_profile *prof,
 		dprof_class__delete(cls);
 		return NULL;
 	}
+out:
+	*recent = cls;
 	return cls;
 }
 

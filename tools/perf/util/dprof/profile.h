@@ -129,8 +129,12 @@ struct dprof_class {
 	struct dprof_class	*row;		/* merged row, at the end */
 };
 
+/* the classes found last, by their key's hash (see dprof_profile__findnew_class()) */
+#define DPROF_RECENT_CLASSES	64
+
 struct dprof_profile {
 	struct hashmap	*classes;	/* class key -> struct dprof_class * */
+	struct dprof_class *recent[DPROF_RECENT_CLASSES];
 	struct dprof_stats total;
 	u64		nr_samples;	/* every access sample, resolved or not */
 	u64		unres[DPROF_UNRES__MAX];
