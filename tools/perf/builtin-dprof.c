@@ -103,7 +103,7 @@ static int cmd_dprof_report(int argc, const char **argv)
 		.input_name	= "perf.data",
 		.fold		= DPROF_FLOW_FOLD_DEFAULT,
 	};
-	const char *view = "profile", *graph = NULL;
+	const char *view = "profile", *graph = NULL, *event_thread = NULL;
 	bool use_stdio = false, use_tui = false, json = false;
 	const char * const usage[] = {
 		"perf dprof report [<options>]",
@@ -135,6 +135,8 @@ static int cmd_dprof_report(int argc, const char **argv)
 		     "--view=flow: fold paths taken by fewer than N histories (or P% of them); default 2, 0: none",
 		     parse_fold),
 	OPT_BOOLEAN('f', "force", &opts.force, "don't complain, do it"),
+	OPT_STRING(0, "event-thread", &event_thread, "auto|on|off",
+		   "deliver the events in a thread of their own while perf reads the next (auto: recordings of 256 MB or more)"),
 	OPT_BOOLEAN(0, "no-snapshot", &opts.no_snapshot,
 		    "ignore the slab snapshot: objects allocated before recording typed by DWARF only"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
@@ -156,6 +158,10 @@ static int cmd_dprof_report(int argc, const char **argv)
 	    !opts.type_name) {
 		pr_err("dprof: --view=%s needs --type=T (a cache or type watched with record --watch, or a user heap type)\n",
 		       view);
+		return -EINVAL;
+	}
+	if (dprof_delivery_mode__parse(event_thread, &opts.delivery)) {
+		pr_err("dprof: --event-thread=%s: auto, on or off\n", event_thread);
 		return -EINVAL;
 	}
 	err = dprof__check_report_opts(&opts, graph);

@@ -69,6 +69,21 @@ while IFS=: read -r name opts; do
 	done
 done <<< "${views}"
 
+# the events delivered in a thread of their own (perf dprof report
+# --event-thread; a file this small is read without one by default): every
+# sample resolved the same, in the same order
+for name in profile samples; do
+	opts=
+	[ "${name}" = samples ] && opts=--samples
+	# shellcheck disable=SC2086
+	perf dprof report --stdio --event-thread=on -i "${data}" ${opts} \
+		> "${dir}/${name}.thread" 2>&1
+	if ! cmp -s "${dir}/${name}.1" "${dir}/${name}.thread"; then
+		fail "${name} with --event-thread=on differs"
+		diff "${dir}/${name}.1" "${dir}/${name}.thread" | head -10
+	fi
+done
+
 # one DWARF-typed struct worker row per DSO, with the members of that DSO's
 # layout (samples typed by an operand alone, no address, are rows of their own)
 rows=$(grep -c '^ *struct worker *(no alloc event: DWARF)' "${dir}/profile.1")

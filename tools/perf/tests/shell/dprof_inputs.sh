@@ -383,6 +383,24 @@ else
 	echo "dprof inputs test: no gcc, DWARF or software sampler here, a damaged arch string not tested"
 fi
 
+# The same files with their events delivered in a thread of their own
+# (--event-thread=on; these are too small for auto): the same report, the
+# same exit status, whatever is damaged in them.
+for f in pebs.data cut.data cut2.data long.data badid.data tp-cut.data tp-raw.data; do
+	[ -f "${tmp}/${f}" ] || continue
+	timeout 60 perf dprof report --stdio --event-thread=off -i "${tmp}/${f}" \
+		> "${tmp}/off.out" 2>/dev/null
+	off=$?
+	timeout 60 perf dprof report --stdio --event-thread=on -i "${tmp}/${f}" \
+		> "${tmp}/on.out" 2>/dev/null
+	on=$?
+	if [ ${on} -ne ${off} ] || ! cmp -s "${tmp}/off.out" "${tmp}/on.out"; then
+		echo "dprof inputs test [Failed: ${f}: --event-thread=on exits ${on} (off: ${off}), its report differs]"
+		diff "${tmp}/off.out" "${tmp}/on.out" | head -10
+		err=1
+	fi
+done
+
 # no such file
 if perf dprof report --stdio -i "${tmp}/missing.data" > /dev/null 2>&1; then
 	echo "dprof inputs test [Failed: missing file accepted]"

@@ -49,6 +49,7 @@
 #include "hashfn.h"
 #include "sink.h"
 #include "ea.h"
+#include "delivery.h"
 #include "watch.h"
 #include "symload.h"
 #include "userfiles.h"
@@ -2435,6 +2436,60 @@ void dprof_replay__add_sink(struct dprof_replay *r, struct dprof_sink *sink)
 		r->sampled_hit_sinks = true;
 }
 
+static int dprof_replay__take_event(struct perf_session *session, union perf_event *event,
+				    u64 file_offset, const char *file_path)
+{
+	struct dprof_replay *r = container_of(session->tool, struct dprof_replay, tool);
+
+	return dprof_delivery__take(r->delivery, event, file_offset, file_path);
+}
+
+/* A round's events are all taken: the delivery goes on while the reader reads */
+static int dprof_replay__finished_round(const struct perf_tool *tool, union perf_event *event,
+					struct ordered_events *oe)
+{
+	struct dprof_replay *r = container_of(tool, struct dprof_replay, tool);
+	int err = perf_event__process_finished_round(tool, event, oe);
+
+	dprof_delivery__show(r->delivery);
+	return err;
+}
+
+static int dprof_replay__wait_taken(struct perf_session *session)
+{
+	struct dprof_replay *r = container_of(session->tool, struct dprof_replay, tool);
+
+	return dprof_delivery__wait(r->delivery);
+}
+
+/*
+ * The replay: perf's reader reads and sorts the events while a thread of
+ * the replay's delivers them (see delivery.c), when it can.
+ */
+static int dprof_replay__process_events(struct dprof_replay *r)
+{
+	struct perf_session *session = r->session;
+	event_oe finished_round = r->tool.finished_round;
+	int err = 1;
+
+	r->delivery = dprof_delivery__new(session, r->delivery_mode);
+	if (r->delivery) {
+		session->take_event = dprof_replay__take_event;
+		session->wait_taken = dprof_replay__wait_taken;
+		r->tool.finished_round = dprof_replay__finished_round;
+		err = dprof_delivery__process_events(r->delivery);
+		session->take_event = NULL;
+		session->wait_taken = NULL;
+		r->tool.finished_round = finished_round;
+		dprof_delivery__delete(r->delivery);
+		r->delivery = NULL;
+	}
+	/* no delivery, or no thread for it */
+	if (err == 1)
+		err = perf_session__process_events(session);
+	return err;
+}
+
 int dprof_replay__run(struct dprof_replay *r, const char *path)
 {
 	int err = 0;
@@ -2450,7 +2505,7 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 	else
 		err = dprof_replay__prescan(r);
 	if (!err)
-		err = perf_session__process_events(r->session);
+		err = dprof_replay__process_events(r);
 	dprof_symload__delete(r->symload);
 	r->symload = NULL;
 	dprof_resolver__stop_typer(&r->res);

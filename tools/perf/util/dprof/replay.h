@@ -9,6 +9,7 @@
 #include "util/data.h"
 #include "util/tool.h"
 #include "addrset.h"
+#include "delivery.h"
 #include "datasrc.h"
 #include "profile.h"
 #include "resolve.h"
@@ -127,6 +128,7 @@ struct dprof_kmem_fields {
 #define DPROF_KMEM_EVENTS	7
 
 struct dprof_symload;
+struct dprof_delivery;
 
 struct dprof_replay {
 	struct perf_tool	tool;
@@ -149,6 +151,9 @@ struct dprof_replay {
 	struct dprof_addrset	dead;
 	/* @as and @dead's objects, which go from one to the other */
 	struct dprof_obj_pool	pool;
+	/* the events' delivery, in a thread of its own (NULL: perf's reader's) */
+	struct dprof_delivery	*delivery;
+	enum dprof_delivery_mode delivery_mode;
 	bool			no_snapshot;
 	struct dprof_profile	prof;
 	struct dprof_resolver	res;

@@ -63,6 +63,7 @@ int dprof_report__open(struct dprof_report *rep, const struct dprof_report_opts 
 	if (err)
 		return err;
 	rep->replay.no_snapshot = opts->no_snapshot;
+	rep->replay.delivery_mode = opts->delivery;
 
 	rec = &rep->replay.rec;
 	histories_only = rec->watches && opts->view != DPROF_VIEW_CLASSIFY &&

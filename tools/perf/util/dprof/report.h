@@ -39,6 +39,7 @@ const char *dprof_view_kind__str(enum dprof_view_kind kind);
  * @no_snapshot: ignore the slab snapshot (what DWARF typing alone gives)
  * @samples: list every access sample with its type (--samples)
  * @fold: --fold: the rare paths the flow view leaves out
+ * @delivery: --event-thread: the events delivered in a thread of their own
  */
 struct dprof_report_opts {
 	const char		*input_name;
@@ -51,6 +52,7 @@ struct dprof_report_opts {
 	bool			no_snapshot;
 	bool			samples;
 	struct dprof_flow_fold	fold;
+	enum dprof_delivery_mode delivery;
 };
 
 /**
