@@ -41,7 +41,7 @@ struct dprof_addrset_page {
 
 #define DPROF_PAGES_MIN		64
 /* objects a pool keeps at most: the slab events' churn, not a burst */
-#define DPROF_POOL_MAX		65536
+#define DPROF_POOL_MAX		4096
 
 static bool dprof_obj__small(u64 size)
 {
