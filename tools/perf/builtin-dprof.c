@@ -136,7 +136,7 @@ static int cmd_dprof_report(int argc, const char **argv)
 		     parse_fold),
 	OPT_BOOLEAN('f', "force", &opts.force, "don't complain, do it"),
 	OPT_STRING(0, "event-thread", &event_thread, "auto|on|off",
-		   "deliver the events in a thread of their own while perf reads the next (auto: recordings of 256 MB or more)"),
+		   "deliver the events in a thread of their own while perf reads the next (auto: recordings of 512 MB or more)"),
 	OPT_BOOLEAN(0, "no-snapshot", &opts.no_snapshot,
 		    "ignore the slab snapshot: objects allocated before recording typed by DWARF only"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
