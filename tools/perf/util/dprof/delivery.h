@@ -7,7 +7,7 @@
 struct perf_session;
 union perf_event;
 
-/* A session's events, delivered in a thread of their own (see delivery.c) */
+/* A session's events, delivered while perf's reader reads on (see delivery.c) */
 struct dprof_delivery;
 
 /* perf dprof report --event-thread */
