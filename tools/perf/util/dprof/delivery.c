@@ -27,9 +27,7 @@
 #include <unistd.h>
 #include <linux/compiler.h>
 #include <linux/kernel.h>
-#include <linux/zalloc.h>
 
-#include "util/debug.h"
 #include "util/data.h"
 #include "util/event.h"
 #include "util/header.h"
@@ -117,16 +115,21 @@ static void dprof_delivery__relax(void)
 #endif
 }
 
+/* Wake the side that sleeps, if one does */
+static void dprof_delivery__wake(struct dprof_delivery *d)
+{
+	pthread_mutex_lock(&d->lock);
+	pthread_cond_broadcast(&d->cond);
+	pthread_mutex_unlock(&d->lock);
+}
+
 /* Show the other side how far this one got, waking it if it sleeps. */
 static void dprof_delivery__publish(struct dprof_delivery *d, u64 *shared, u64 val,
 				    bool *sleeps)
 {
 	__atomic_store_n(shared, val, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(sleeps, __ATOMIC_SEQ_CST))
-		return;
-	pthread_mutex_lock(&d->lock);
-	pthread_cond_broadcast(&d->cond);
-	pthread_mutex_unlock(&d->lock);
+	if (__atomic_load_n(sleeps, __ATOMIC_SEQ_CST))
+		dprof_delivery__wake(d);
 }
 
 /* The reader: the deliverer sees every event put in so far. */
@@ -235,9 +238,7 @@ static int dprof_delivery__deliver(struct dprof_delivery *d)
 		if (err) {
 			/* the reader stops at its next event */
 			__atomic_store_n(&d->st.err, err, __ATOMIC_SEQ_CST);
-			pthread_mutex_lock(&d->lock);
-			pthread_cond_broadcast(&d->cond);
-			pthread_mutex_unlock(&d->lock);
+			dprof_delivery__wake(d);
 			return err;
 		}
 		if (d->dl.tail - d->dl.tail_shown >= DPROF_DELIVERY_BATCH)
@@ -253,10 +254,8 @@ static void *dprof_delivery__read(void *arg)
 
 	d->read_err = perf_session__process_events(d->session);
 	dprof_delivery__show_head(d);
-	pthread_mutex_lock(&d->lock);
 	__atomic_store_n(&d->st.done, true, __ATOMIC_SEQ_CST);
-	pthread_cond_broadcast(&d->cond);
-	pthread_mutex_unlock(&d->lock);
+	dprof_delivery__wake(d);
 	return NULL;
 }
 
@@ -323,7 +322,7 @@ void dprof_delivery__show(struct dprof_delivery *d)
  */
 int dprof_delivery__wait(struct dprof_delivery *d)
 {
-	dprof_delivery__show_head(d);
+	/* the whole ring free: every event taken is delivered */
 	return dprof_delivery__wait_room(d, DPROF_DELIVERY_RING);
 }
 
