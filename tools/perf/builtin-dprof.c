@@ -102,6 +102,7 @@ static int cmd_dprof_report(int argc, const char **argv)
 	struct dprof_report_opts opts = {
 		.input_name	= "perf.data",
 		.fold		= DPROF_FLOW_FOLD_DEFAULT,
+		.type_cache	= true,
 	};
 	const char *view = "profile", *graph = NULL, *event_thread = NULL;
 	bool use_stdio = false, use_tui = false, json = false;
@@ -137,6 +138,10 @@ static int cmd_dprof_report(int argc, const char **argv)
 	OPT_BOOLEAN('f', "force", &opts.force, "don't complain, do it"),
 	OPT_STRING(0, "event-thread", &event_thread, "auto|on|off",
 		   "deliver the events in a thread of their own while perf reads the next (auto: recordings of 512 MB or more)"),
+	OPT_BOOLEAN(0, "type-cache", &opts.type_cache,
+		    "keep perf's operand typings of a binary between reports, by its build id (default; --no-type-cache: type again)"),
+	OPT_STRING(0, "type-cache-dir", &opts.type_cache_dir, "dir",
+		   "where the typings are kept (default: .dprof in the build-id cache directory)"),
 	OPT_BOOLEAN(0, "no-snapshot", &opts.no_snapshot,
 		    "ignore the slab snapshot: objects allocated before recording typed by DWARF only"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),

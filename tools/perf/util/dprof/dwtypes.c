@@ -557,6 +557,16 @@ static bool dw_claim_unit(struct dprof_dwarf *dw, Dwarf_Off off, Dwarf_Off next)
 	return claimed;
 }
 
+static void dw_drop_walked_pages(struct dprof_dwarf *dw);
+
+/*
+ * The walk ahead gives back the pages it read every so many bytes of
+ * units: nothing may ask for the index before the walk ends (the report
+ * may not until its views), and what it read would stay resident until
+ * then, ~70 MB of a vmlinux.
+ */
+#define DW_WALK_DROP_BYTES	(16UL << 20)
+
 /*
  * Index the units of @dbg in [@off, @end) into @ix's tables, in their
  * order, counting them in @nr; @claim: the walk ahead, whose units are
@@ -565,7 +575,7 @@ static bool dw_claim_unit(struct dprof_dwarf *dw, Dwarf_Off off, Dwarf_Off next)
 static int dw_index_units(struct dprof_dwarf *ix, Dwarf *dbg, Dwarf_Off off,
 			  Dwarf_Off end, struct dprof_dwarf *claim, u32 *nr)
 {
-	Dwarf_Off next;
+	Dwarf_Off next, dropped = off;
 	size_t hsize;
 	Dwarf_Die unit;
 	int ret = 0;
@@ -581,6 +591,10 @@ static int dw_index_units(struct dprof_dwarf *ix, Dwarf *dbg, Dwarf_Off off,
 		}
 		(*nr)++;
 		off = next;
+		if (claim && off - dropped >= DW_WALK_DROP_BYTES) {
+			dw_drop_walked_pages(claim);
+			dropped = off;
+		}
 	}
 	return ret;
 }

@@ -26,6 +26,7 @@
 
 #include "util/addr_location.h"
 #include "util/annotate.h"
+#include "util/build-id.h"
 #include "util/data.h"
 #include "util/debug.h"
 #include "util/disasm.h"
@@ -53,6 +54,7 @@
 #include "watch.h"
 #include "symload.h"
 #include "userfiles.h"
+#include "typecache.h"
 
 /* x86-64 THREAD_SIZE with KASAN off; stack slots are not a data type */
 #define DPROF_STACK_SPAN	(16 * 1024)
@@ -2313,6 +2315,32 @@ static void dprof_replay__check_arch(struct dprof_replay *r)
 	r->res.typed_off = true;
 	pr_warning("dprof: the recording's arch \"%s\" is not one perf knows (damaged header?): operand typing (perf's disassembly) is off\n",
 		   r->rec.bad_arch);
+}
+
+/**
+ * dprof_replay__keep_typings - typings kept between reports
+ * @r: an open replay
+ * @dir: the directory of the files, NULL: .dprof in perf's build-id cache
+ *
+ * perf's operand typings of a binary are read from and written to a file
+ * named by its build id (see typecache.c): a report of a kernel or a
+ * program typed before skips perf's disassembly and DWARF walks for the
+ * instructions typed then.
+ */
+void dprof_replay__keep_typings(struct dprof_replay *r, const char *dir)
+{
+	char path[PATH_MAX];
+
+	if (!r->ready || r->res.typed_off)
+		return;
+	if (!dir) {
+		/* not a directory relative to wherever perf runs (no $HOME) */
+		if (buildid_dir[0] != '/' ||
+		    snprintf(path, sizeof(path), "%s/.dprof", buildid_dir) >= (int)sizeof(path))
+			return;
+		dir = path;
+	}
+	r->res.tcache = dprof_typecache__new(dir);
 }
 
 int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)

@@ -171,6 +171,7 @@ struct dprof_replay {
 };
 
 /* Open @path and find what it holds; 0, or a negative errno said to the user. */
+void dprof_replay__keep_typings(struct dprof_replay *r, const char *dir);
 int dprof_replay__open(struct dprof_replay *r, const char *path, bool force);
 void dprof_replay__add_sink(struct dprof_replay *r, struct dprof_sink *sink);
 /* The free site of a heap object its process's exit ended. */

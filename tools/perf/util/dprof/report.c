@@ -64,6 +64,8 @@ int dprof_report__open(struct dprof_report *rep, const struct dprof_report_opts 
 		return err;
 	rep->replay.no_snapshot = opts->no_snapshot;
 	rep->replay.delivery_mode = opts->delivery;
+	if (opts->type_cache)
+		dprof_replay__keep_typings(&rep->replay, opts->type_cache_dir);
 
 	rec = &rep->replay.rec;
 	histories_only = rec->watches && opts->view != DPROF_VIEW_CLASSIFY &&

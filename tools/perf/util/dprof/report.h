@@ -40,6 +40,8 @@ const char *dprof_view_kind__str(enum dprof_view_kind kind);
  * @samples: list every access sample with its type (--samples)
  * @fold: --fold: the rare paths the flow view leaves out
  * @delivery: --event-thread: the events delivered in a thread of their own
+ * @type_cache: keep perf's operand typings between reports (--type-cache)
+ * @type_cache_dir: where (NULL: the build-id cache directory's .dprof)
  */
 struct dprof_report_opts {
 	const char		*input_name;
@@ -53,6 +55,8 @@ struct dprof_report_opts {
 	bool			samples;
 	struct dprof_flow_fold	fold;
 	enum dprof_delivery_mode delivery;
+	bool			type_cache;
+	const char		*type_cache_dir;
 };
 
 /**

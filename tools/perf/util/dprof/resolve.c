@@ -38,6 +38,7 @@
 #include "ea.h"
 #include "hashfn.h"
 #include "resolve.h"
+#include "typecache.h"
 
 #define DPROF_CODE_MAX	16	/* longest x86 instruction + 1 */
 #define DPROF_FUNC_MAX	(256 * 1024)	/* decode no further back than this */
@@ -70,9 +71,10 @@ static bool dprof_code_key__equal(long k1, long k2, void *ctx __maybe_unused)
 }
 
 /* @ip of @thread as a cache key (not held: the thread's map holds it). */
+/* ... and *@rip, when asked: @ip in the dso's own addresses */
 static void dprof_code_key__init(struct dprof_code_key *k,
 				 struct dprof_resolver *r,
-				 struct thread *thread, u64 ip)
+				 struct thread *thread, u64 ip, u64 *rip)
 {
 	u8 cpumode = machine__kernel_ip(r->machine, ip) ?
 		     PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
@@ -81,6 +83,8 @@ static void dprof_code_key__init(struct dprof_code_key *k,
 	addr_location__init(&al);
 	k->dso = thread__find_map(thread, cpumode, ip, &al) ? map__dso(al.map) : NULL;
 	k->ip = ip;
+	if (rip)
+		*rip = k->dso ? map__map_ip(al.map, ip) : ip;
 	addr_location__exit(&al);
 }
 
@@ -158,6 +162,12 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 	dprof_typer__delete(r->typer);
 	r->typer = NULL;
 #endif
+	if (r->tcache) {
+		pr_debug("dprof: %" PRIu64 " typings found made by an earlier report\n",
+			 r->nr_typings_kept);
+		dprof_typecache__save(r->tcache);
+		dprof_typecache__delete(r->tcache);
+	}
 	pr_debug("dprof: %" PRIu64 " instructions with no memory operand not typed by perf\n",
 		 r->nr_untypable);
 	pr_debug("dprof: perf disassembled %u functions for the typing, %u of them after their first samples; %u freed\n",
@@ -380,7 +390,7 @@ int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
 	struct dprof_code_key key;
 	struct dprof_code *c;
 
-	dprof_code_key__init(&key, r, thread, ip);
+	dprof_code_key__init(&key, r, thread, ip, NULL);
 	if (!hashmap__find(r->code, &key, &c)) {
 		c = zalloc(sizeof(*c));
 		if (!c)
@@ -824,8 +834,10 @@ static struct annotated_data_type *dprof_perf_type(struct thread *thread,
 		 * DSOs) and the type name lives in the DSO's data types: hold it.
 		 */
 		t->dso = dso__get(map__dso(al->map));
+		t->known = true;
 		return adt;
 	}
+	t->known = true;
 	return NULL;
 }
 
@@ -860,6 +872,7 @@ static int dprof_resolver__find_type(struct dprof_resolver *r,
 	/* after the lending above: it is what starts perf's variable walk */
 	if (dprof_funcs__untypable(r->funcs, r->machine, thread, &al, ip)) {
 		r->nr_untypable++;
+		t->known = true;
 		goto out;
 	}
 
@@ -926,7 +939,10 @@ struct dprof_typer {
 	size_t			nr_groups;
 	size_t			next_group;
 	struct hashmap		*group_of;	/* symbol -> its group */
+	/* the kernel's typings of earlier reports (read only: any thread) */
+	const struct dprof_typecache_dso *cached;
 	u64			nr_untypable;
+	u32			nr_kept;
 	u32			nr_disassembled;
 	u32			nr_typed;
 };
@@ -960,12 +976,16 @@ static void dprof_typer__type_at(struct dprof_typer *ty, struct addr_location *a
 	if (hashmap__find(ty->done, ip, NULL))
 		return;
 	t = zalloc(sizeof(*t));
-	if (t && al) {
-		if (dprof_funcs__untypable(ty->funcs, ty->r->machine, ty->thread, al, ip))
+	if (t && al && !dprof_typecache_dso__find(ty->cached, map__map_ip(al->map, ip), t)) {
+		ty->nr_kept++;
+	} else if (t && al) {
+		if (dprof_funcs__untypable(ty->funcs, ty->r->machine, ty->thread, al, ip)) {
 			ty->nr_untypable++;
-		else
+			t->known = true;
+		} else {
 			dprof_perf_type(ty->thread, ty->evsel, PERF_RECORD_MISC_KERNEL,
 					al, t, &disasm);
+		}
 		if (!(++ty->nr_typed % DPROF_TYPED_TRIM))
 			dprof_dwarf_pages__drop(&ty->pages);
 		if (disasm) {
@@ -1219,6 +1239,7 @@ static void dprof_resolver__start_typer(struct dprof_resolver *r,
 	ty->thread = thread__get(thread);
 	ty->evsel = evsel;
 	ty->dso = dso__get(dso);
+	ty->cached = dprof_typecache__dso(r->tcache, dso);
 	ty->done = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 	ty->funcs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 	ty->group_of = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
@@ -1292,8 +1313,9 @@ void dprof_resolver__stop_typer(struct dprof_resolver *r)
 	dprof_threads__put();
 	r->nr_untypable += ty->nr_untypable;
 	r->nr_disassembled += ty->nr_disassembled;
-	pr_debug("dprof: the kernel's typer typed %u ips (%zu functions planned, %zu done)\n",
-		 ty->nr_typed, ty->nr_groups, ty->next_group);
+	pr_debug("dprof: the kernel's typer typed %u ips, found %u typed before (%zu functions planned, %zu done)\n",
+		 ty->nr_typed, ty->nr_kept, ty->nr_groups, ty->next_group);
+	r->nr_typings_kept += ty->nr_kept;
 }
 
 /*
@@ -1362,6 +1384,7 @@ int dprof_resolver__typed(struct dprof_resolver *r __maybe_unused,
 #ifdef HAVE_DWARF_SUPPORT
 	struct dprof_typed_entry *e;
 	struct dprof_code_key key;
+	u64 rip;
 
 	if (r->typed_off)
 		return -ENOENT;
@@ -1382,8 +1405,9 @@ int dprof_resolver__typed(struct dprof_resolver *r __maybe_unused,
 			return -ENOENT;
 	}
 
-	dprof_code_key__init(&key, r, thread, ip);
+	dprof_code_key__init(&key, r, thread, ip, &rip);
 	if (!hashmap__find(r->typed, &key, &e)) {
+		struct dprof_typecache_dso *cd = dprof_typecache__dso(r->tcache, key.dso);
 		int err = -ENOENT;
 
 		e = zalloc(sizeof(*e));
@@ -1391,8 +1415,12 @@ int dprof_resolver__typed(struct dprof_resolver *r __maybe_unused,
 			return -ENOMEM;
 		e->key.dso = dso__get(key.dso);
 		e->key.ip = ip;
-		if (r->typer && key.dso == r->typer->dso)
+		if (!dprof_typecache_dso__find(cd, rip, &e->t)) {
+			r->nr_typings_kept++;
+			err = 0;
+		} else if (r->typer && key.dso == r->typer->dso) {
 			err = dprof_typer__get(r->typer, ip, &e->t);
+		}
 		if (err == -ENOENT) {
 			if (dprof_resolver__find_type(r, thread, evsel, ip, &e->t))
 				e->t.type_name = NULL;
@@ -1404,6 +1432,9 @@ int dprof_resolver__typed(struct dprof_resolver *r __maybe_unused,
 		} else if (err) {
 			e->t.type_name = NULL;
 		}
+		/* the cache names the type for all its typings: one key */
+		if (cd && e->t.known && dprof_typecache_dso__add(cd, rip, &e->t))
+			e->t.type_name = NULL;
 		if (hashmap__add(r->typed, &e->key, e)) {
 			dprof_typed_entry__delete(e);
 			return -ENOMEM;

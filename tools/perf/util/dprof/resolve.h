@@ -13,6 +13,7 @@ struct map;
 struct symbol;
 struct thread;
 struct dprof_typer;
+struct dprof_typecache;
 
 /*
  * Data addresses that no allocator event covers: static data of the kernel
@@ -123,6 +124,9 @@ struct dprof_resolver {
 	bool			typer_running;
 	u32			nr_disasm_again;	/* after their first samples */
 	u32			nr_disasm_freed;
+	/* typings of earlier reports (NULL: none kept) and how many were used */
+	struct dprof_typecache	*tcache;
+	u64			nr_typings_kept;
 };
 
 struct dprof_static {
@@ -168,6 +172,7 @@ struct dprof_typed {
 	u64		offset;		/* of the access in the type */
 	u64		key;		/* stable identity of the type */
 	struct dso	*dso;		/* whose DWARF has the type */
+	bool		known;		/* perf's answer with the DWARF: keep it */
 };
 
 int dprof_resolver__typed(struct dprof_resolver *r, struct thread *thread,

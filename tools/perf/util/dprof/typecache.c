@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof: the operand typings of a binary, kept between reports.
+ *
+ * perf's data-type profiling of one instruction costs a disassembly of its
+ * function and a walk of the DWARF scopes around it: most of a report's
+ * time when nothing else is slow.  What it finds depends on the binary's
+ * code and DWARF only, both fixed by its build id, and on perf: a report
+ * writes the typings it made to a file named by the binary's build id,
+ * under perf's build-id cache directory, and the next report of any
+ * recording of that binary with the same perf (by perf's own build id)
+ * reads them instead of typing again.
+ *
+ *   <buildid dir>/.dprof/<build id>.types:
+ *	perf-dprof-types 1 <perf's build id>
+ *	t <size> <name>			type 0, 1, ... in order
+ *	i <address> <type> <offset>	the operand at the address: that type
+ *	n <address>			no type there
+ *
+ * Addresses are the dso's own (map__map_ip()).  A file that does not
+ * parse is ignored (and replaced); nothing in it is trusted beyond its
+ * syntax and its two build ids.  A binary is cached only when the file
+ * the report reads its DWARF from has its build id.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <linux/err.h>
+#include <linux/zalloc.h>
+
+#include "util/build-id.h"
+#include "util/debug.h"
+#include "util/dso.h"
+#include "util/hashmap.h"
+#include "util/symbol.h"
+#include "util/util.h"
+#include "hashfn.h"
+#include "resolve.h"
+#include "typecache.h"
+
+#define TC_MAGIC	"perf-dprof-types"
+#define TC_VERSION	1
+/* a larger file is not ours: it is not read */
+#define TC_MAX_SIZE	(64UL << 20)
+
+struct tc_type {
+	const char	*name;		/* in the same allocation */
+	u64		size;
+	u32		idx;		/* in the file written */
+};
+
+struct tc_entry {
+	u64		rip;
+	u64		offset;
+	struct tc_type	*type;		/* NULL: no type */
+};
+
+struct tc_entries {
+	struct tc_entry	*v;
+	size_t		nr, alloc;
+};
+
+struct dprof_typecache_dso {
+	struct dso		*dso;
+	char			path[PATH_MAX];	/* "": not cached */
+	struct hashmap		*types;		/* struct tc_type * -> itself */
+	struct tc_type		**by_idx;	/* the file's, by its index */
+	size_t			nr_types;
+	struct tc_entries	loaded;		/* sorted by rip, read only */
+	struct tc_entries	learned;	/* this report's */
+};
+
+struct dprof_typecache {
+	char			*dir;
+	char			perf_id[SBUILD_ID_SIZE];
+	struct hashmap		*dsos;		/* dprof_dso_id() -> its cache */
+};
+
+static size_t tc_type__hash(long key, void *ctx __maybe_unused)
+{
+	const struct tc_type *t = (const void *)key;
+
+	return str_hash(t->name) * 31 + t->size;
+}
+
+static bool tc_type__equal(long a, long b, void *ctx __maybe_unused)
+{
+	const struct tc_type *x = (const void *)a, *y = (const void *)b;
+
+	return x->size == y->size && !strcmp(x->name, y->name);
+}
+
+static struct tc_type *tc_type__new(const char *name, u64 size)
+{
+	size_t len = strlen(name) + 1;
+	struct tc_type *t = malloc(sizeof(*t) + len);
+
+	if (!t)
+		return NULL;
+	t->name = memcpy(t + 1, name, len);
+	t->size = size;
+	t->idx = 0;
+	return t;
+}
+
+/* The cache's type of @name and @size, made when new. */
+static struct tc_type *tc_type__findnew(struct dprof_typecache_dso *cd,
+					const char *name, u64 size)
+{
+	struct tc_type key = { .name = name, .size = size }, *t;
+
+	if (hashmap__find(cd->types, &key, &t))
+		return t;
+	t = tc_type__new(name, size);
+	if (t && hashmap__add(cd->types, t, t)) {
+		free(t);
+		t = NULL;
+	}
+	return t;
+}
+
+static int tc_entries__add(struct tc_entries *es, u64 rip, u64 offset,
+			   struct tc_type *type)
+{
+	struct tc_entry *e;
+
+	if (es->nr == es->alloc) {
+		size_t alloc = es->alloc ? es->alloc * 2 : 256;
+
+		e = realloc(es->v, alloc * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		es->v = e;
+		es->alloc = alloc;
+	}
+	e = &es->v[es->nr++];
+	e->rip = rip;
+	e->offset = offset;
+	e->type = type;
+	return 0;
+}
+
+static int tc_entry__cmp(const void *a, const void *b)
+{
+	const struct tc_entry *x = a, *y = b;
+
+	return x->rip < y->rip ? -1 : x->rip > y->rip;
+}
+
+static const struct tc_entry *tc_entries__find(const struct tc_entries *es, u64 rip)
+{
+	struct tc_entry key = { .rip = rip };
+
+	return es->nr ? bsearch(&key, es->v, es->nr, sizeof(key), tc_entry__cmp) : NULL;
+}
+
+static void tc_dso__forget(struct dprof_typecache_dso *cd)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	hashmap__for_each_entry(cd->types, cur, bkt)
+		free(cur->pvalue);
+	hashmap__clear(cd->types);
+	zfree(&cd->by_idx);
+	cd->nr_types = 0;
+	zfree(&cd->loaded.v);
+	cd->loaded.nr = cd->loaded.alloc = 0;
+}
+
+/* One line of the file; false when it does not parse. */
+static bool tc_dso__parse(struct dprof_typecache_dso *cd, char *line,
+			  size_t *alloc_types)
+{
+	u64 a, b, c;
+	int n = 0;
+
+	if (line[0] == 't' && sscanf(line, "t %" SCNu64 " %n", &a, &n) == 1 && n &&
+	    line[n] && line[n] != ' ') {
+		struct tc_type *t;
+
+		if (cd->nr_types == *alloc_types) {
+			size_t alloc = *alloc_types ? *alloc_types * 2 : 64;
+			struct tc_type **v = realloc(cd->by_idx, alloc * sizeof(*v));
+
+			if (!v)
+				return false;
+			cd->by_idx = v;
+			*alloc_types = alloc;
+		}
+		t = tc_type__findnew(cd, line + n, a);
+		if (!t)
+			return false;
+		cd->by_idx[cd->nr_types++] = t;
+		return true;
+	}
+	if (line[0] == 'i' &&
+	    sscanf(line, "i %" SCNx64 " %" SCNu64 " %" SCNu64 "%n", &a, &b, &c, &n) == 3 &&
+	    !line[n] && b < cd->nr_types)
+		return !tc_entries__add(&cd->loaded, a, c, cd->by_idx[b]);
+	if (line[0] == 'n' && sscanf(line, "n %" SCNx64 "%n", &a, &n) == 1 && !line[n])
+		return !tc_entries__add(&cd->loaded, a, 0, NULL);
+	return false;
+}
+
+/* The typings a report made before with this perf: none when it cannot. */
+static void tc_dso__load(struct dprof_typecache *tc, struct dprof_typecache_dso *cd)
+{
+	size_t alloc_types = 0, len = 0, i;
+	char *line = NULL, *end;
+	struct stat st;
+	bool ok = false;
+	ssize_t n;
+	FILE *f;
+
+	f = fopen(cd->path, "r");
+	if (!f)
+		return;
+	if (fstat(fileno(f), &st) || (unsigned long)st.st_size > TC_MAX_SIZE)
+		goto out;
+	n = getline(&line, &len, f);
+	if (n <= 0 || line[n - 1] != '\n')
+		goto out;
+	line[n - 1] = '\0';
+	if (strncmp(line, TC_MAGIC " ", sizeof(TC_MAGIC)) ||
+	    strtoul(line + sizeof(TC_MAGIC), &end, 10) != TC_VERSION ||
+	    *end != ' ' || strcmp(end + 1, tc->perf_id)) {
+		pr_debug("dprof: %s: made by another perf, not used\n", cd->path);
+		goto out;
+	}
+	ok = true;
+	while (ok && (n = getline(&line, &len, f)) > 0) {
+		if (line[n - 1] != '\n')
+			ok = false;
+		else
+			line[n - 1] = '\0';
+		ok = ok && tc_dso__parse(cd, line, &alloc_types);
+	}
+	ok = ok && !ferror(f);
+	if (ok) {
+		qsort(cd->loaded.v, cd->loaded.nr, sizeof(*cd->loaded.v), tc_entry__cmp);
+		for (i = 1; i < cd->loaded.nr; i++)
+			ok = ok && cd->loaded.v[i - 1].rip != cd->loaded.v[i].rip;
+	}
+	if (!ok)
+		pr_debug("dprof: %s does not parse, not used\n", cd->path);
+out:
+	if (!ok)
+		tc_dso__forget(cd);
+	free(line);
+	fclose(f);
+	pr_debug("dprof: %zu typings of %s from %s\n", cd->loaded.nr,
+		 dso__long_name(cd->dso), cd->path);
+}
+
+static void tc_dso__delete(struct dprof_typecache_dso *cd)
+{
+	if (!cd)
+		return;
+	if (cd->types) {
+		tc_dso__forget(cd);
+		hashmap__free(cd->types);
+	}
+	free(cd->learned.v);
+	dso__put(cd->dso);
+	free(cd);
+}
+
+/*
+ * A dso's typings can be kept when it has a build id and its file (where
+ * the report reads the DWARF) still is that build.
+ */
+static bool tc_dso__cacheable(struct dso *dso)
+{
+	struct build_id bid;
+
+	return dso__has_build_id(dso) &&
+	       filename__read_build_id(dso__long_name(dso), &bid) > 0 &&
+	       dso__build_id_equal(dso, &bid);
+}
+
+struct dprof_typecache_dso *dprof_typecache__dso(struct dprof_typecache *tc,
+						 struct dso *dso)
+{
+	struct dprof_typecache_dso *cd = NULL;
+	char sbid[SBUILD_ID_SIZE];
+	const void *id;
+
+	if (!tc || !dso)
+		return NULL;
+	id = dprof_dso_id(dso);
+	if (!hashmap__find(tc->dsos, id, &cd)) {
+		/* one for a dso that is not cached too: not asked again */
+		cd = zalloc(sizeof(*cd));
+		if (!cd)
+			return NULL;
+		cd->dso = dso__get(dso);
+		cd->types = hashmap__new(tc_type__hash, tc_type__equal, NULL);
+		if (IS_ERR(cd->types) || hashmap__add(tc->dsos, id, cd)) {
+			if (IS_ERR(cd->types))
+				cd->types = NULL;
+			tc_dso__delete(cd);
+			return NULL;
+		}
+		if (tc_dso__cacheable(dso) && build_id__sprintf(dso__bid(dso), sbid) > 0 &&
+		    snprintf(cd->path, sizeof(cd->path), "%s/%s.types",
+			     tc->dir, sbid) < (int)sizeof(cd->path))
+			tc_dso__load(tc, cd);
+		else
+			cd->path[0] = '\0';
+	}
+	return cd->path[0] ? cd : NULL;
+}
+
+int dprof_typecache_dso__find(const struct dprof_typecache_dso *cd, u64 rip,
+			      struct dprof_typed *t)
+{
+	const struct tc_entry *e = cd ? tc_entries__find(&cd->loaded, rip) : NULL;
+
+	if (!e)
+		return -ENOENT;
+	memset(t, 0, sizeof(*t));
+	if (e->type) {
+		t->type_name = e->type->name;
+		t->type_size = e->type->size;
+		t->offset = e->offset;
+		t->key = (unsigned long)e->type;
+	}
+	t->dso = dso__get(cd->dso);
+	return 0;
+}
+
+int dprof_typecache_dso__add(struct dprof_typecache_dso *cd, u64 rip,
+			     struct dprof_typed *t)
+{
+	struct tc_type *type = NULL;
+
+	if (t->type_name) {
+		type = tc_type__findnew(cd, t->type_name, t->type_size);
+		if (!type)
+			return -ENOMEM;
+	}
+	if (!tc_entries__find(&cd->loaded, rip) &&
+	    tc_entries__add(&cd->learned, rip, t->offset, type))
+		return -ENOMEM;
+	if (type) {
+		t->type_name = type->name;
+		t->key = (unsigned long)type;
+	}
+	return 0;
+}
+
+static int tc_write_entry(FILE *f, const struct tc_entry *e)
+{
+	if (!e->type)
+		return fprintf(f, "n %" PRIx64 "\n", e->rip);
+	return fprintf(f, "i %" PRIx64 " %u %" PRIu64 "\n", e->rip, e->type->idx,
+		       e->offset);
+}
+
+/* The loaded typings and the learned ones, in a new file in place of the old */
+static int tc_dso__save(struct dprof_typecache *tc, struct dprof_typecache_dso *cd)
+{
+	struct hashmap_entry *cur;
+	char tmp[PATH_MAX + 8];
+	size_t bkt, i, j;
+	u32 idx = 0;
+	int fd, err = 0;
+	FILE *f;
+
+	if (!cd->learned.nr || !cd->path[0])
+		return 0;
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", cd->path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return -errno;
+	}
+	fprintf(f, TC_MAGIC " %d %s\n", TC_VERSION, tc->perf_id);
+	hashmap__for_each_entry(cd->types, cur, bkt) {
+		struct tc_type *t = cur->pvalue;
+
+		t->idx = idx++;
+		fprintf(f, "t %" PRIu64 " %s\n", t->size, t->name);
+	}
+	/* both sorted by address: merged, the file is too */
+	qsort(cd->learned.v, cd->learned.nr, sizeof(*cd->learned.v), tc_entry__cmp);
+	for (i = j = 0; i < cd->loaded.nr || j < cd->learned.nr;) {
+		if (j == cd->learned.nr ||
+		    (i < cd->loaded.nr && cd->loaded.v[i].rip < cd->learned.v[j].rip))
+			tc_write_entry(f, &cd->loaded.v[i++]);
+		else if ((i < cd->loaded.nr && cd->loaded.v[i].rip == cd->learned.v[j].rip) ||
+			 (j && cd->learned.v[j - 1].rip == cd->learned.v[j].rip))
+			j++;	/* the same code mapped in two processes */
+		else
+			tc_write_entry(f, &cd->learned.v[j++]);
+	}
+	if (ferror(f))
+		err = -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, cd->path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	else
+		pr_debug("dprof: %zu typings of %s kept in %s\n", i + j,
+			 dso__long_name(cd->dso), cd->path);
+	return err;
+}
+
+/**
+ * dprof_typecache__save - keep the typings learned for the next report
+ * @tc: the cache
+ *
+ * Each binary's file is replaced as a whole (a new file renamed over it):
+ * reports running at the same time leave one's or the other's.
+ */
+int dprof_typecache__save(struct dprof_typecache *tc)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+	int err = 0;
+
+	if (!tc)
+		return 0;
+	hashmap__for_each_entry(tc->dsos, cur, bkt) {
+		struct dprof_typecache_dso *cd = cur->pvalue;
+		int ret;
+
+		if (!cd->path[0] || !cd->learned.nr)
+			continue;
+		if (mkdir_p(tc->dir, 0755) && errno != EEXIST) {
+			err = -errno;
+			pr_debug("dprof: cannot make %s: %s\n", tc->dir, strerror(errno));
+			break;
+		}
+		ret = tc_dso__save(tc, cd);
+		if (ret) {
+			pr_debug("dprof: cannot write %s: %s\n", cd->path, strerror(-ret));
+			err = ret;
+		}
+		/* written: a second save has nothing new */
+		cd->learned.nr = 0;
+	}
+	return err;
+}
+
+/**
+ * dprof_typecache__new - typings kept between reports
+ * @dir: where (perf's build-id cache directory's .dprof)
+ *
+ * Returns NULL when perf has no build id of its own: another perf could
+ * type differently, and nothing would tell.
+ */
+struct dprof_typecache *dprof_typecache__new(const char *dir)
+{
+	struct dprof_typecache *tc = zalloc(sizeof(*tc));
+	struct build_id bid;
+
+	if (!tc)
+		return NULL;
+	if (filename__read_build_id("/proc/self/exe", &bid) <= 0 ||
+	    build_id__sprintf(&bid, tc->perf_id) <= 0) {
+		pr_debug("dprof: perf has no build id: no typings kept\n");
+		goto fail;
+	}
+	tc->dir = strdup(dir);
+	tc->dsos = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (!tc->dir || IS_ERR(tc->dsos)) {
+		if (IS_ERR(tc->dsos))
+			tc->dsos = NULL;
+		goto fail;
+	}
+	return tc;
+fail:
+	dprof_typecache__delete(tc);
+	return NULL;
+}
+
+void dprof_typecache__delete(struct dprof_typecache *tc)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!tc)
+		return;
+	if (tc->dsos) {
+		hashmap__for_each_entry(tc->dsos, cur, bkt)
+			tc_dso__delete(cur->pvalue);
+		hashmap__free(tc->dsos);
+	}
+	free(tc->dir);
+	free(tc);
+}
