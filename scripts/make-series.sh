@@ -46,7 +46,8 @@ group_of() {
 	tools/perf/util/Build|\
 	tools/perf/util/dprof/addrset.*|tools/perf/util/dprof/profile.*|\
 	tools/perf/util/dprof/resolve.*|tools/perf/util/dprof/sink.h|\
-	tools/perf/util/dprof/ea.*|tools/perf/util/dprof/hashfn.h)
+	tools/perf/util/dprof/ea.*|tools/perf/util/dprof/hashfn.h|\
+	tools/perf/util/dprof/typecache.*)
 		echo 10-profile ;;
 	tools/perf/arch/x86/util/Build|tools/perf/arch/x86/util/dprof-ea.*)
 		echo 20-softsample ;;

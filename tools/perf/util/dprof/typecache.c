@@ -169,7 +169,8 @@ static void tc_dso__forget(struct dprof_typecache_dso *cd)
 	zfree(&cd->by_idx);
 	cd->nr_types = 0;
 	zfree(&cd->loaded.v);
-	cd->loaded.nr = cd->loaded.alloc = 0;
+	cd->loaded.nr = 0;
+	cd->loaded.alloc = 0;
 }
 
 /* One line of the file; false when it does not parse. */
