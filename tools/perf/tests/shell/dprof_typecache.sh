@@ -1,0 +1,131 @@
+#!/bin/bash
+# perf dprof: operand typings kept between reports give the same report
+# SPDX-License-Identifier: GPL-2.0
+#
+# Record a program and a library with DWARF (the twins of the deterministic
+# test) with the software sampler and report it into an empty
+# --type-cache-dir: the report writes one file per binary, named by its
+# build id.  The next report reads them and makes no typing of its own
+# (perf disassembles nothing), with the same output, as --no-type-cache
+# (which writes nothing).  A typing changed in a file changes the report:
+# it is what the report used.  A file made by another perf, or damaged, is
+# ignored and replaced.
+
+set -u
+
+err=0
+dprof_test="dprof typecache test"
+# shellcheck source=lib/dprof_user.sh
+. "$(dirname "$0")/lib/dprof_user.sh"
+
+fail() {
+	echo "${dprof_test} [Failed: $1]"
+	err=1
+}
+
+dprof_user_setup dprof_tc
+if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
+	skip "perf built without DWARF support: no data-type profiling"
+fi
+
+if ! gcc -O1 -g -fno-inline -fPIC -shared -o "${dir}/libtwins.so" "${src}/twins-lib.c" \
+		2> "${dir}/cc.err" ||
+   ! gcc -O1 -g -fno-inline -o "${dir}/twins" "${src}/twins.c" -L"${dir}" -ltwins \
+		-Wl,-rpath,"${dir}" 2>> "${dir}/cc.err"; then
+	cat "${dir}/cc.err"
+	fail "build the test program"
+	cleanup
+	exit 1
+fi
+data="${dir}/twins.data"
+if ! perf dprof record --sampler=soft --no-kmem --no-heap -o "${data}" \
+		-- "${dir}/twins" 1.5 > "${dir}/rec.out" 2>&1; then
+	cat "${dir}/rec.out"
+	fail "record"
+	cleanup
+	exit 1
+fi
+
+tc="${dir}/tc"
+# report NAME [options]: the --samples listing in NAME, -v in NAME.err
+report() {
+	local name=$1
+
+	shift
+	perf dprof report --stdio --samples -v -i "${data}" "$@" \
+		> "${dir}/${name}" 2> "${dir}/${name}.err"
+}
+
+# the build id's file, and its typings ("i" lines) and types ("t" lines)
+bid=$(readelf -n "${dir}/twins" 2>/dev/null | sed -n 's/.*Build ID: *//p')
+file="${tc}/${bid}.types"
+[ -n "${bid}" ] || skip "gcc made the program without a build id"
+
+report cold --type-cache-dir="${tc}"
+if ! [ -s "${file}" ] || ! grep -q '^i ' "${file}" || ! grep -q '^t ' "${file}"; then
+	fail "the first report kept no typings of the program in ${file}"
+	ls -l "${tc}" 2>&1
+fi
+libbid=$(readelf -n "${dir}/libtwins.so" 2>/dev/null | sed -n 's/.*Build ID: *//p')
+[ -s "${tc}/${libbid}.types" ] || fail "no typings of the library kept"
+perf_bid=$(readelf -n "$(command -v perf)" 2>/dev/null | sed -n 's/.*Build ID: *//p')
+if [ -n "${perf_bid}" ] && ! head -1 "${file}" | grep -qx "perf-dprof-types 1 ${perf_bid}"; then
+	fail "the file does not name this perf: $(head -1 "${file}")"
+fi
+grep -q 'typings found made by an earlier report' "${dir}/cold.err" &&
+	! grep -q '^dprof: 0 typings found' "${dir}/cold.err" &&
+	fail "a first report into an empty directory found typings"
+
+report warm --type-cache-dir="${tc}"
+if ! cmp -s "${dir}/cold" "${dir}/warm"; then
+	fail "the report with the kept typings differs"
+	diff "${dir}/cold" "${dir}/warm" | head -10
+fi
+kept=$(sed -n 's/^dprof: \([0-9]*\) typings found made by an earlier report/\1/p' \
+	"${dir}/warm.err")
+if [ "${kept:-0}" -eq 0 ] || grep -q 'symbol__disassemble' "${dir}/warm.err"; then
+	fail "the second report typed again (${kept:-0} typings kept)"
+fi
+
+before=$(stat -c %Y.%s "${file}")
+report off --type-cache-dir="${tc}" --no-type-cache
+cmp -s "${dir}/cold" "${dir}/off" || fail "--no-type-cache gives another report"
+grep -q 'typings found made by an earlier report' "${dir}/off.err" &&
+	fail "--no-type-cache read the kept typings"
+[ "$(stat -c %Y.%s "${file}")" = "${before}" ] || fail "--no-type-cache wrote the file"
+
+# every typing in the program's file named as the next of its types: the
+# report shows what the file says
+cp "${file}" "${dir}/good.types"
+types=$(grep -c '^t ' "${file}")
+[ "${types}" -ge 2 ] || fail "only ${types} type kept for the program"
+awk -v n="${types}" '$1 == "i" { $3 = ($3 + 1) % n } { print }' "${dir}/good.types" > "${file}"
+report changed --type-cache-dir="${tc}"
+cmp -s "${dir}/cold" "${dir}/changed" &&
+	fail "a changed typing in the file did not change the report: the file is not read"
+
+# made by another perf: ignored and replaced
+sed '1s/ [0-9a-f]*$/ 0000/' "${dir}/good.types" > "${file}"
+report other --type-cache-dir="${tc}"
+cmp -s "${dir}/cold" "${dir}/other" || fail "a file of another perf was used"
+grep -q 'made by another perf' "${dir}/other.err" || fail "no word on another perf's file"
+head -1 "${file}" | grep -q ' 0000$' && fail "another perf's file was not replaced"
+
+# damaged: cut in the middle of a line, then garbage
+head -c $(( $(stat -c %s "${dir}/good.types") / 2 )) "${dir}/good.types" > "${file}"
+report cut --type-cache-dir="${tc}"
+cmp -s "${dir}/cold" "${dir}/cut" || fail "a cut file changed the report"
+grep -q 'does not parse' "${dir}/cut.err" || fail "no word on a cut file"
+head -c 4096 /dev/urandom > "${file}"
+report garbage --type-cache-dir="${tc}"
+cmp -s "${dir}/cold" "${dir}/garbage" || fail "a garbage file changed the report"
+report again --type-cache-dir="${tc}"
+cmp -s "${dir}/cold" "${dir}/again" || fail "the file written after garbage differs"
+grep -q '^dprof: 0 typings found' "${dir}/again.err" &&
+	fail "the file that replaced the garbage has no typings"
+
+if [ ${err} -eq 0 ]; then
+	echo "${dprof_test} [Success]"
+fi
+cleanup
+exit ${err}
