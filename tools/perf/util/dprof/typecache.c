@@ -42,7 +42,7 @@
 #include "resolve.h"
 #include "typecache.h"
 
-#define TC_MAGIC	"perf-dprof-types"
+#define TC_MAGIC	"perf-dprof-"
 #define TC_VERSION	1
 /* a larger file is not ours: it is not read */
 #define TC_MAX_SIZE	(64UL << 20)
@@ -70,6 +70,7 @@ struct dprof_typecache_dso {
 	struct hashmap		*types;		/* struct tc_type * -> itself */
 	struct tc_type		**by_idx;	/* the file's, by its index */
 	size_t			nr_types;
+	size_t			alloc_types;
 	struct tc_entries	loaded;		/* sorted by rip, read only */
 	struct tc_entries	learned;	/* this report's */
 };
@@ -208,52 +209,151 @@ static bool tc_dso__parse(struct dprof_typecache_dso *cd, char *line,
 	return false;
 }
 
-/* The typings a report made before with this perf: none when it cannot. */
-static void tc_dso__load(struct dprof_typecache *tc, struct dprof_typecache_dso *cd)
+/**
+ * dprof_typecache__read - the lines of a kept file
+ * @tc: the cache
+ * @path: the file
+ * @kind: what it keeps: its first line is "perf-dprof-<kind> 1 <perf's build id>"
+ * @parse: called with each line after the first, without its newline;
+ *	   false: the file does not parse
+ * @arg: @parse's
+ *
+ * Return: 0, -ENOENT when there is no such file, -EINVAL when it is
+ * another perf's or does not parse (said with pr_debug()).
+ */
+int dprof_typecache__read(const struct dprof_typecache *tc, const char *path,
+			  const char *kind, bool (*parse)(void *arg, char *line),
+			  void *arg)
 {
-	size_t alloc_types = 0, len = 0, i;
-	char *line = NULL, *end;
+	char *line = NULL, head[128];
+	int err = -EINVAL;
+	size_t len = 0;
 	struct stat st;
-	bool ok = false;
 	ssize_t n;
 	FILE *f;
 
-	f = fopen(cd->path, "r");
+	f = fopen(path, "r");
 	if (!f)
-		return;
+		return -ENOENT;
 	if (fstat(fileno(f), &st) || (unsigned long)st.st_size > TC_MAX_SIZE)
 		goto out;
 	n = getline(&line, &len, f);
-	if (n <= 0 || line[n - 1] != '\n')
-		goto out;
-	line[n - 1] = '\0';
-	if (strncmp(line, TC_MAGIC " ", sizeof(TC_MAGIC)) ||
-	    strtoul(line + sizeof(TC_MAGIC), &end, 10) != TC_VERSION ||
-	    *end != ' ' || strcmp(end + 1, tc->perf_id)) {
-		pr_debug("dprof: %s: made by another perf, not used\n", cd->path);
+	if (n > 0 && line[n - 1] == '\n')
+		line[n - 1] = '\0';
+	snprintf(head, sizeof(head), TC_MAGIC "%s %d %s", kind, TC_VERSION, tc->perf_id);
+	if (n <= 0 || strcmp(line, head)) {
+		pr_debug("dprof: %s: made by another perf, not used\n", path);
 		goto out;
 	}
-	ok = true;
-	while (ok && (n = getline(&line, &len, f)) > 0) {
+	while ((n = getline(&line, &len, f)) > 0) {
 		if (line[n - 1] != '\n')
-			ok = false;
-		else
-			line[n - 1] = '\0';
-		ok = ok && tc_dso__parse(cd, line, &alloc_types);
+			break;
+		line[n - 1] = '\0';
+		if (!parse(arg, line))
+			break;
 	}
-	ok = ok && !ferror(f);
-	if (ok) {
-		qsort(cd->loaded.v, cd->loaded.nr, sizeof(*cd->loaded.v), tc_entry__cmp);
-		for (i = 1; i < cd->loaded.nr; i++)
-			ok = ok && cd->loaded.v[i - 1].rip != cd->loaded.v[i].rip;
-	}
-	if (!ok)
-		pr_debug("dprof: %s does not parse, not used\n", cd->path);
+	if (n <= 0 && !ferror(f))
+		err = 0;
+	else
+		pr_debug("dprof: %s does not parse, not used\n", path);
 out:
-	if (!ok)
-		tc_dso__forget(cd);
 	free(line);
 	fclose(f);
+	return err;
+}
+
+/**
+ * dprof_typecache__create - a new kept file, in place of @path at its commit
+ * @tc: the cache
+ * @path: the file
+ * @kind: what it keeps (see dprof_typecache__read())
+ * @tmp: where the name of the new file goes, until it is renamed
+ * @size: @tmp's size
+ *
+ * Return: the new file, its first line written; NULL (with a pr_debug())
+ * when it cannot be made.
+ */
+FILE *dprof_typecache__create(const struct dprof_typecache *tc, const char *path,
+			      const char *kind, char *tmp, size_t size)
+{
+	FILE *f = NULL;
+	int fd;
+
+	if (mkdir_p(tc->dir, 0755) && errno != EEXIST) {
+		pr_debug("dprof: cannot make %s: %m\n", tc->dir);
+		return NULL;
+	}
+	if (snprintf(tmp, size, "%s.XXXXXX", path) >= (int)size)
+		return NULL;
+	fd = mkstemp(tmp);
+	if (fd >= 0)
+		f = fdopen(fd, "w");
+	if (!f) {
+		pr_debug("dprof: cannot write %s: %m\n", tmp);
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return NULL;
+	}
+	fprintf(f, TC_MAGIC "%s %d %s\n", kind, TC_VERSION, tc->perf_id);
+	return f;
+}
+
+/* Close @f, made by dprof_typecache__create(), and rename @tmp to @path. */
+int dprof_typecache__commit(FILE *f, const char *tmp, const char *path)
+{
+	int err = ferror(f) ? -EIO : 0;
+
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err) {
+		pr_debug("dprof: cannot write %s: %s\n", path, strerror(-err));
+		unlink(tmp);
+	}
+	return err;
+}
+
+/* The kept file of @kind for the binary of build id @bid: 0, or -ENAMETOOLONG */
+int dprof_typecache__path(const struct dprof_typecache *tc, const struct build_id *bid,
+			  const char *kind, char *path, size_t size)
+{
+	char sbid[SBUILD_ID_SIZE];
+
+	if (build_id__sprintf(bid, sbid) <= 0 ||
+	    snprintf(path, size, "%s/%s.%s", tc->dir, sbid, kind) >= (int)size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static bool tc_dso__parse_line(void *arg, char *line)
+{
+	struct dprof_typecache_dso *cd = arg;
+
+	return tc_dso__parse(cd, line, &cd->alloc_types);
+}
+
+/* The typings a report made before with this perf: none when it cannot. */
+static void tc_dso__load(struct dprof_typecache *tc, struct dprof_typecache_dso *cd)
+{
+	int err = dprof_typecache__read(tc, cd->path, "types", tc_dso__parse_line, cd);
+	size_t i;
+
+	if (err == -ENOENT)
+		return;
+	if (!err) {
+		qsort(cd->loaded.v, cd->loaded.nr, sizeof(*cd->loaded.v), tc_entry__cmp);
+		for (i = 1; i < cd->loaded.nr && !err; i++) {
+			if (cd->loaded.v[i - 1].rip == cd->loaded.v[i].rip) {
+				pr_debug("dprof: %s does not parse, not used\n", cd->path);
+				err = -EINVAL;
+			}
+		}
+	}
+	if (err)
+		tc_dso__forget(cd);
 	pr_debug("dprof: %zu typings of %s from %s\n", cd->loaded.nr,
 		 dso__long_name(cd->dso), cd->path);
 }
@@ -288,7 +388,6 @@ struct dprof_typecache_dso *dprof_typecache__dso(struct dprof_typecache *tc,
 						 struct dso *dso)
 {
 	struct dprof_typecache_dso *cd = NULL;
-	char sbid[SBUILD_ID_SIZE];
 	const void *id;
 
 	if (!tc || !dso)
@@ -307,9 +406,9 @@ struct dprof_typecache_dso *dprof_typecache__dso(struct dprof_typecache *tc,
 			tc_dso__delete(cd);
 			return NULL;
 		}
-		if (tc_dso__cacheable(dso) && build_id__sprintf(dso__bid(dso), sbid) > 0 &&
-		    snprintf(cd->path, sizeof(cd->path), "%s/%s.types",
-			     tc->dir, sbid) < (int)sizeof(cd->path))
+		if (tc_dso__cacheable(dso) &&
+		    !dprof_typecache__path(tc, dso__bid(dso), "types", cd->path,
+					   sizeof(cd->path)))
 			tc_dso__load(tc, cd);
 		else
 			cd->path[0] = '\0';
@@ -370,23 +469,14 @@ static int tc_dso__save(struct dprof_typecache *tc, struct dprof_typecache_dso *
 	char tmp[PATH_MAX + 8];
 	size_t bkt, i, j;
 	u32 idx = 0;
-	int fd, err = 0;
 	FILE *f;
+	int err;
 
 	if (!cd->learned.nr || !cd->path[0])
 		return 0;
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", cd->path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-		return -errno;
-	}
-	fprintf(f, TC_MAGIC " %d %s\n", TC_VERSION, tc->perf_id);
+	f = dprof_typecache__create(tc, cd->path, "types", tmp, sizeof(tmp));
+	if (!f)
+		return -EIO;
 	hashmap__for_each_entry(cd->types, cur, bkt) {
 		struct tc_type *t = cur->pvalue;
 
@@ -405,15 +495,8 @@ static int tc_dso__save(struct dprof_typecache *tc, struct dprof_typecache_dso *
 		else
 			tc_write_entry(f, &cd->learned.v[j++]);
 	}
-	if (ferror(f))
-		err = -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, cd->path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	else
+	err = dprof_typecache__commit(f, tmp, cd->path);
+	if (!err)
 		pr_debug("dprof: %zu typings of %s kept in %s\n", i + j,
 			 dso__long_name(cd->dso), cd->path);
 	return err;
@@ -440,16 +523,9 @@ int dprof_typecache__save(struct dprof_typecache *tc)
 
 		if (!cd->path[0] || !cd->learned.nr)
 			continue;
-		if (mkdir_p(tc->dir, 0755) && errno != EEXIST) {
-			err = -errno;
-			pr_debug("dprof: cannot make %s: %s\n", tc->dir, strerror(errno));
-			break;
-		}
 		ret = tc_dso__save(tc, cd);
-		if (ret) {
-			pr_debug("dprof: cannot write %s: %s\n", cd->path, strerror(-ret));
+		if (ret)
 			err = ret;
-		}
 		/* written: a second save has nothing new */
 		cd->learned.nr = 0;
 	}

@@ -5,6 +5,9 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+#include <stdio.h>
+
+struct build_id;
 struct dso;
 struct dprof_typed;
 struct dprof_typecache;
@@ -13,6 +16,16 @@ struct dprof_typecache_dso;
 struct dprof_typecache *dprof_typecache__new(const char *dir);
 void dprof_typecache__delete(struct dprof_typecache *tc);
 int dprof_typecache__save(struct dprof_typecache *tc);
+
+/* The files of what reports learned of a binary, under the cache's directory */
+int dprof_typecache__path(const struct dprof_typecache *tc, const struct build_id *bid,
+			  const char *kind, char *path, size_t size);
+int dprof_typecache__read(const struct dprof_typecache *tc, const char *path,
+			  const char *kind, bool (*parse)(void *arg, char *line),
+			  void *arg);
+FILE *dprof_typecache__create(const struct dprof_typecache *tc, const char *path,
+			      const char *kind, char *tmp, size_t size);
+int dprof_typecache__commit(FILE *f, const char *tmp, const char *path);
 
 /* @dso's cache, loaded at the first call; NULL: @dso cannot be cached. */
 struct dprof_typecache_dso *dprof_typecache__dso(struct dprof_typecache *tc,
