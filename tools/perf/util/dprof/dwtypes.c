@@ -27,6 +27,7 @@
  * Keys are the names' own bytes in .debug_str/.debug_info, valid as long as
  * the Dwarf handle is.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
@@ -45,15 +46,18 @@
 #include <linux/zalloc.h>
 
 #include "util/annotate-data.h"
+#include "util/build-id.h"
 #include "util/debug.h"
 #include "util/debuginfo.h"
 #include "util/dwarf-aux.h"
 #include "util/hashmap.h"
 #include "util/map_symbol.h"
 #include "util/strbuf.h"
+#include "util/symbol.h"
 #include "cachenames.h"
 #include "dwtypes.h"
 #include "hashfn.h"
+#include "typecache.h"
 #include "types.h"
 
 /* one definition (per distinct size) of a type name */
@@ -76,6 +80,8 @@ struct dw_die_link {
 	u32			size;	/* as dw_aggregate_def_size(); DW_SIZE_LATER */
 	u32			count;
 };
+
+struct dw_memo;
 
 /* a typedef (or a huge struct): sized when its name is looked up */
 #define DW_SIZE_LATER	((u32)-1)
@@ -137,6 +143,9 @@ struct dprof_dwarf {
 	Dwarf_Off		walk_next;	/* the first unit not claimed */
 	Dwarf_Off		walk_end;
 	u32			nr_helped;	/* units the helping thread indexed */
+	/* the lookups of earlier reports (NULL: none kept), and where */
+	struct dw_memo		*memo;
+	struct dprof_typecache	*memo_tc;
 };
 
 /* walk_end of a walk that no thread helps (yet) */
@@ -1351,6 +1360,261 @@ int dprof_dwarf__index_digest(struct dprof_dwarf *dw,
 	return 0;
 }
 
+/*
+ * The index's answers, kept between reports.  Walking a vmlinux's DWARF
+ * for the index costs ~0.25 s of CPU time, for the few hundred names a
+ * report looks up: the lookups and what they found are kept in a file
+ * named by the DWARF file's build id (typecache.c), and a report whose
+ * lookups are all there builds no index.  The first lookup that is not
+ * there builds it, as without the file; what it finds is kept too.
+ *
+ *	s <name>			a type name looked up, then its
+ *	e <DIE offset> <size> <count>	definitions (as dw_type_ent), if any
+ *	v <DIE offset> <name>		a variable by name (offset 0: none)
+ *	a <address> <DIE offset>	a variable by address (offset 0: none)
+ *
+ * Offsets and addresses in hex.  A name is the rest of its line ("long
+ * unsigned int"): it is kept when it is printable and neither starts nor
+ * ends with a blank (a slab cache's name in a damaged recording is looked
+ * up, and not kept).
+ */
+struct dw_memo {
+	char			path[PATH_MAX];
+	struct hashmap		*types;		/* name -> struct dw_type_ent *, NULL: none */
+	struct hashmap		*vars;		/* name -> DIE offset, 0: none */
+	struct hashmap		*addrs;		/* address -> DIE offset, 0: none */
+	/* reading: the name of the last "s" line, and its last definition */
+	const char		*cur_name;
+	struct dw_type_ent	*cur_ent;
+	bool			learned;	/* not in the file yet */
+};
+
+#define DW_MEMO_NAME_MAX	256
+
+static bool dw_memo_name_ok(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name[i]; i++) {
+		if (!isprint((unsigned char)name[i]) || i == DW_MEMO_NAME_MAX)
+			return false;
+	}
+	/* the rest of its line: no blank to lose at either end */
+	return i > 0 && name[0] != ' ' && name[i - 1] != ' ';
+}
+
+static void dw_free_ents(struct dw_type_ent *ent)
+{
+	struct dw_type_ent *next;
+
+	for (; ent; ent = next) {
+		next = ent->next;
+		free(ent);
+	}
+}
+
+static void dw_memo__delete(struct dw_memo *m)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!m)
+		return;
+	if (!IS_ERR_OR_NULL(m->types)) {
+		hashmap__for_each_entry(m->types, cur, bkt) {
+			dw_free_ents(cur->pvalue);
+			free((char *)cur->pkey);
+		}
+		hashmap__free(m->types);
+	}
+	if (!IS_ERR_OR_NULL(m->vars)) {
+		hashmap__for_each_entry(m->vars, cur, bkt)
+			free((char *)cur->pkey);
+		hashmap__free(m->vars);
+	}
+	if (!IS_ERR_OR_NULL(m->addrs))
+		hashmap__free(m->addrs);
+	free(m);
+}
+
+/* Keep @name's definitions @ents (a copy; NULL: none). */
+static int dw_memo__add_type(struct dw_memo *m, const char *name,
+			     const struct dw_type_ent *ents, const char **key_kept)
+{
+	struct dw_type_ent *copy = NULL, **tail = &copy;
+	char *key = strdup(name);
+
+	for (; key && ents; ents = ents->next) {
+		*tail = malloc(sizeof(**tail));
+		if (!*tail)
+			break;
+		**tail = *ents;
+		(*tail)->next = NULL;
+		tail = &(*tail)->next;
+	}
+	if (!key || ents || hashmap__add(m->types, key, copy)) {
+		dw_free_ents(copy);
+		free(key);
+		return -ENOMEM;
+	}
+	if (key_kept)
+		*key_kept = key;
+	return 0;
+}
+
+static int dw_memo__add_var(struct dw_memo *m, const char *name, Dwarf_Off off)
+{
+	char *key = strdup(name);
+
+	if (!key || hashmap__add(m->vars, key, off)) {
+		free(key);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static bool dw_memo__parse(void *arg, char *line)
+{
+	struct dw_memo *m = arg;
+	u64 a, b, c;
+	int n = 0;
+
+	if (line[0] == 'e' && m->cur_name &&
+	    sscanf(line, "e %" SCNx64 " %" SCNu64 " %" SCNu64 "%n", &a, &b, &c, &n) == 3 &&
+	    !line[n] && a && c && c <= UINT32_MAX) {
+		struct dw_type_ent *ent = zalloc(sizeof(*ent));
+
+		if (!ent)
+			return false;
+		ent->off = a;
+		ent->size = b;
+		ent->count = c;
+		/* in the file's order: dw_best() and dw_fit() take the first of a tie */
+		if (m->cur_ent)
+			m->cur_ent->next = ent;
+		else
+			hashmap__set(m->types, m->cur_name, ent, NULL, NULL);
+		m->cur_ent = ent;
+		return true;
+	}
+	m->cur_name = NULL;
+	m->cur_ent = NULL;
+	if (line[0] == 's' && line[1] == ' ' && dw_memo_name_ok(line + 2))
+		return !dw_memo__add_type(m, line + 2, NULL, &m->cur_name);
+	if (line[0] == 'v' && sscanf(line, "v %" SCNx64 " %n", &a, &n) == 1 && n &&
+	    dw_memo_name_ok(line + n))
+		return !dw_memo__add_var(m, line + n, a);
+	if (line[0] == 'a' && sscanf(line, "a %" SCNx64 " %" SCNx64 "%n", &a, &b, &n) == 2 &&
+	    !line[n])
+		return !hashmap__add(m->addrs, a, b);
+	return false;
+}
+
+static struct dw_memo *dw_memo__new(const struct dprof_typecache *tc,
+				    const struct build_id *bid)
+{
+	struct dw_memo *m = zalloc(sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->types = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
+	m->vars = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
+	m->addrs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(m->types) || IS_ERR(m->vars) || IS_ERR(m->addrs) ||
+	    dprof_typecache__path(tc, bid, "index", m->path, sizeof(m->path))) {
+		dw_memo__delete(m);
+		return NULL;
+	}
+	return m;
+}
+
+/**
+ * dprof_dwarf__keep - answer the lookups from what earlier reports found
+ * @dw: a handle, just opened, not indexed
+ * @tc: where reports keep it (NULL: nowhere)
+ *
+ * Return: true when lookups were kept for @dw's file: its index is built
+ * only when a lookup is not among them, and is not worth building ahead.
+ */
+bool dprof_dwarf__keep(struct dprof_dwarf *dw, struct dprof_typecache *tc)
+{
+	struct build_id bid;
+	struct dw_memo *m;
+	size_t nr;
+	int err;
+
+	if (!dw || !tc || dw->memo || dw->index_err != 1 || dw->walking ||
+	    filename__read_build_id(dw->path, &bid) <= 0)
+		return false;
+	m = dw_memo__new(tc, &bid);
+	if (!m)
+		return false;
+	err = dprof_typecache__read(tc, m->path, "index", dw_memo__parse, m);
+	if (err && err != -ENOENT) {
+		/* what parsed is not trusted either; what is learned replaces it */
+		dw_memo__delete(m);
+		m = dw_memo__new(tc, &bid);
+		if (!m)
+			return false;
+		m->learned = true;
+	}
+	dw->memo = m;
+	dw->memo_tc = dprof_typecache__get(tc);
+	nr = hashmap__size(m->types) + hashmap__size(m->vars) + hashmap__size(m->addrs);
+	if (!err)
+		pr_debug("dprof: %s: %zu lookups from %s\n", dw->path, nr, m->path);
+	return dprof_dwarf__kept(dw);
+}
+
+/**
+ * dprof_dwarf__ready - can the handle's lookups be asked?
+ * @dw: the handle
+ *
+ * Return: 0 when lookups were kept for its file (dprof_dwarf__keep()), or
+ * as dprof_dwarf__index(), which builds the index.
+ */
+int dprof_dwarf__ready(struct dprof_dwarf *dw)
+{
+	return dprof_dwarf__kept(dw) ? 0 : dprof_dwarf__index(dw);
+}
+
+/* Were lookups kept for the handle's file, and is there no index yet? */
+bool dprof_dwarf__kept(const struct dprof_dwarf *dw)
+{
+	return dw && dw->memo && dw->index_err == 1 && !dw->walking &&
+	       hashmap__size(dw->memo->types) + hashmap__size(dw->memo->vars) +
+	       hashmap__size(dw->memo->addrs);
+}
+
+static void dw_memo__save(struct dprof_dwarf *dw)
+{
+	struct dw_memo *m = dw->memo;
+	struct hashmap_entry *cur;
+	char tmp[PATH_MAX + 8];
+	size_t bkt;
+	FILE *f;
+
+	if (!m || !m->learned)
+		return;
+	f = dprof_typecache__create(dw->memo_tc, m->path, "index", tmp, sizeof(tmp));
+	if (!f)
+		return;
+	hashmap__for_each_entry(m->types, cur, bkt) {
+		const struct dw_type_ent *ent;
+
+		fprintf(f, "s %s\n", (const char *)cur->pkey);
+		for (ent = cur->pvalue; ent; ent = ent->next)
+			fprintf(f, "e %" PRIx64 " %" PRIu64 " %u\n", (u64)ent->off,
+				ent->size, ent->count);
+	}
+	hashmap__for_each_entry(m->vars, cur, bkt)
+		fprintf(f, "v %lx %s\n", cur->value, (const char *)cur->pkey);
+	hashmap__for_each_entry(m->addrs, cur, bkt)
+		fprintf(f, "a %lx %lx\n", cur->key, cur->value);
+	if (!dprof_typecache__commit(f, tmp, m->path))
+		pr_debug("dprof: %s: lookups kept in %s\n", dw->path, m->path);
+}
+
 /**
  * dprof_dwarf__debuginfo - the open debuginfo behind a handle
  * @dw: the handle, may be NULL
@@ -1377,6 +1641,9 @@ void dprof_dwarf__delete(struct dprof_dwarf *dw)
 		return;
 	if (dw->walking)
 		dprof_dwarf__index(dw);
+	dw_memo__save(dw);
+	dw_memo__delete(dw->memo);
+	dprof_typecache__put(dw->memo_tc);
 	dw_free_index(dw);
 	debuginfo__delete(dw->dinfo);
 	free(dw->path);
@@ -1385,14 +1652,55 @@ void dprof_dwarf__delete(struct dprof_dwarf *dw)
 
 static struct dw_type_ent *dw_lookup(struct dprof_dwarf *dw, const char *name)
 {
+	struct dw_type_ent *ents = NULL;
 	struct dw_type_name *tn;
 
-	if (!dw || !name || dprof_dwarf__index(dw) ||
-	    !hashmap__find(dw->types, name, &tn))
+	if (!dw || !name)
 		return NULL;
-	if (!tn->resolved)
-		dw_resolve_type(dw, tn);
-	return tn->ents;
+	if (dw->memo && hashmap__find(dw->memo->types, name, &ents))
+		return ents;
+	if (dprof_dwarf__index(dw))
+		return NULL;
+	if (hashmap__find(dw->types, name, &tn)) {
+		if (!tn->resolved)
+			dw_resolve_type(dw, tn);
+		ents = tn->ents;
+	}
+	if (dw->memo && dw_memo_name_ok(name) && !dw_memo__add_type(dw->memo, name, ents, NULL))
+		dw->memo->learned = true;
+	return ents;
+}
+
+/* The DIE of the variable @name (0: none), by the index or as kept. */
+static Dwarf_Off dw_lookup_var(struct dprof_dwarf *dw, const char *name)
+{
+	long off = 0;
+
+	if (dw->memo && hashmap__find(dw->memo->vars, name, &off))
+		return off;
+	if (dprof_dwarf__index(dw))
+		return 0;
+	if (!hashmap__find(dw->vars, name, &off))
+		off = 0;
+	if (dw->memo && dw_memo_name_ok(name) && !dw_memo__add_var(dw->memo, name, off))
+		dw->memo->learned = true;
+	return off;
+}
+
+/* The DIE of the variable at @addr (0: none), by the index or as kept. */
+static Dwarf_Off dw_lookup_var_at(struct dprof_dwarf *dw, u64 addr)
+{
+	long off = 0;
+
+	if (dw->memo && hashmap__find(dw->memo->addrs, (long)addr, &off))
+		return off;
+	if (dprof_dwarf__index(dw))
+		return 0;
+	if (!hashmap__find(dw->var_addrs, (long)addr, &off))
+		off = 0;
+	if (dw->memo && !hashmap__add(dw->memo->addrs, (long)addr, off))
+		dw->memo->learned = true;
+	return off;
 }
 
 /* the most common definition; ties go to the larger */
@@ -1469,11 +1777,9 @@ static int dw_var_die_type(struct dprof_dwarf *dw, Dwarf_Off off,
 static int dprof_dwarf__var_type(struct dprof_dwarf *dw, const char *var,
 				 Dwarf_Die *type_die)
 {
-	long off;
+	Dwarf_Off off = dw && var ? dw_lookup_var(dw, var) : 0;
 
-	if (!dw || !var || dprof_dwarf__index(dw) ||
-	    !hashmap__find(dw->vars, var, &off) ||
-	    dw_var_die_type(dw, off, type_die)) {
+	if (!off || dw_var_die_type(dw, off, type_die)) {
 		pr_debug2("dprof: no variable %s in DWARF\n", var ?: "(null)");
 		return -ENOENT;
 	}
@@ -1494,11 +1800,9 @@ static int dprof_dwarf__var_type(struct dprof_dwarf *dw, const char *var,
 static int dprof_dwarf__var_type_at(struct dprof_dwarf *dw, u64 addr,
 				    Dwarf_Die *type_die)
 {
-	long off;
+	Dwarf_Off off = dw ? dw_lookup_var_at(dw, addr) : 0;
 
-	if (!dw || dprof_dwarf__index(dw) ||
-	    !hashmap__find(dw->var_addrs, (long)addr, &off) ||
-	    dw_var_die_type(dw, off, type_die)) {
+	if (!off || dw_var_die_type(dw, off, type_die)) {
 		pr_debug2("dprof: no variable at %#" PRIx64 " in DWARF\n", addr);
 		return -ENOENT;
 	}

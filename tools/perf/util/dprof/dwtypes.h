@@ -22,6 +22,7 @@
 
 struct debuginfo;
 struct dprof_dwarf;
+struct dprof_typecache;
 
 /* see dprof_dwarf_pages__init() */
 #define DPROF_DWARF_PAGES_MAX	3
@@ -64,6 +65,9 @@ struct dprof_dwarf_digest {
 #include <elfutils/libdw.h>
 
 struct dprof_dwarf *dprof_dwarf__new(const char *path);
+bool dprof_dwarf__keep(struct dprof_dwarf *dw, struct dprof_typecache *tc);
+int dprof_dwarf__ready(struct dprof_dwarf *dw);
+bool dprof_dwarf__kept(const struct dprof_dwarf *dw);
 void dprof_dwarf__delete(struct dprof_dwarf *dw);
 int dprof_dwarf__index(struct dprof_dwarf *dw);
 int dprof_dwarf__index_start(struct dprof_dwarf *dw);
@@ -100,6 +104,22 @@ static inline void dprof_dwarf__delete(struct dprof_dwarf *dw __maybe_unused)
 static inline int dprof_dwarf__index(struct dprof_dwarf *dw __maybe_unused)
 {
 	return -ENOENT;
+}
+
+static inline bool dprof_dwarf__keep(struct dprof_dwarf *dw __maybe_unused,
+				     struct dprof_typecache *tc __maybe_unused)
+{
+	return false;
+}
+
+static inline int dprof_dwarf__ready(struct dprof_dwarf *dw __maybe_unused)
+{
+	return -ENOENT;
+}
+
+static inline bool dprof_dwarf__kept(const struct dprof_dwarf *dw __maybe_unused)
+{
+	return false;
 }
 
 static inline int dprof_dwarf__index_start(struct dprof_dwarf *dw __maybe_unused)

@@ -166,7 +166,7 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 		pr_debug("dprof: %" PRIu64 " typings found made by an earlier report\n",
 			 r->nr_typings_kept);
 		dprof_typecache__save(r->tcache);
-		dprof_typecache__delete(r->tcache);
+		dprof_typecache__put(r->tcache);
 	}
 	pr_debug("dprof: %" PRIu64 " instructions with no memory operand not typed by perf\n",
 		 r->nr_untypable);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <linux/err.h>
+#include <linux/refcount.h>
 #include <linux/zalloc.h>
 
 #include "util/build-id.h"
@@ -76,6 +77,7 @@ struct dprof_typecache_dso {
 };
 
 struct dprof_typecache {
+	refcount_t		refcnt;
 	char			*dir;
 	char			perf_id[SBUILD_ID_SIZE];
 	struct hashmap		*dsos;		/* dprof_dso_id() -> its cache */
@@ -546,6 +548,7 @@ struct dprof_typecache *dprof_typecache__new(const char *dir)
 
 	if (!tc)
 		return NULL;
+	refcount_set(&tc->refcnt, 1);
 	if (filename__read_build_id("/proc/self/exe", &bid) <= 0 ||
 	    build_id__sprintf(&bid, tc->perf_id) <= 0) {
 		pr_debug("dprof: perf has no build id: no typings kept\n");
@@ -560,16 +563,25 @@ struct dprof_typecache *dprof_typecache__new(const char *dir)
 	}
 	return tc;
 fail:
-	dprof_typecache__delete(tc);
+	dprof_typecache__put(tc);
 	return NULL;
 }
 
-void dprof_typecache__delete(struct dprof_typecache *tc)
+/* One more user of @tc (the DWARF handles keep their lookups there too). */
+struct dprof_typecache *dprof_typecache__get(struct dprof_typecache *tc)
+{
+	if (tc)
+		refcount_inc(&tc->refcnt);
+	return tc;
+}
+
+/* One user less; the last frees it, without a dprof_typecache__save(). */
+void dprof_typecache__put(struct dprof_typecache *tc)
 {
 	struct hashmap_entry *cur;
 	size_t bkt;
 
-	if (!tc)
+	if (!tc || !refcount_dec_and_test(&tc->refcnt))
 		return;
 	if (tc->dsos) {
 		hashmap__for_each_entry(tc->dsos, cur, bkt)

@@ -14,7 +14,8 @@ struct dprof_typecache;
 struct dprof_typecache_dso;
 
 struct dprof_typecache *dprof_typecache__new(const char *dir);
-void dprof_typecache__delete(struct dprof_typecache *tc);
+struct dprof_typecache *dprof_typecache__get(struct dprof_typecache *tc);
+void dprof_typecache__put(struct dprof_typecache *tc);
 int dprof_typecache__save(struct dprof_typecache *tc);
 
 /* The files of what reports learned of a binary, under the cache's directory */

@@ -30,6 +30,7 @@
 #include "dwtypes.h"
 #include "profile.h"
 #include "resolve.h"
+#include "typecache.h"
 #include "hashfn.h"
 #include "typeinfo.h"
 
@@ -44,6 +45,8 @@ struct dprof_prefetch {
 	char			**names;	/* by their first samples */
 	struct dprof_dwarf	**dws;		/* NULL: no DWARF, or taken */
 	size_t			nr;
+	/* where earlier reports kept their lookups (a reference) */
+	struct dprof_typecache	*tcache;
 	/* under @lock */
 	size_t			nr_done;
 	bool			finished;
@@ -105,9 +108,11 @@ static void *dprof_prefetch__run(void *arg)
 		/*
 		 * Indexed as ahead of a typing: perf's global variables are
 		 * kept for the first one.  Joined here, which gives back what
-		 * the walk read before the file is handed over.
+		 * the walk read before the file is handed over.  Not when an
+		 * earlier report's lookups were kept.
 		 */
-		if (dw && !dprof_dwarf__index_start(dw))
+		if (dw && !dprof_dwarf__keep(dw, pf->tcache) &&
+		    !dprof_dwarf__index_start(dw))
 			dprof_dwarf__index(dw);
 		pthread_mutex_lock(&pf->lock);
 		pf->dws[i] = dw;
@@ -132,6 +137,7 @@ static void dprof_prefetch__delete(struct dprof_prefetch *pf)
 	pf->stop = true;
 	pthread_mutex_unlock(&pf->lock);
 	pthread_join(pf->tid, NULL);
+	dprof_typecache__put(pf->tcache);
 	for (i = 0; i < pf->nr; i++) {
 		dprof_dwarf__delete(pf->dws[i]);
 		free(pf->names[i]);
@@ -176,11 +182,13 @@ void dprof_typeinfo__prefetch(void *arg, const char *const *names, size_t nr)
 		if (!pf->names[pf->nr])
 			goto fail;
 	}
+	pf->tcache = dprof_typecache__get(ti->res->tcache);
 	pthread_mutex_init(&pf->lock, NULL);
 	pthread_cond_init(&pf->cond, NULL);
 	if (pthread_create(&pf->tid, NULL, dprof_prefetch__run, pf)) {
 		pthread_mutex_destroy(&pf->lock);
 		pthread_cond_destroy(&pf->cond);
+		dprof_typecache__put(pf->tcache);
 		goto fail;
 	}
 	ti->prefetch = pf;
@@ -272,8 +280,10 @@ static struct dprof_dwarf *dprof_typeinfo__dwarf_path(struct dprof_typeinfo *ti,
 	key = strdup(path);
 	if (!key)
 		return NULL;
-	if (!dprof_prefetch__take(ti->prefetch, path, &dw))
+	if (!dprof_prefetch__take(ti->prefetch, path, &dw)) {
 		dw = dprof_dwarf__new(path);
+		dprof_dwarf__keep(dw, ti->res->tcache);
+	}
 	if (!dw)
 		pr_debug("dprof: no DWARF in %s\n", path);
 	if (hashmap__add(ti->dwarf, key, dw)) {
@@ -309,6 +319,9 @@ void dprof_typeinfo__prepare(struct dprof_typeinfo *ti)
 	    !symbol_conf.vmlinux_name)
 		return;
 	dw = dprof_typeinfo__dwarf_path(ti, symbol_conf.vmlinux_name);
+	/* the lookups of an earlier report: no walk, unless one is not there */
+	if (dprof_dwarf__kept(dw))
+		return;
 	if (dw && dprof_dwarf__index_start(dw))
 		pr_debug("dprof: indexing %s at its first use\n", symbol_conf.vmlinux_name);
 }
@@ -319,7 +332,7 @@ static struct dprof_dwarf *dprof_typeinfo__dwarf(struct dprof_typeinfo *ti,
 {
 	struct dprof_dwarf *dw = dprof_typeinfo__dwarf_open(ti, dso);
 
-	return dw && !dprof_dwarf__index(dw) ? dw : NULL;
+	return dw && !dprof_dwarf__ready(dw) ? dw : NULL;
 }
 
 /*
