@@ -4,12 +4,13 @@
 #
 # Record a program and a library with DWARF (the twins of the deterministic
 # test) with the software sampler and report it into an empty
-# --type-cache-dir: the report writes one file per binary, named by its
-# build id.  The next report reads them and makes no typing of its own
-# (perf disassembles nothing), with the same output, as --no-type-cache
-# (which writes nothing).  A typing changed in a file changes the report:
-# it is what the report used.  A file made by another perf, or damaged, is
-# ignored and replaced.
+# --type-cache-dir: the report writes two files per binary, named by its
+# build id: its typings and its DWARF index's lookups.  The next report
+# reads them and makes no typing and no index of its own (perf
+# disassembles nothing), with the same output, as --no-type-cache (which
+# writes nothing).  A typing or a lookup changed in a file changes the
+# report: it is what the report used.  A file made by another perf, or
+# damaged, is ignored and replaced.
 
 set -u
 
@@ -66,6 +67,10 @@ if ! [ -s "${file}" ] || ! grep -q '^i ' "${file}" || ! grep -q '^t ' "${file}";
 	fail "the first report kept no typings of the program in ${file}"
 	ls -l "${tc}" 2>&1
 fi
+if ! grep -q '^s ' "${tc}/${bid}.index" || ! grep -q '^e ' "${tc}/${bid}.index"; then
+	fail "the first report kept no lookups of the program's DWARF"
+	cat "${tc}/${bid}.index" 2>&1 | head -5
+fi
 libbid=$(readelf -n "${dir}/libtwins.so" 2>/dev/null | sed -n 's/.*Build ID: *//p')
 [ -s "${tc}/${libbid}.types" ] || fail "no typings of the library kept"
 perf_bid=$(readelf -n "$(command -v perf)" 2>/dev/null | sed -n 's/.*Build ID: *//p')
@@ -86,6 +91,11 @@ kept=$(sed -n 's/^dprof: \([0-9]*\) typings found made by an earlier report/\1/p
 if [ "${kept:-0}" -eq 0 ] || grep -q 'symbol__disassemble' "${dir}/warm.err"; then
 	fail "the second report typed again (${kept:-0} typings kept)"
 fi
+if grep -q 'twins.*: indexed' "${dir}/warm.err" ||
+   ! grep -q "twins: [0-9]* lookups from" "${dir}/warm.err"; then
+	fail "the second report indexed the DWARF of the program or library again"
+	grep 'twins.*index' "${dir}/warm.err"
+fi
 
 before=$(stat -c %Y.%s "${file}")
 report off --type-cache-dir="${tc}" --no-type-cache
@@ -104,6 +114,17 @@ report changed --type-cache-dir="${tc}"
 cmp -s "${dir}/cold" "${dir}/changed" &&
 	fail "a changed typing in the file did not change the report: the file is not read"
 
+cp "${dir}/good.types" "${file}"
+
+# the program's type lookups all made to find nothing: the rows have no
+# members to name
+cp "${tc}/${bid}.index" "${dir}/good.index"
+grep -v '^e ' "${dir}/good.index" > "${tc}/${bid}.index"
+report nolookup --type-cache-dir="${tc}"
+cmp -s "${dir}/cold" "${dir}/nolookup" &&
+	fail "lookups changed in the file did not change the report: the file is not read"
+cp "${dir}/good.index" "${tc}/${bid}.index"
+
 # made by another perf: ignored and replaced
 sed '1s/ [0-9a-f]*$/ 0000/' "${dir}/good.types" > "${file}"
 report other --type-cache-dir="${tc}"
@@ -117,12 +138,14 @@ report cut --type-cache-dir="${tc}"
 cmp -s "${dir}/cold" "${dir}/cut" || fail "a cut file changed the report"
 grep -q 'does not parse' "${dir}/cut.err" || fail "no word on a cut file"
 head -c 4096 /dev/urandom > "${file}"
+head -c 4096 /dev/urandom > "${tc}/${bid}.index"
 report garbage --type-cache-dir="${tc}"
 cmp -s "${dir}/cold" "${dir}/garbage" || fail "a garbage file changed the report"
 report again --type-cache-dir="${tc}"
 cmp -s "${dir}/cold" "${dir}/again" || fail "the file written after garbage differs"
 grep -q '^dprof: 0 typings found' "${dir}/again.err" &&
 	fail "the file that replaced the garbage has no typings"
+grep -q '^e ' "${tc}/${bid}.index" || fail "the lookups' garbage was not replaced"
 
 if [ ${err} -eq 0 ]; then
 	echo "${dprof_test} [Success]"

@@ -1386,6 +1386,7 @@ struct dw_memo {
 	/* reading: the name of the last "s" line, and its last definition */
 	const char		*cur_name;
 	struct dw_type_ent	*cur_ent;
+	bool			read;		/* from a file of an earlier report */
 	bool			learned;	/* not in the file yet */
 };
 
@@ -1551,13 +1552,18 @@ bool dprof_dwarf__keep(struct dprof_dwarf *dw, struct dprof_typecache *tc)
 		return false;
 	err = dprof_typecache__read(tc, m->path, "index", dw_memo__parse, m);
 	if (err && err != -ENOENT) {
-		/* what parsed is not trusted either; what is learned replaces it */
+		/* what parsed is not trusted either */
 		dw_memo__delete(m);
 		m = dw_memo__new(tc, &bid);
 		if (!m)
 			return false;
-		m->learned = true;
 	}
+	/*
+	 * A file with no lookups says a report needed none: written even
+	 * so, the next report does not walk for nothing.
+	 */
+	m->read = !err;
+	m->learned = !!err;
 	dw->memo = m;
 	dw->memo_tc = dprof_typecache__get(tc);
 	nr = hashmap__size(m->types) + hashmap__size(m->vars) + hashmap__size(m->addrs);
@@ -1581,9 +1587,7 @@ int dprof_dwarf__ready(struct dprof_dwarf *dw)
 /* Were lookups kept for the handle's file, and is there no index yet? */
 bool dprof_dwarf__kept(const struct dprof_dwarf *dw)
 {
-	return dw && dw->memo && dw->index_err == 1 && !dw->walking &&
-	       hashmap__size(dw->memo->types) + hashmap__size(dw->memo->vars) +
-	       hashmap__size(dw->memo->addrs);
+	return dw && dw->memo && dw->memo->read && dw->index_err == 1 && !dw->walking;
 }
 
 static void dw_memo__save(struct dprof_dwarf *dw)

@@ -554,7 +554,15 @@ struct dprof_typecache *dprof_typecache__new(const char *dir)
 		pr_debug("dprof: perf has no build id: no typings kept\n");
 		goto fail;
 	}
-	tc->dir = strdup(dir);
+	/* absolute: mkdir_p() makes no other */
+	if (dir[0] == '/') {
+		tc->dir = strdup(dir);
+	} else {
+		char cwd[PATH_MAX];
+
+		if (getcwd(cwd, sizeof(cwd)) && asprintf(&tc->dir, "%s/%s", cwd, dir) < 0)
+			tc->dir = NULL;
+	}
 	tc->dsos = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 	if (!tc->dir || IS_ERR(tc->dsos)) {
 		if (IS_ERR(tc->dsos))
