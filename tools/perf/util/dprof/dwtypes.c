@@ -1654,6 +1654,50 @@ void dprof_dwarf__delete(struct dprof_dwarf *dw)
 	free(dw);
 }
 
+/* Is the DIE at @off a definition of @name with one of @tags (0-ended)? */
+static bool dw_die_is(struct dprof_dwarf *dw, Dwarf_Off off, const char *name,
+		      const int *tags)
+{
+	const char *die_name;
+	Dwarf_Die die;
+	int tag;
+
+	if (!dwarf_offdie(dw->dbg, off, &die))
+		return false;
+	tag = dwarf_tag(&die);
+	for (; *tags && *tags != tag; tags++)
+		;
+	die_name = dwarf_diename(&die);
+	return *tags && (!name || (die_name && !strcmp(die_name, name)));
+}
+
+static const int dw_type_tags[] = {
+	DW_TAG_structure_type, DW_TAG_union_type, DW_TAG_class_type,
+	DW_TAG_typedef, 0
+};
+static const int dw_var_tags[] = { DW_TAG_variable, 0 };
+
+/*
+ * The kept answers are checked as they are used, against the DWARF they
+ * name: a file that does not match (damaged, or written for another file
+ * of the same build id) is dropped, and the index answers from then on.
+ */
+static void dw_memo__mismatch(struct dprof_dwarf *dw)
+{
+	struct build_id bid;
+
+	pr_debug("dprof: %s: kept lookups in %s do not match its DWARF, not used\n",
+		 dw->path, dw->memo->path);
+	dw_memo__delete(dw->memo);
+	dw->memo = NULL;
+	if (filename__read_build_id(dw->path, &bid) > 0) {
+		dw->memo = dw_memo__new(dw->memo_tc, &bid);
+		/* what the index answers replaces the file */
+		if (dw->memo)
+			dw->memo->learned = true;
+	}
+}
+
 static struct dw_type_ent *dw_lookup(struct dprof_dwarf *dw, const char *name)
 {
 	struct dw_type_ent *ents = NULL;
@@ -1661,8 +1705,18 @@ static struct dw_type_ent *dw_lookup(struct dprof_dwarf *dw, const char *name)
 
 	if (!dw || !name)
 		return NULL;
-	if (dw->memo && hashmap__find(dw->memo->types, name, &ents))
-		return ents;
+	if (dw->memo && hashmap__find(dw->memo->types, name, &ents)) {
+		struct dw_type_ent *ent;
+
+		for (ent = ents; ent; ent = ent->next) {
+			if (!dw_die_is(dw, ent->off, name, dw_type_tags))
+				break;
+		}
+		if (!ent)
+			return ents;
+		dw_memo__mismatch(dw);
+		ents = NULL;
+	}
 	if (dprof_dwarf__index(dw))
 		return NULL;
 	if (hashmap__find(dw->types, name, &tn)) {
@@ -1680,8 +1734,12 @@ static Dwarf_Off dw_lookup_var(struct dprof_dwarf *dw, const char *name)
 {
 	long off = 0;
 
-	if (dw->memo && hashmap__find(dw->memo->vars, name, &off))
-		return off;
+	if (dw->memo && hashmap__find(dw->memo->vars, name, &off)) {
+		if (!off || dw_die_is(dw, off, name, dw_var_tags))
+			return off;
+		dw_memo__mismatch(dw);
+		off = 0;
+	}
 	if (dprof_dwarf__index(dw))
 		return 0;
 	if (!hashmap__find(dw->vars, name, &off))
@@ -1696,8 +1754,12 @@ static Dwarf_Off dw_lookup_var_at(struct dprof_dwarf *dw, u64 addr)
 {
 	long off = 0;
 
-	if (dw->memo && hashmap__find(dw->memo->addrs, (long)addr, &off))
-		return off;
+	if (dw->memo && hashmap__find(dw->memo->addrs, (long)addr, &off)) {
+		if (!off || dw_die_is(dw, off, NULL, dw_var_tags))
+			return off;
+		dw_memo__mismatch(dw);
+		off = 0;
+	}
 	if (dprof_dwarf__index(dw))
 		return 0;
 	if (!hashmap__find(dw->var_addrs, (long)addr, &off))

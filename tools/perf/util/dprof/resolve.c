@@ -70,8 +70,10 @@ static bool dprof_code_key__equal(long k1, long k2, void *ctx __maybe_unused)
 	return a->ip == b->ip && dprof_dso_id(a->dso) == dprof_dso_id(b->dso);
 }
 
-/* @ip of @thread as a cache key (not held: the thread's map holds it). */
-/* ... and *@rip, when asked: @ip in the dso's own addresses */
+/*
+ * @ip of @thread as a cache key (not held: the thread's map holds it), and
+ * *@rip when asked: @ip in the dso's own addresses (map__map_ip()).
+ */
 static void dprof_code_key__init(struct dprof_code_key *k,
 				 struct dprof_resolver *r,
 				 struct thread *thread, u64 ip, u64 *rip)
@@ -1313,9 +1315,8 @@ void dprof_resolver__stop_typer(struct dprof_resolver *r)
 	dprof_threads__put();
 	r->nr_untypable += ty->nr_untypable;
 	r->nr_disassembled += ty->nr_disassembled;
-	pr_debug("dprof: the kernel's typer typed %u ips, found %u typed before (%zu functions planned, %zu done)\n",
+	pr_debug("dprof: the kernel's typer typed %u ips, found %u typed by an earlier report (%zu functions planned, %zu done)\n",
 		 ty->nr_typed, ty->nr_kept, ty->nr_groups, ty->next_group);
-	r->nr_typings_kept += ty->nr_kept;
 }
 
 /*

@@ -345,7 +345,7 @@ static void tc_dso__load(struct dprof_typecache *tc, struct dprof_typecache_dso 
 
 	if (err == -ENOENT)
 		return;
-	if (!err) {
+	if (!err && cd->loaded.nr) {
 		qsort(cd->loaded.v, cd->loaded.nr, sizeof(*cd->loaded.v), tc_entry__cmp);
 		for (i = 1; i < cd->loaded.nr && !err; i++) {
 			if (cd->loaded.v[i - 1].rip == cd->loaded.v[i].rip) {
