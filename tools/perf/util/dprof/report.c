@@ -88,7 +88,13 @@ int dprof_report__open(struct dprof_report *rep, const struct dprof_report_opts 
 	rep->replay.res.debuginfo_arg = rep->ti;
 	rep->replay.res.trim_debuginfo = dprof_typeinfo__trim;
 	rep->replay.res.prefetch = dprof_typeinfo__prefetch;
-	dprof_typeinfo__prepare(rep->ti);
+	/*
+	 * No walk of the kernel's DWARF to run beside the replay (an earlier
+	 * report kept its lookups): the other CPU is free for perf's reader.
+	 */
+	if (dprof_typeinfo__prepare(rep->ti) &&
+	    rep->replay.delivery_mode == DPROF_DELIVERY_AUTO)
+		rep->replay.delivery_mode = DPROF_DELIVERY_ON;
 	return 0;
 
 out_close:

@@ -304,6 +304,9 @@ static struct dprof_dwarf *dprof_typeinfo__dwarf_open(struct dprof_typeinfo *ti,
  * dprof_typeinfo__prepare - start indexing the kernel's DWARF, early
  * @ti: the type information of a report about to replay its recording
  *
+ * Return: true when the kernel's DWARF lookups were kept by an earlier
+ * report (dprof_dwarf__keep()): there is no walk to start.
+ *
  * With a vmlinux given (-k), perf loads the kernel's symbols from that
  * file and nothing else, and names the kernel's dso by it: the file the
  * operand typing and the rows will need is known before the replay.  Its
@@ -311,19 +314,20 @@ static struct dprof_dwarf *dprof_typeinfo__dwarf_open(struct dprof_typeinfo *ti,
  * reads the snapshot and the symbol tables (dprof_dwarf__index_start());
  * the first typing waits for what is left of the walk.
  */
-void dprof_typeinfo__prepare(struct dprof_typeinfo *ti)
+bool dprof_typeinfo__prepare(struct dprof_typeinfo *ti)
 {
 	struct dprof_dwarf *dw;
 
 	if (ti->res->typed_off || symbol_conf.ignore_vmlinux ||
 	    !symbol_conf.vmlinux_name)
-		return;
+		return false;
 	dw = dprof_typeinfo__dwarf_path(ti, symbol_conf.vmlinux_name);
 	/* the lookups of an earlier report: no walk, unless one is not there */
 	if (dprof_dwarf__kept(dw))
-		return;
+		return true;
 	if (dw && dprof_dwarf__index_start(dw))
 		pr_debug("dprof: indexing %s at its first use\n", symbol_conf.vmlinux_name);
+	return false;
 }
 
 /* The DWARF index of @dso's file; NULL when it has none. */

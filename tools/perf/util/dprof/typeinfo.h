@@ -32,7 +32,7 @@ void dprof_typeinfo__delete(struct dprof_typeinfo *ti);
 /* The event whose samples the operand typing decodes (votes for kmalloc). */
 void dprof_typeinfo__set_evsel(struct dprof_typeinfo *ti, struct evsel *evsel);
 /* Index the DWARF of the vmlinux given, in another thread. */
-void dprof_typeinfo__prepare(struct dprof_typeinfo *ti);
+bool dprof_typeinfo__prepare(struct dprof_typeinfo *ti);
 /* A resolver::prefetch(): open the DWARF of these user files ahead. */
 void dprof_typeinfo__prefetch(void *arg, const char *const *names, size_t nr);
 /* Give back the DWARF pages read so far (see dprof_dwarf__trim()). */
