@@ -25,24 +25,8 @@ fail() {
 }
 
 dprof_user_setup dprof_det
-if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
-	skip "perf built without DWARF support: no data-type profiling"
-fi
-
-if ! gcc -O1 -g -fno-inline -fPIC -shared -o "${dir}/libtwins.so" "${src}/twins-lib.c" \
-		2> "${dir}/cc.err" ||
-   ! gcc -O1 -g -fno-inline -o "${dir}/twins" "${src}/twins.c" -L"${dir}" -ltwins \
-		-Wl,-rpath,"${dir}" 2>> "${dir}/cc.err"; then
-	cat "${dir}/cc.err"
-	fail "build the test program"
-	cleanup
-	exit 1
-fi
-data="${dir}/twins.data"
-if ! perf dprof record --sampler=soft --no-kmem --no-heap -o "${data}" \
-		-- "${dir}/twins" 1.5 > "${dir}/rec.out" 2>&1; then
-	cat "${dir}/rec.out"
-	fail "record"
+if ! dprof_user_twins; then
+	fail "build and record the test program"
 	cleanup
 	exit 1
 fi

@@ -42,6 +42,31 @@ dprof_user_setup() {
 	command -v gcc >/dev/null || skip "no gcc to build the test programs"
 }
 
+# dprof_user_twins
+# A program and a library that each have a "struct worker" of their own
+# layout (twins.c, twins-lib.c), built with DWARF into ${dir} and recorded
+# with the software sampler into ${data} (${dir}/twins.data); skip when
+# perf has no DWARF support (no data-type profiling); returns 1, with the
+# compiler's or perf's output, when the build or the recording fails.
+dprof_user_twins() {
+	if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
+		skip "perf built without DWARF support: no data-type profiling"
+	fi
+	if ! gcc -O1 -g -fno-inline -fPIC -shared -o "${dir}/libtwins.so" \
+			"${src}/twins-lib.c" 2> "${dir}/cc.err" ||
+	   ! gcc -O1 -g -fno-inline -o "${dir}/twins" "${src}/twins.c" -L"${dir}" -ltwins \
+			-Wl,-rpath,"${dir}" 2>> "${dir}/cc.err"; then
+		cat "${dir}/cc.err"
+		return 1
+	fi
+	data="${dir}/twins.data"
+	if ! perf dprof record --sampler=soft --no-kmem --no-heap -o "${data}" \
+			-- "${dir}/twins" 1.5 > "${dir}/rec.out" 2>&1; then
+		cat "${dir}/rec.out"
+		return 1
+	fi
+}
+
 # dprof_user_compare DATA OUTDIR
 #
 # perf report --sort symoff,type counts, per sampled instruction, the
