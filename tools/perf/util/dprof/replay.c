@@ -2540,6 +2540,7 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 
 	if (err) {
 		pr_err("dprof: failed to process %s (%d): the file is damaged\n", path, err);
+		dprof_typecache__forget(r->res.tcache);
 		return err;
 	}
 	r->rec.nr_lost = r->session->evlist->stats.total_lost +
@@ -2550,6 +2551,10 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 			    r->session->evlist->stats.nr_unknown_id;
 	r->rec.unreadable_offset = r->session->evlist->stats.unreadable_offset;
 	r->rec.data_size_cut = r->session->header.data_size_cut;
+	if (r->rec.nr_damaged || r->rec.unreadable_offset || r->rec.data_size_cut) {
+		pr_debug("dprof: a damaged recording: no typings kept\n");
+		dprof_typecache__forget(r->res.tcache);
+	}
 	if (r->rec.data_size_cut) {
 		r->rec.data_offset = r->session->header.data_offset;
 		r->rec.data_size = r->session->header.data_size;

@@ -505,6 +505,28 @@ static int tc_dso__save(struct dprof_typecache *tc, struct dprof_typecache_dso *
 }
 
 /**
+ * dprof_typecache__forget - keep none of the typings learned
+ * @tc: the cache
+ *
+ * For a recording perf could not read whole: the typing of an access to a
+ * global variable goes by the maps of the sampled process, which a damaged
+ * record can have put anywhere.
+ */
+void dprof_typecache__forget(struct dprof_typecache *tc)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!tc)
+		return;
+	hashmap__for_each_entry(tc->dsos, cur, bkt) {
+		struct dprof_typecache_dso *cd = cur->pvalue;
+
+		cd->learned.nr = 0;
+	}
+}
+
+/**
  * dprof_typecache__save - keep the typings learned for the next report
  * @tc: the cache
  *

@@ -17,6 +17,7 @@ struct dprof_typecache *dprof_typecache__new(const char *dir);
 struct dprof_typecache *dprof_typecache__get(struct dprof_typecache *tc);
 void dprof_typecache__put(struct dprof_typecache *tc);
 int dprof_typecache__save(struct dprof_typecache *tc);
+void dprof_typecache__forget(struct dprof_typecache *tc);
 
 /* The files of what reports learned of a binary, under the cache's directory */
 int dprof_typecache__path(const struct dprof_typecache *tc, const struct build_id *bid,
