@@ -12,6 +12,9 @@
 #      each replays the whole file through perf's reader); flow and paths
 #      with one type of FUZZ_FLOW_TYPES in turn (comma-separated; default
 #      filp,skbuff_head_cache,struct node: the watch and heap seeds')
+#      (what the reports learn of the binaries' types is kept in
+#      $FUZZ_DIR/typecache: the mutants read it back, and nothing of a
+#      damaged recording goes where other reports look)
 #   4. a crash is death by a signal, a hang a run over FUZZ_TIMEOUT CPU
 #      seconds (or 10x that in wall time, blocked), a
 #      sanitizer report any ASan/UBSan message; each is kept with what was
@@ -52,7 +55,7 @@ command -v python3 >/dev/null || "$REPO/scripts/deps.sh" python3
 
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-rm -rf "$dir/seeds" "$dir/mutants"
+rm -rf "$dir/seeds" "$dir/mutants" "$dir/typecache"
 mkdir -p "$dir/seeds" "$dir/mutants" "$dir/found"
 for s in mixed false_sharing conflict; do
 	for pmu in ibs pebs; do
@@ -99,7 +102,8 @@ for m in "$dir"/mutants/m*.data; do
 		# run blocked without using CPU still ends at 10x the limit
 		(ulimit -t "$limit"
 		 exec timeout -s KILL $((limit * 10)) "$perf" dprof report --stdio -i "$m" \
-			--view=$view "${type[@]}") > /dev/null 2> "$dir/err" || rc=$?
+			--type-cache-dir "$dir/typecache" --view=$view "${type[@]}") \
+			> /dev/null 2> "$dir/err" || rc=$?
 		what=
 		if grep -qE 'ERROR: AddressSanitizer|runtime error:' "$dir/err"; then
 			what=sanitizer; reports=$((reports + 1))
