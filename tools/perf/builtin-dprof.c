@@ -137,7 +137,7 @@ static int cmd_dprof_report(int argc, const char **argv)
 		     parse_fold),
 	OPT_BOOLEAN('f', "force", &opts.force, "don't complain, do it"),
 	OPT_STRING(0, "event-thread", &event_thread, "auto|on|off",
-		   "deliver the events in a thread of their own while perf reads the next (auto: recordings of 512 MB or more)"),
+		   "deliver the events in a thread of their own while perf reads the next (auto: recordings of 512 MB or more, or the kernel's lookups kept: --type-cache)"),
 	OPT_BOOLEAN(0, "type-cache", &opts.type_cache,
 		    "keep perf's operand typings of a binary between reports, by its build id (default; --no-type-cache: type again)"),
 	OPT_STRING(0, "type-cache-dir", &opts.type_cache_dir, "dir",

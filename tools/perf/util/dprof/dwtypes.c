@@ -1675,6 +1675,7 @@ static const int dw_type_tags[] = {
 	DW_TAG_structure_type, DW_TAG_union_type, DW_TAG_class_type,
 	DW_TAG_typedef, 0
 };
+
 static const int dw_var_tags[] = { DW_TAG_variable, 0 };
 
 /*

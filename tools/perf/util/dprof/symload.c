@@ -57,9 +57,9 @@ static void *dprof_symload__run(void *arg)
 		pthread_mutex_unlock(&sl->lock);
 		/*
 		 * The first opening of the dso's data finds its file and
-		 * writes binary_type, a bit-field next to those dso__load()
-		 * writes, under another lock: done here first, the replay's
-		 * openings only read it.
+		 * writes binary_type (under dso__data_open_lock: a field of
+		 * its own, perf patch 0048), done here before the loading
+		 * that reads it.
 		 */
 		if (dso__data_get_fd(dso, sl->machine) >= 0)
 			dso__data_put_fd(dso);
