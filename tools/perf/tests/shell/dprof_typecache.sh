@@ -62,8 +62,8 @@ perf_bid=$(readelf -n "$(command -v perf)" 2>/dev/null | sed -n 's/.*Build ID: *
 if [ -n "${perf_bid}" ] && ! head -1 "${file}" | grep -qx "perf-dprof-types 1 ${perf_bid}"; then
 	fail "the file does not name this perf: $(head -1 "${file}")"
 fi
-grep -q 'typings found made by an earlier report' "${dir}/cold.err" &&
-	! grep -q '^dprof: 0 typings found' "${dir}/cold.err" &&
+grep -q 'found made by an earlier report' "${dir}/cold.err" &&
+	! grep -q '^dprof: 0 typings and 0 code reads found' "${dir}/cold.err" &&
 	fail "a first report into an empty directory found typings"
 
 report warm --type-cache-dir="${tc}"
@@ -71,7 +71,7 @@ if ! cmp -s "${dir}/cold" "${dir}/warm"; then
 	fail "the report with the kept typings differs"
 	diff "${dir}/cold" "${dir}/warm" | head -10
 fi
-kept=$(sed -n 's/^dprof: \([0-9]*\) typings found made by an earlier report/\1/p' \
+kept=$(sed -n 's/^dprof: \([0-9]*\) typings and [0-9]* code reads found made by an earlier report/\1/p' \
 	"${dir}/warm.err")
 if [ "${kept:-0}" -eq 0 ] || grep -q 'symbol__disassemble' "${dir}/warm.err"; then
 	fail "the second report typed again (${kept:-0} typings kept)"
@@ -85,7 +85,7 @@ fi
 before=$(stat -c %Y.%s "${file}")
 report off --type-cache-dir="${tc}" --no-type-cache
 cmp -s "${dir}/cold" "${dir}/off" || fail "--no-type-cache gives another report"
-grep -q 'typings found made by an earlier report' "${dir}/off.err" &&
+grep -q 'found made by an earlier report' "${dir}/off.err" &&
 	fail "--no-type-cache read the kept typings"
 [ "$(stat -c %Y.%s "${file}")" = "${before}" ] || fail "--no-type-cache wrote the file"
 
@@ -137,7 +137,7 @@ report garbage --type-cache-dir="${tc}"
 cmp -s "${dir}/cold" "${dir}/garbage" || fail "a garbage file changed the report"
 report again --type-cache-dir="${tc}"
 cmp -s "${dir}/cold" "${dir}/again" || fail "the file written after garbage differs"
-grep -q '^dprof: 0 typings found' "${dir}/again.err" &&
+grep -q '^dprof: 0 typings and' "${dir}/again.err" &&
 	fail "the file that replaced the garbage has no typings"
 grep -q '^e ' "${tc}/${bid}.index" || fail "the lookups' garbage was not replaced"
 

@@ -40,7 +40,7 @@
 #include "resolve.h"
 #include "typecache.h"
 
-#define DPROF_CODE_MAX	16	/* longest x86 instruction + 1 */
+#define DPROF_CODE_MAX	DPROF_TC_CODE_MAX	/* longest x86 instruction + 1 */
 #define DPROF_FUNC_MAX	(256 * 1024)	/* decode no further back than this */
 
 /*
@@ -165,8 +165,8 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 	r->typer = NULL;
 #endif
 	if (r->tcache) {
-		pr_debug("dprof: %" PRIu64 " typings found made by an earlier report\n",
-			 r->nr_typings_kept);
+		pr_debug("dprof: %" PRIu64 " typings and %" PRIu64 " code reads found made by an earlier report\n",
+			 r->nr_typings_kept, r->nr_code_kept);
 		dprof_typecache__save(r->tcache);
 		dprof_typecache__put(r->tcache);
 	}
@@ -391,21 +391,34 @@ int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
 {
 	struct dprof_code_key key;
 	struct dprof_code *c;
+	u64 rip;
 
-	dprof_code_key__init(&key, r, thread, ip, NULL);
+	dprof_code_key__init(&key, r, thread, ip, &rip);
 	if (!hashmap__find(r->code, &key, &c)) {
+		struct dprof_typecache_dso *cd = dprof_typecache__dso(r->tcache, key.dso);
+
 		c = zalloc(sizeof(*c));
 		if (!c)
 			return -1;
 		c->key.dso = dso__get(key.dso);
 		c->key.ip = ip;
-		c->len = thread__memcpy(thread, r->machine, c->bytes, ip,
-					sizeof(c->bytes), NULL);
-		if (c->len <= 0) {
-			c->len = -1;
-			r->nr_code_misses++;
+		/* read by an earlier report of the same binary */
+		c->len = dprof_typecache_dso__find_code(cd, rip, c->bytes, c->prev,
+							&c->prev_len);
+		if (c->len > 0) {
+			r->nr_code_kept++;
 		} else {
-			dprof_code__find_prev(r, thread, ip, c);
+			c->len = thread__memcpy(thread, r->machine, c->bytes, ip,
+						sizeof(c->bytes), NULL);
+			if (c->len <= 0) {
+				c->len = -1;
+				r->nr_code_misses++;
+			} else {
+				dprof_code__find_prev(r, thread, ip, c);
+				if (cd)
+					dprof_typecache_dso__add_code(cd, rip, c->bytes, c->len,
+								      c->prev, c->prev_len);
+			}
 		}
 		if (hashmap__add(r->code, &c->key, c)) {
 			dprof_code__delete(c);

@@ -127,6 +127,7 @@ struct dprof_resolver {
 	/* typings of earlier reports (NULL: none kept) and how many were used */
 	struct dprof_typecache	*tcache;
 	u64			nr_typings_kept;
+	u64			nr_code_kept;
 };
 
 struct dprof_static {

@@ -16,12 +16,18 @@
  *	t <size> <name>			type 0, 1, ... in order
  *	i <address> <type> <offset>	the operand at the address: that type
  *	n <address>			no type there
+ *	c <address> <bytes> [<bytes>]	the code there, and the instruction
+ *					before it when known (hex)
  *
+ * The code is kept with the typings: finding the instruction before a
+ * sampled one decodes its function from the start, and a report with its
+ * typings kept spends most of what is left of its type work there.
  * Addresses are the dso's own (map__map_ip()).  A file that does not
  * parse is ignored (and replaced); nothing in it is trusted beyond its
  * syntax and its two build ids.  A binary is cached only when the file
  * the report reads its DWARF from has its build id.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -65,6 +71,19 @@ struct tc_entries {
 	size_t		nr, alloc;
 };
 
+struct tc_code {
+	u64		rip;
+	s8		len;
+	s8		prev_len;
+	u8		bytes[DPROF_TC_CODE_MAX];
+	u8		prev[DPROF_TC_CODE_MAX];
+};
+
+struct tc_codes {
+	struct tc_code	*v;
+	size_t		nr, alloc;
+};
+
 struct dprof_typecache_dso {
 	struct dso		*dso;
 	char			path[PATH_MAX];	/* "": not cached */
@@ -74,6 +93,8 @@ struct dprof_typecache_dso {
 	size_t			alloc_types;
 	struct tc_entries	loaded;		/* sorted by rip, read only */
 	struct tc_entries	learned;	/* this report's */
+	struct tc_codes		code_loaded;	/* as those */
+	struct tc_codes		code_learned;
 };
 
 struct dprof_typecache {
@@ -174,6 +195,80 @@ static void tc_dso__forget(struct dprof_typecache_dso *cd)
 	zfree(&cd->loaded.v);
 	cd->loaded.nr = 0;
 	cd->loaded.alloc = 0;
+	zfree(&cd->code_loaded.v);
+	cd->code_loaded.nr = 0;
+	cd->code_loaded.alloc = 0;
+}
+
+static struct tc_code *tc_codes__add(struct tc_codes *cs, u64 rip)
+{
+	struct tc_code *c;
+
+	if (cs->nr == cs->alloc) {
+		size_t alloc = cs->alloc ? cs->alloc * 2 : 256;
+
+		c = realloc(cs->v, alloc * sizeof(*c));
+		if (!c)
+			return NULL;
+		cs->v = c;
+		cs->alloc = alloc;
+	}
+	c = &cs->v[cs->nr++];
+	memset(c, 0, sizeof(*c));
+	c->rip = rip;
+	return c;
+}
+
+static int tc_code__cmp(const void *a, const void *b)
+{
+	const struct tc_code *x = a, *y = b;
+
+	return x->rip < y->rip ? -1 : x->rip > y->rip;
+}
+
+static const struct tc_code *tc_codes__find(const struct tc_codes *cs, u64 rip)
+{
+	struct tc_code key = { .rip = rip };
+
+	return cs->nr ? bsearch(&key, cs->v, cs->nr, sizeof(key), tc_code__cmp) : NULL;
+}
+
+/* Hex digits to bytes, up to DPROF_TC_CODE_MAX; the count, or -1. */
+static int tc_unhex(const char *s, size_t n, u8 *out)
+{
+	size_t i;
+
+	if (!n || n % 2 || n / 2 > DPROF_TC_CODE_MAX)
+		return -1;
+	for (i = 0; i < n; i += 2) {
+		char byte[3] = { s[i], s[i + 1] };
+
+		if (!isxdigit((unsigned char)byte[0]) || !isxdigit((unsigned char)byte[1]))
+			return -1;
+		out[i / 2] = strtoul(byte, NULL, 16);
+	}
+	return n / 2;
+}
+
+/* "c <address> <bytes> [<bytes>]" */
+static bool tc_dso__parse_code(struct dprof_typecache_dso *cd, const char *line)
+{
+	const char *bytes, *prev;
+	struct tc_code *c;
+	u64 rip;
+	int n = 0;
+
+	if (sscanf(line, "c %" SCNx64 " %n", &rip, &n) != 1 || !n)
+		return false;
+	bytes = line + n;
+	prev = strchr(bytes, ' ');
+	c = tc_codes__add(&cd->code_loaded, rip);
+	if (!c)
+		return false;
+	c->len = tc_unhex(bytes, prev ? (size_t)(prev - bytes) : strlen(bytes), c->bytes);
+	if (prev)
+		c->prev_len = tc_unhex(prev + 1, strlen(prev + 1), c->prev);
+	return c->len > 0 && c->prev_len >= 0;
 }
 
 /* One line of the file; false when it does not parse. */
@@ -208,6 +303,8 @@ static bool tc_dso__parse(struct dprof_typecache_dso *cd, char *line,
 		return !tc_entries__add(&cd->loaded, a, c, cd->by_idx[b]);
 	if (line[0] == 'n' && sscanf(line, "n %" SCNx64 "%n", &a, &n) == 1 && !line[n])
 		return !tc_entries__add(&cd->loaded, a, 0, NULL);
+	if (line[0] == 'c')
+		return tc_dso__parse_code(cd, line);
 	return false;
 }
 
@@ -354,10 +451,20 @@ static void tc_dso__load(struct dprof_typecache *tc, struct dprof_typecache_dso 
 			}
 		}
 	}
+	if (!err && cd->code_loaded.nr) {
+		qsort(cd->code_loaded.v, cd->code_loaded.nr, sizeof(*cd->code_loaded.v),
+		      tc_code__cmp);
+		for (i = 1; i < cd->code_loaded.nr && !err; i++) {
+			if (cd->code_loaded.v[i - 1].rip == cd->code_loaded.v[i].rip) {
+				pr_debug("dprof: %s does not parse, not used\n", cd->path);
+				err = -EINVAL;
+			}
+		}
+	}
 	if (err)
 		tc_dso__forget(cd);
-	pr_debug("dprof: %zu typings of %s from %s\n", cd->loaded.nr,
-		 dso__long_name(cd->dso), cd->path);
+	pr_debug("dprof: %zu typings and %zu code reads of %s from %s\n", cd->loaded.nr,
+		 cd->code_loaded.nr, dso__long_name(cd->dso), cd->path);
 }
 
 static void tc_dso__delete(struct dprof_typecache_dso *cd)
@@ -369,6 +476,7 @@ static void tc_dso__delete(struct dprof_typecache_dso *cd)
 		hashmap__free(cd->types);
 	}
 	free(cd->learned.v);
+	free(cd->code_learned.v);
 	dso__put(cd->dso);
 	free(cd);
 }
@@ -456,6 +564,56 @@ int dprof_typecache_dso__add(struct dprof_typecache_dso *cd, u64 rip,
 	return 0;
 }
 
+int dprof_typecache_dso__find_code(const struct dprof_typecache_dso *cd, u64 rip,
+				   u8 *bytes, u8 *prev, int *prev_len)
+{
+	const struct tc_code *c = cd ? tc_codes__find(&cd->code_loaded, rip) : NULL;
+
+	if (!c)
+		return -ENOENT;
+	memcpy(bytes, c->bytes, c->len);
+	memcpy(prev, c->prev, c->prev_len);
+	*prev_len = c->prev_len;
+	return c->len;
+}
+
+int dprof_typecache_dso__add_code(struct dprof_typecache_dso *cd, u64 rip,
+				  const u8 *bytes, int len, const u8 *prev, int prev_len)
+{
+	struct tc_code *c;
+
+	if (len <= 0 || len > DPROF_TC_CODE_MAX || prev_len < 0 ||
+	    prev_len > DPROF_TC_CODE_MAX || tc_codes__find(&cd->code_loaded, rip))
+		return 0;
+	c = tc_codes__add(&cd->code_learned, rip);
+	if (!c)
+		return -ENOMEM;
+	c->len = len;
+	c->prev_len = prev_len;
+	memcpy(c->bytes, bytes, len);
+	memcpy(c->prev, prev, prev_len);
+	return 0;
+}
+
+static void tc_write_hex(FILE *f, const u8 *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		fprintf(f, "%02x", v[i]);
+}
+
+static void tc_write_code(FILE *f, const struct tc_code *c)
+{
+	fprintf(f, "c %" PRIx64 " ", c->rip);
+	tc_write_hex(f, c->bytes, c->len);
+	if (c->prev_len) {
+		fputc(' ', f);
+		tc_write_hex(f, c->prev, c->prev_len);
+	}
+	fputc('\n', f);
+}
+
 static int tc_write_entry(FILE *f, const struct tc_entry *e)
 {
 	if (!e->type)
@@ -469,12 +627,12 @@ static int tc_dso__save(struct dprof_typecache *tc, struct dprof_typecache_dso *
 {
 	struct hashmap_entry *cur;
 	char tmp[PATH_MAX + 8];
-	size_t bkt, i, j;
+	size_t bkt, i, j, k;
 	u32 idx = 0;
 	FILE *f;
 	int err;
 
-	if (!cd->learned.nr || !cd->path[0])
+	if ((!cd->learned.nr && !cd->code_learned.nr) || !cd->path[0])
 		return 0;
 	f = dprof_typecache__create(tc, cd->path, "types", tmp, sizeof(tmp));
 	if (!f)
@@ -486,7 +644,8 @@ static int tc_dso__save(struct dprof_typecache *tc, struct dprof_typecache_dso *
 		fprintf(f, "t %" PRIu64 " %s\n", t->size, t->name);
 	}
 	/* both sorted by address: merged, the file is too */
-	qsort(cd->learned.v, cd->learned.nr, sizeof(*cd->learned.v), tc_entry__cmp);
+	if (cd->learned.nr)
+		qsort(cd->learned.v, cd->learned.nr, sizeof(*cd->learned.v), tc_entry__cmp);
 	for (i = j = 0; i < cd->loaded.nr || j < cd->learned.nr;) {
 		if (j == cd->learned.nr ||
 		    (i < cd->loaded.nr && cd->loaded.v[i].rip < cd->learned.v[j].rip))
@@ -496,6 +655,16 @@ static int tc_dso__save(struct dprof_typecache *tc, struct dprof_typecache_dso *
 			j++;	/* the same code mapped in two processes */
 		else
 			tc_write_entry(f, &cd->learned.v[j++]);
+	}
+	for (k = 0; k < cd->code_loaded.nr; k++)
+		tc_write_code(f, &cd->code_loaded.v[k]);
+	if (cd->code_learned.nr)
+		qsort(cd->code_learned.v, cd->code_learned.nr, sizeof(*cd->code_learned.v),
+		      tc_code__cmp);
+	for (k = 0; k < cd->code_learned.nr; k++) {
+		/* the same code mapped in two processes */
+		if (!k || cd->code_learned.v[k - 1].rip != cd->code_learned.v[k].rip)
+			tc_write_code(f, &cd->code_learned.v[k]);
 	}
 	err = dprof_typecache__commit(f, tmp, cd->path);
 	if (!err)
@@ -523,6 +692,7 @@ void dprof_typecache__forget(struct dprof_typecache *tc)
 		struct dprof_typecache_dso *cd = cur->pvalue;
 
 		cd->learned.nr = 0;
+		cd->code_learned.nr = 0;
 	}
 }
 
@@ -545,13 +715,14 @@ int dprof_typecache__save(struct dprof_typecache *tc)
 		struct dprof_typecache_dso *cd = cur->pvalue;
 		int ret;
 
-		if (!cd->path[0] || !cd->learned.nr)
+		if (!cd->path[0] || (!cd->learned.nr && !cd->code_learned.nr))
 			continue;
 		ret = tc_dso__save(tc, cd);
 		if (ret)
 			err = ret;
 		/* written: a second save has nothing new */
 		cd->learned.nr = 0;
+		cd->code_learned.nr = 0;
 	}
 	return err;
 }
