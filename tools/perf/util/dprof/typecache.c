@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <linux/err.h>
 #include <linux/refcount.h>
+#include <linux/string.h>
 #include <linux/zalloc.h>
 
 #include "util/build-id.h"
@@ -485,19 +486,29 @@ static void tc_dso__delete(struct dprof_typecache_dso *cd)
  * A dso's typings can be kept when it has a build id and its file (where
  * the report reads the DWARF) still is that build.
  */
-static bool tc_dso__cacheable(struct dso *dso)
+static bool tc_dso__cacheable(struct dso *dso, struct build_id *bid)
 {
-	struct build_id bid;
+	struct build_id file;
+	char path[PATH_MAX];
+	bool has;
 
-	return dso__has_build_id(dso) &&
-	       filename__read_build_id(dso__long_name(dso), &bid) > 0 &&
-	       dso__build_id_equal(dso, &bid);
+	/* read beside a loading of its symbols, in another thread */
+	mutex_lock(dso__lock(dso));
+	has = dso__has_build_id(dso);
+	if (has) {
+		*bid = *dso__bid(dso);
+		strlcpy(path, dso__long_name(dso), sizeof(path));
+	}
+	mutex_unlock(dso__lock(dso));
+	return has && filename__read_build_id(path, &file) > 0 &&
+	       file.size == bid->size && !memcmp(file.data, bid->data, bid->size);
 }
 
 struct dprof_typecache_dso *dprof_typecache__dso(struct dprof_typecache *tc,
 						 struct dso *dso)
 {
 	struct dprof_typecache_dso *cd = NULL;
+	struct build_id bid;
 	const void *id;
 
 	if (!tc || !dso)
@@ -516,9 +527,8 @@ struct dprof_typecache_dso *dprof_typecache__dso(struct dprof_typecache *tc,
 			tc_dso__delete(cd);
 			return NULL;
 		}
-		if (tc_dso__cacheable(dso) &&
-		    !dprof_typecache__path(tc, dso__bid(dso), "types", cd->path,
-					   sizeof(cd->path)))
+		if (tc_dso__cacheable(dso, &bid) &&
+		    !dprof_typecache__path(tc, &bid, "types", cd->path, sizeof(cd->path)))
 			tc_dso__load(tc, cd);
 		else
 			cd->path[0] = '\0';
