@@ -37,7 +37,6 @@
 #include <sys/stat.h>
 #include <linux/err.h>
 #include <linux/refcount.h>
-#include <linux/string.h>
 #include <linux/zalloc.h>
 
 #include "util/build-id.h"
@@ -62,7 +61,7 @@ struct tc_type {
 };
 
 struct tc_entry {
-	u64		rip;
+	u64		rip;		/* first: see tc_rip__cmp() */
 	u64		offset;
 	struct tc_type	*type;		/* NULL: no type */
 };
@@ -73,7 +72,7 @@ struct tc_entries {
 };
 
 struct tc_code {
-	u64		rip;
+	u64		rip;		/* first: see tc_rip__cmp() */
 	s8		len;
 	s8		prev_len;
 	u8		bytes[DPROF_TC_CODE_MAX];
@@ -148,39 +147,68 @@ static struct tc_type *tc_type__findnew(struct dprof_typecache_dso *cd,
 	return t;
 }
 
+/*
+ * The typings and the code reads are arrays sorted by address, each
+ * element starting with it: one comparison and one way to grow serve both.
+ */
+static int tc_rip__cmp(const void *a, const void *b)
+{
+	const u64 *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* A new element, zeroed, at the end of the array *@v of @size elements */
+static void *tc_array__add(void **v, size_t *nr, size_t *alloc, size_t size)
+{
+	void *e;
+
+	if (*nr == *alloc) {
+		size_t n = *alloc ? *alloc * 2 : 256;
+
+		e = realloc(*v, n * size);
+		if (!e)
+			return NULL;
+		*v = e;
+		*alloc = n;
+	}
+	e = (char *)*v + (*nr)++ * size;
+	memset(e, 0, size);
+	return e;
+}
+
+/* Sort an array by address: false when an address is there twice */
+static bool tc_array__sort_unique(void *v, size_t nr, size_t size)
+{
+	size_t i;
+
+	if (!nr)
+		return true;
+	qsort(v, nr, size, tc_rip__cmp);
+	for (i = 1; i < nr; i++) {
+		if (!tc_rip__cmp((char *)v + (i - 1) * size, (char *)v + i * size))
+			return false;
+	}
+	return true;
+}
+
 static int tc_entries__add(struct tc_entries *es, u64 rip, u64 offset,
 			   struct tc_type *type)
 {
-	struct tc_entry *e;
+	struct tc_entry *e = tc_array__add((void **)&es->v, &es->nr, &es->alloc,
+					   sizeof(*e));
 
-	if (es->nr == es->alloc) {
-		size_t alloc = es->alloc ? es->alloc * 2 : 256;
-
-		e = realloc(es->v, alloc * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		es->v = e;
-		es->alloc = alloc;
-	}
-	e = &es->v[es->nr++];
+	if (!e)
+		return -ENOMEM;
 	e->rip = rip;
 	e->offset = offset;
 	e->type = type;
 	return 0;
 }
 
-static int tc_entry__cmp(const void *a, const void *b)
-{
-	const struct tc_entry *x = a, *y = b;
-
-	return x->rip < y->rip ? -1 : x->rip > y->rip;
-}
-
 static const struct tc_entry *tc_entries__find(const struct tc_entries *es, u64 rip)
 {
-	struct tc_entry key = { .rip = rip };
-
-	return es->nr ? bsearch(&key, es->v, es->nr, sizeof(key), tc_entry__cmp) : NULL;
+	return es->nr ? bsearch(&rip, es->v, es->nr, sizeof(*es->v), tc_rip__cmp) : NULL;
 }
 
 static void tc_dso__forget(struct dprof_typecache_dso *cd)
@@ -203,35 +231,17 @@ static void tc_dso__forget(struct dprof_typecache_dso *cd)
 
 static struct tc_code *tc_codes__add(struct tc_codes *cs, u64 rip)
 {
-	struct tc_code *c;
+	struct tc_code *c = tc_array__add((void **)&cs->v, &cs->nr, &cs->alloc,
+					  sizeof(*c));
 
-	if (cs->nr == cs->alloc) {
-		size_t alloc = cs->alloc ? cs->alloc * 2 : 256;
-
-		c = realloc(cs->v, alloc * sizeof(*c));
-		if (!c)
-			return NULL;
-		cs->v = c;
-		cs->alloc = alloc;
-	}
-	c = &cs->v[cs->nr++];
-	memset(c, 0, sizeof(*c));
-	c->rip = rip;
+	if (c)
+		c->rip = rip;
 	return c;
-}
-
-static int tc_code__cmp(const void *a, const void *b)
-{
-	const struct tc_code *x = a, *y = b;
-
-	return x->rip < y->rip ? -1 : x->rip > y->rip;
 }
 
 static const struct tc_code *tc_codes__find(const struct tc_codes *cs, u64 rip)
 {
-	struct tc_code key = { .rip = rip };
-
-	return cs->nr ? bsearch(&key, cs->v, cs->nr, sizeof(key), tc_code__cmp) : NULL;
+	return cs->nr ? bsearch(&rip, cs->v, cs->nr, sizeof(*cs->v), tc_rip__cmp) : NULL;
 }
 
 /* Hex digits to bytes, up to DPROF_TC_CODE_MAX; the count, or -1. */
@@ -439,28 +449,14 @@ static bool tc_dso__parse_line(void *arg, char *line)
 static void tc_dso__load(struct dprof_typecache *tc, struct dprof_typecache_dso *cd)
 {
 	int err = dprof_typecache__read(tc, cd->path, "types", tc_dso__parse_line, cd);
-	size_t i;
 
 	if (err == -ENOENT)
 		return;
-	if (!err && cd->loaded.nr) {
-		qsort(cd->loaded.v, cd->loaded.nr, sizeof(*cd->loaded.v), tc_entry__cmp);
-		for (i = 1; i < cd->loaded.nr && !err; i++) {
-			if (cd->loaded.v[i - 1].rip == cd->loaded.v[i].rip) {
-				pr_debug("dprof: %s does not parse, not used\n", cd->path);
-				err = -EINVAL;
-			}
-		}
-	}
-	if (!err && cd->code_loaded.nr) {
-		qsort(cd->code_loaded.v, cd->code_loaded.nr, sizeof(*cd->code_loaded.v),
-		      tc_code__cmp);
-		for (i = 1; i < cd->code_loaded.nr && !err; i++) {
-			if (cd->code_loaded.v[i - 1].rip == cd->code_loaded.v[i].rip) {
-				pr_debug("dprof: %s does not parse, not used\n", cd->path);
-				err = -EINVAL;
-			}
-		}
+	if (!err && (!tc_array__sort_unique(cd->loaded.v, cd->loaded.nr, sizeof(*cd->loaded.v)) ||
+		     !tc_array__sort_unique(cd->code_loaded.v, cd->code_loaded.nr,
+					    sizeof(*cd->code_loaded.v)))) {
+		pr_debug("dprof: %s does not parse, not used\n", cd->path);
+		err = -EINVAL;
 	}
 	if (err)
 		tc_dso__forget(cd);
@@ -497,7 +493,7 @@ static bool tc_dso__cacheable(struct dso *dso, struct build_id *bid)
 	has = dso__has_build_id(dso);
 	if (has) {
 		*bid = *dso__bid(dso);
-		strlcpy(path, dso__long_name(dso), sizeof(path));
+		snprintf(path, sizeof(path), "%s", dso__long_name(dso));
 	}
 	mutex_unlock(dso__lock(dso));
 	return has && filename__read_build_id(path, &file) > 0 &&
@@ -655,7 +651,7 @@ static int tc_dso__save(struct dprof_typecache *tc, struct dprof_typecache_dso *
 	}
 	/* both sorted by address: merged, the file is too */
 	if (cd->learned.nr)
-		qsort(cd->learned.v, cd->learned.nr, sizeof(*cd->learned.v), tc_entry__cmp);
+		qsort(cd->learned.v, cd->learned.nr, sizeof(*cd->learned.v), tc_rip__cmp);
 	for (i = j = 0; i < cd->loaded.nr || j < cd->learned.nr;) {
 		if (j == cd->learned.nr ||
 		    (i < cd->loaded.nr && cd->loaded.v[i].rip < cd->learned.v[j].rip))
@@ -670,7 +666,7 @@ static int tc_dso__save(struct dprof_typecache *tc, struct dprof_typecache_dso *
 		tc_write_code(f, &cd->code_loaded.v[k]);
 	if (cd->code_learned.nr)
 		qsort(cd->code_learned.v, cd->code_learned.nr, sizeof(*cd->code_learned.v),
-		      tc_code__cmp);
+		      tc_rip__cmp);
 	for (k = 0; k < cd->code_learned.nr; k++) {
 		/* the same code mapped in two processes */
 		if (!k || cd->code_learned.v[k - 1].rip != cd->code_learned.v[k].rip)
