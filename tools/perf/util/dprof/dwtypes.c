@@ -146,6 +146,7 @@ struct dprof_dwarf {
 	/* the lookups of earlier reports (NULL: none kept), and where */
 	struct dw_memo		*memo;
 	struct dprof_typecache	*memo_tc;
+	bool			units_read;	/* dw_read_units() done */
 };
 
 /* walk_end of a walk that no thread helps (yet) */
@@ -1654,6 +1655,34 @@ void dprof_dwarf__delete(struct dprof_dwarf *dw)
 	free(dw);
 }
 
+/*
+ * libdw finds the unit of a DIE by reading the header of every unit
+ * before it, the first time it is asked: for a kept DIE late in a
+ * vmlinux, that maps most of .debug_info (57 MB, the largest part of a
+ * report's peak once its lookups are kept).  Read them all first, as
+ * the walk does, giving the pages back as it goes and at the end.
+ */
+static void dw_read_units(struct dprof_dwarf *dw)
+{
+	Dwarf_Off off = 0, next, dropped = 0;
+	size_t hsize;
+	Dwarf_Die unit;
+
+	if (dw->units_read)
+		return;
+	dw->units_read = true;
+	while (dwarf_nextcu(dw->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		/* finding its DIE is what adds the unit to libdw's */
+		dwarf_offdie(dw->dbg, off + hsize, &unit);
+		off = next;
+		if (off - dropped >= DW_WALK_DROP_BYTES) {
+			dw_drop_walked_pages(dw);
+			dropped = off;
+		}
+	}
+	dw_drop_walked_pages(dw);
+}
+
 /* Is the DIE at @off a definition of @name with one of @tags (0-ended)? */
 static bool dw_die_is(struct dprof_dwarf *dw, Dwarf_Off off, const char *name,
 		      const int *tags)
@@ -1662,6 +1691,7 @@ static bool dw_die_is(struct dprof_dwarf *dw, Dwarf_Off off, const char *name,
 	Dwarf_Die die;
 	int tag;
 
+	dw_read_units(dw);
 	if (!dwarf_offdie(dw->dbg, off, &die))
 		return false;
 	tag = dwarf_tag(&die);
