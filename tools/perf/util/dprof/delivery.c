@@ -16,7 +16,7 @@
  * same order, on the thread it ran on before.
  *
  * The ring has one writer and one reader, which see each other's position
- * every DPROF_DELIVERY_BATCH bytes, at the end of a round, and when they
+ * every eighth of the ring, at the end of a round, and when they
  * run out of events or of room; then each spins a little and sleeps until
  * the other moves.
  */
@@ -39,11 +39,15 @@
  * up to 30 on a 857 MB recording) and then reads the next one: the ring
  * holds what it flushed while the delivery catches up, so that neither side
  * waits for the other at every round.  On that recording: 2 MB, 3.3-4.5 s;
- * 8 MB, 3.3-3.4 s; 16 MB, 2.9-3.5 s; 32 MB no faster.
+ * 8 MB, 3.3-3.4 s; 16 MB, 2.9-3.5 s; 32 MB no faster.  On the make run
+ * demo's (95 MB), 4 MB is as fast as 16 MB and 12 MB less at the peak; 2 MB
+ * is slower.  A thirty-second of the data, a power of 2 between the two.
  */
-#define DPROF_DELIVERY_RING	(16UL << 20)
-/* a side tells the other how far it got every this many bytes */
-#define DPROF_DELIVERY_BATCH	(DPROF_DELIVERY_RING / 8)
+#define DPROF_DELIVERY_RING_MIN	(4UL << 20)
+#define DPROF_DELIVERY_RING_MAX	(16UL << 20)
+#define DPROF_DELIVERY_RING_DIV	32
+/* a side tells the other how far it got every 1/8 of the ring */
+#define DPROF_DELIVERY_BATCH(d)	((d)->ring_size / 8)
 /*
  * The data size from which the delivery has a thread of its own when not
  * asked.  The thread pays once the replay runs long after the threads that
@@ -100,6 +104,7 @@ struct dprof_delivery {
 	struct dprof_delivery_state	st __aligned(DPROF_CACHELINE);
 	struct perf_session		*session;
 	char				*ring;
+	u64				ring_size;	/* a power of 2 */
 	int				read_err;	/* perf_session__process_events()'s */
 	pthread_mutex_t			lock;
 	pthread_cond_t			cond;
@@ -152,7 +157,7 @@ static void dprof_delivery__show_tail(struct dprof_delivery *d)
 
 static u64 dprof_delivery__room(struct dprof_delivery *d, u64 tail)
 {
-	return DPROF_DELIVERY_RING - (d->rd.head - tail);
+	return d->ring_size - (d->rd.head - tail);
 }
 
 /* The reader: wait until @need bytes are free, or a delivery failed. */
@@ -224,12 +229,12 @@ static bool dprof_delivery__wait_event(struct dprof_delivery *d)
 static int dprof_delivery__deliver(struct dprof_delivery *d)
 {
 	while (d->dl.tail != d->dl.head_seen || dprof_delivery__wait_event(d)) {
-		u64 pos = d->dl.tail & (DPROF_DELIVERY_RING - 1);
+		u64 pos = d->dl.tail & (d->ring_size - 1);
 		struct dprof_delivery_ent *ent = (void *)(d->ring + pos);
 		int err;
 
-		if (DPROF_DELIVERY_RING - pos < sizeof(*ent) || !ent->size) {
-			d->dl.tail += DPROF_DELIVERY_RING - pos;
+		if (d->ring_size - pos < sizeof(*ent) || !ent->size) {
+			d->dl.tail += d->ring_size - pos;
 			continue;
 		}
 		err = perf_session__deliver_taken(d->session, (union perf_event *)(ent + 1),
@@ -241,7 +246,7 @@ static int dprof_delivery__deliver(struct dprof_delivery *d)
 			dprof_delivery__wake(d);
 			return err;
 		}
-		if (d->dl.tail - d->dl.tail_shown >= DPROF_DELIVERY_BATCH)
+		if (d->dl.tail - d->dl.tail_shown >= DPROF_DELIVERY_BATCH(d))
 			dprof_delivery__show_tail(d);
 	}
 	return 0;
@@ -274,20 +279,20 @@ static void *dprof_delivery__read(void *arg)
 int dprof_delivery__take(struct dprof_delivery *d, union perf_event *event,
 			 u64 file_offset, const char *file_path)
 {
-	u64 pos = d->rd.head & (DPROF_DELIVERY_RING - 1);
+	u64 pos = d->rd.head & (d->ring_size - 1);
 	u64 size = sizeof(struct dprof_delivery_ent) + round_up(event->header.size, sizeof(u64));
 	u64 need = size;
 	struct dprof_delivery_ent *ent;
 	int err;
 
 	/* an entry never wraps: the rest of the ring is skipped */
-	if (DPROF_DELIVERY_RING - pos < size)
-		need += DPROF_DELIVERY_RING - pos;
+	if (d->ring_size - pos < size)
+		need += d->ring_size - pos;
 	err = dprof_delivery__wait_room(d, need);
 	if (err)
 		return err;
 	if (need != size) {
-		if (DPROF_DELIVERY_RING - pos >= sizeof(*ent))
+		if (d->ring_size - pos >= sizeof(*ent))
 			((struct dprof_delivery_ent *)(d->ring + pos))->size = 0;
 		pos = 0;
 	}
@@ -297,7 +302,7 @@ int dprof_delivery__take(struct dprof_delivery *d, union perf_event *event,
 	ent->size = size;
 	memcpy(ent + 1, event, event->header.size);
 	d->rd.head += need;
-	if (d->rd.head - d->rd.head_shown >= DPROF_DELIVERY_BATCH)
+	if (d->rd.head - d->rd.head_shown >= DPROF_DELIVERY_BATCH(d))
 		dprof_delivery__show_head(d);
 	return 0;
 }
@@ -323,7 +328,7 @@ void dprof_delivery__show(struct dprof_delivery *d)
 int dprof_delivery__wait(struct dprof_delivery *d)
 {
 	/* the whole ring free: every event taken is delivered */
-	return dprof_delivery__wait_room(d, DPROF_DELIVERY_RING);
+	return dprof_delivery__wait_room(d, d->ring_size);
 }
 
 int dprof_delivery_mode__parse(const char *str, enum dprof_delivery_mode *mode)
@@ -371,7 +376,11 @@ struct dprof_delivery *dprof_delivery__new(struct perf_session *session,
 		return NULL;
 	memset(d, 0, sizeof(*d));
 	d->session = session;
-	d->ring = malloc(DPROF_DELIVERY_RING);
+	d->ring_size = DPROF_DELIVERY_RING_MIN;
+	while (d->ring_size < DPROF_DELIVERY_RING_MAX &&
+	       d->ring_size * DPROF_DELIVERY_RING_DIV < session->header.data_size)
+		d->ring_size *= 2;
+	d->ring = malloc(d->ring_size);
 	if (!d->ring) {
 		free(d);
 		return NULL;
