@@ -7,7 +7,8 @@
 # --type-cache-dir: the report writes two files per binary, named by its
 # build id: its typings and its DWARF index's lookups.  The next report
 # reads them and makes no typing and no index of its own (perf
-# disassembles nothing), with the same output, as --no-type-cache (which
+# disassembles nothing, its rows' types are found as kept, even with a
+# struct that has no name), with the same output, as --no-type-cache (which
 # writes nothing).  A typing or a lookup changed in a file changes the
 # report: it is what the report used.  A file made by another perf, or
 # damaged, is ignored and replaced.  A recording cut short keeps no
@@ -80,6 +81,20 @@ if grep -q 'twins.*: indexed' "${dir}/warm.err" ||
    ! grep -q "twins: [0-9]* lookups from" "${dir}/warm.err"; then
 	fail "the second report indexed the DWARF of the program or library again"
 	grep 'twins.*index' "${dir}/warm.err"
+fi
+
+# the profile's rows, twice: the second finds every type it names among
+# the lookups the first kept, and the struct without a name (no name to
+# look it up by, nor to keep) makes no index either
+for n in 1 2; do
+	perf dprof report --stdio -v -i "${data}" --type-cache-dir="${tc}" \
+		> "${dir}/rows${n}" 2> "${dir}/rows${n}.err"
+done
+grep -Eq '^  struct +\(no alloc event: DWARF\) \(twins\)' "${dir}/rows2" ||
+	fail "no row of the struct without a name"
+if grep -q 'twins.*: indexed' "${dir}/rows2.err"; then
+	fail "the rows of a report of kept lookups indexed the DWARF again"
+	grep 'twins.*index' "${dir}/rows2.err"
 fi
 
 before=$(stat -c %Y.%s "${file}")

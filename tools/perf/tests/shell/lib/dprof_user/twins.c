@@ -3,7 +3,8 @@
  * perf dprof test program: types whose rows tie or share a name.  The
  * program and its library (twins-lib.c) each have a "struct worker" of
  * a different layout; struct tw1..tw4 take about the same share of the
- * samples, and struct pair is both on the heap and on the stack.
+ * samples, and struct pair is both on the heap and on the stack.  One
+ * more heap object's struct has no name at all.
  */
 #include <stdlib.h>
 #include <time.h>
@@ -26,6 +27,22 @@ struct pair {
 	long		a;
 	long		b;
 };
+
+/* no name: its row has none to look its type up by */
+static struct {
+	long		pad;
+	long		hits;
+} *anon;
+
+static void anon_touch(long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++) {
+		anon->hits += i;
+		asm volatile("" : : : "memory");	/* to memory, every time */
+	}
+}
 
 static void work(struct worker *w, long n)
 {
@@ -67,7 +84,8 @@ int main(int argc, char **argv)
 	struct pair *p = calloc(1, sizeof(*p));
 	struct timespec t0, now;
 
-	if (!w || !lw || !t1 || !t2 || !t3 || !t4 || !p)
+	anon = calloc(1, sizeof(*anon));
+	if (!w || !lw || !t1 || !t2 || !t3 || !t4 || !p || !anon)
 		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
@@ -79,6 +97,7 @@ int main(int argc, char **argv)
 		tw4_touch(t4, 20000);
 		pair_add(p, 50000);
 		pair_local(50000);
+		anon_touch(20000);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while (now.tv_sec - t0.tv_sec + (now.tv_nsec - t0.tv_nsec) / 1e9 < secs);
 	return 0;
