@@ -8,7 +8,9 @@
 # takes the fastest wall time, the least CPU time (user + sys: what load on
 # a shared machine disturbs least) and the largest peak RSS, and prints the
 # ratios perf report / perf dprof report: >= 1.0 means dprof is at least as
-# fast, or needs no more memory.  The runs of the tools alternate, so that
+# fast, or needs no more memory.  For the first report it also prints the
+# least wall time its CPU time allows on this machine's CPUs, and the best
+# speed ratio that leaves.  The runs of the tools alternate, so that
 # the load of a shared machine falls on both alike.  perf dprof report runs
 # as a report of a recording of binaries reported before does (the typings
 # and DWARF lookups a first report kept, --type-cache-dir in a scratch
@@ -31,6 +33,7 @@ PERF=${PERF:-$BUILD_DIR/perf/perf}
 data=${1:-$BUILD_DIR/demo/perf.data}
 vmlinux=${2:-$BUILD_DIR/kernel/vmlinux}
 reps=${REPS:-3}
+ncpu=$(nproc)
 
 [ -x "$PERF" ] || { echo "bench-report: no perf at $PERF (make)" >&2; exit 1; }
 [ -f "$data" ] || { echo "bench-report: no $data (make run records one)" >&2; exit 1; }
@@ -100,6 +103,10 @@ bench() {
 		"$(ratio "$c_sym" "$c_dp")" "$(ratio "$c_sym" "$c_dc")"
 	printf 'memory ratio (perf report / dprof report): %.2fx  (goal >= 1.0x; first report %.2fx)\n' \
 		"$(ratio "$m_sym" "$m_dp")" "$(ratio "$m_sym" "$m_dc")"
+	# no schedule of a report's CPU time on this machine's CPUs is shorter
+	printf 'first report: %.2f s CPU on %d CPUs, %.2f s at the least: %.2fx at the most\n' \
+		"$c_dc" "$ncpu" "$(echo "scale=4; $c_dc / $ncpu" | bc)" \
+		"$(echo "scale=4; $t_sym * $ncpu / $c_dc" | bc)"
 	[ "${SORT_TYPE:-1}" = 0 ] ||
 		printf 'vs perf report --sort type: %.2fx the speed, %.2fx the memory\n' \
 			"$(ratio "$t_ty" "$t_dp")" "$(ratio "$m_ty" "$m_dp")"
