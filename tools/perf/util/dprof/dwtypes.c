@@ -50,7 +50,9 @@
 #include "util/debug.h"
 #include "util/debuginfo.h"
 #include "util/dwarf-aux.h"
+#include "util/dso.h"
 #include "util/hashmap.h"
+#include "util/map.h"
 #include "util/map_symbol.h"
 #include "util/strbuf.h"
 #include "util/symbol.h"
@@ -442,14 +444,15 @@ static void dw_keep_unit_vars(struct dprof_dwarf *dw, struct die_var_type *vars)
 /*
  * Hand the variables kept to perf, a CU at a time in CU order, as its own
  * walk would find them; when some could not be kept, hand none: perf then
- * walks for them itself.
+ * walks for them itself.  Returns whether they were handed.
  */
-static void dw_hand_vars(struct dprof_dwarf *dw, struct data_loc_info *dloc)
+static bool dw_hand_vars(struct dprof_dwarf *dw, struct data_loc_info *dloc)
 {
+	bool handed = dloc && !dw->vars_lost;
 	u32 i;
 
 	for (i = 0; i < dw->nr_unit_vars; i++) {
-		if (dloc && !dw->vars_lost)
+		if (handed)
 			global_var_type__add_vars(dloc, dw->unit_vars[i]);
 		else
 			dw_free_vars(dw->unit_vars[i]);
@@ -458,6 +461,18 @@ static void dw_hand_vars(struct dprof_dwarf *dw, struct data_loc_info *dloc)
 	dw->nr_unit_vars = 0;
 	dw->alloc_unit_vars = 0;
 	dw->keep_vars = false;
+	return handed;
+}
+
+/*
+ * Every CU's variables were handed to perf: what its first lookup would
+ * have collected.  Say so, as that lookup does, or perf walks the CUs
+ * again whenever none of them was kept (a shared library's variables are
+ * at link-time addresses that no map of the process covers).
+ */
+static void dw_vars_handed(struct data_loc_info *dloc)
+{
+	dso__set_global_vars_collected(map__dso(dloc->ms->map));
 }
 
 /* @unit of @dbg: the walk's handle, with which the variables are sized */
@@ -1256,7 +1271,8 @@ int dprof_dwarf__index_vars(struct dprof_dwarf *dw, struct map *map,
 
 	if (dw->keep_vars) {
 		err = dprof_dwarf__index(dw);
-		dw_hand_vars(dw, &dloc);
+		if (dw_hand_vars(dw, &dloc) && !err)
+			dw_vars_handed(&dloc);
 		return err;
 	}
 	if (dw->index_err <= 0)
@@ -1264,6 +1280,8 @@ int dprof_dwarf__index_vars(struct dprof_dwarf *dw, struct map *map,
 	dw->vars_dloc = &dloc;
 	err = dprof_dwarf__index(dw);
 	dw->vars_dloc = NULL;
+	if (!err)
+		dw_vars_handed(&dloc);
 	return err;
 }
 
