@@ -1747,12 +1747,23 @@ static void dw_memo__mismatch(struct dprof_dwarf *dw)
 	}
 }
 
+/*
+ * Nothing is indexed without a name, and an empty name has no line in
+ * the lookups kept between reports: looking it up would build the index,
+ * in every report, to find nothing (an anonymous struct is "struct " in
+ * perf's typings).
+ */
+static bool dw_name_findable(const char *name)
+{
+	return name && *name;
+}
+
 static struct dw_type_ent *dw_lookup(struct dprof_dwarf *dw, const char *name)
 {
 	struct dw_type_ent *ents = NULL;
 	struct dw_type_name *tn;
 
-	if (!dw || !name)
+	if (!dw || !dw_name_findable(name))
 		return NULL;
 	if (dw->memo && hashmap__find(dw->memo->types, name, &ents)) {
 		struct dw_type_ent *ent;
@@ -1783,6 +1794,8 @@ static Dwarf_Off dw_lookup_var(struct dprof_dwarf *dw, const char *name)
 {
 	long off = 0;
 
+	if (!dw_name_findable(name))
+		return 0;
 	if (dw->memo && hashmap__find(dw->memo->vars, name, &off)) {
 		if (!off || dw_die_is(dw, off, name, dw_var_tags))
 			return off;

@@ -83,13 +83,6 @@ int dprof_types__cache_type(struct dprof_dwarf *dw, struct dprof_btf *db,
 int dprof_types__find_struct(struct dprof_dwarf *dw, struct dprof_btf *db,
 			     const char *name, struct dprof_type *t)
 {
-	/*
-	 * An anonymous type ("struct " in perf's typings) has no name to
-	 * find it by, and none to keep the lookup by between reports: asking
-	 * the DWARF index would build it, in every report, to find nothing.
-	 */
-	if (!*name)
-		return not_found(t);
 	if (dw && !dprof_dwarf__find_struct(dw, name, t))
 		return 0;
 	if (db && !dprof_btf__find_struct(db, name, &t->id, NULL))
