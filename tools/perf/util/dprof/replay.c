@@ -47,6 +47,8 @@
 #include "heapprobe.h"
 #include "record.h"
 #include "replay.h"
+#include "replay-heap.h"
+#include "replay-priv.h"
 #include "hashfn.h"
 #include "sink.h"
 #include "ea.h"
@@ -69,8 +71,7 @@
  */
 #define DPROF_OBJ_SIZE_MAX		BIT_ULL(30)
 
-/* Bytes [@addr, @addr + @len) a recording cannot hold: damaged. */
-static bool dprof_range__implausible(u64 addr, u64 len)
+bool dprof_range__implausible(u64 addr, u64 len)
 {
 	return len > DPROF_OBJ_SIZE_MAX || addr + len < addr ||
 	       (len && addr + len == 0);
@@ -171,10 +172,6 @@ static const char *dprof_kmem__strval(struct tep_format_field *field,
 	return raw + off;
 }
 
-typedef int (*dprof_tp_handler)(struct dprof_replay *r, struct evsel *evsel,
-				struct perf_sample *sample,
-				struct machine *machine);
-
 /* ---------------------------------------------------------------------- */
 /* address set: slab allocator events                                      */
 
@@ -211,9 +208,8 @@ static char *kernel_symbol_name(struct machine *machine, u64 addr)
 	return name;
 }
 
-/* @obj entered the address set (@alloc), or is about to leave it. */
-static int dprof_replay__sinks_obj(struct dprof_replay *r, struct dprof_obj *obj,
-				   struct perf_sample *sample, bool alloc)
+int dprof_replay__sinks_obj(struct dprof_replay *r, struct dprof_obj *obj,
+			    u64 time, u32 cpu, bool alloc)
 {
 	struct dprof_sink *sink;
 	int err;
@@ -223,7 +219,7 @@ static int dprof_replay__sinks_obj(struct dprof_replay *r, struct dprof_obj *obj
 			    u64 time, u32 cpu) = alloc ? sink->alloc : sink->free;
 
 		if (hook) {
-			err = hook(sink, obj, sample->time, sample->cpu);
+			err = hook(sink, obj, time, cpu);
 			if (err)
 				return err;
 		}
@@ -231,18 +227,17 @@ static int dprof_replay__sinks_obj(struct dprof_replay *r, struct dprof_obj *obj
 	return 0;
 }
 
-/* A new object of @cls in @as: the sinks see its allocation. */
-static int dprof_replay__start_obj(struct dprof_replay *r, struct dprof_addrset *as,
-				   struct dprof_class *cls, u64 ptr, u64 size,
-				   struct perf_sample *sample)
+int dprof_replay__start_obj(struct dprof_replay *r, struct dprof_addrset *as,
+			    struct dprof_class *cls, u64 ptr, u64 size,
+			    u64 time, u32 cpu)
 {
-	struct dprof_obj *obj = dprof_addrset__alloc(as, ptr, size, sample->time);
+	struct dprof_obj *obj = dprof_addrset__alloc(as, ptr, size, time);
 
 	if (!obj)
 		return -ENOMEM;
 	obj->priv = cls;
-	obj->cpu = sample->cpu;
-	return dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/true);
+	obj->cpu = cpu;
+	return dprof_replay__sinks_obj(r, obj, time, cpu, /*alloc=*/true);
 }
 
 /* A new object, its class by call site and size: an allocation or a get. */
@@ -272,7 +267,8 @@ static int dprof_replay__new_obj(struct dprof_replay *r, struct perf_sample *sam
 	}
 	cls->nr_allocs++;
 
-	return dprof_replay__start_obj(r, &r->as, cls, ptr, bytes_alloc, sample);
+	return dprof_replay__start_obj(r, &r->as, cls, ptr, bytes_alloc,
+				       sample->time, sample->cpu);
 }
 
 static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
@@ -315,8 +311,7 @@ static int dprof_replay__kmalloc(struct dprof_replay *r, struct evsel *evsel,
 	return dprof_replay__alloc(r, evsel, sample, machine, DPROF_KIND_KMALLOC);
 }
 
-/* @obj is touched by @cpu: it bounced if that is not its allocating CPU. */
-static void dprof_obj__mark_bounce(struct dprof_obj *obj, u32 cpu)
+void dprof_obj__mark_bounce(struct dprof_obj *obj, u32 cpu)
 {
 	struct dprof_class *cls = obj->priv;
 
@@ -357,7 +352,8 @@ static int dprof_replay__end_obj(struct dprof_replay *r, struct perf_sample *sam
 			cls->life_sum += sample->time - obj->alloc_time;
 			cls->life_n++;
 		}
-		if (dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/false))
+		if (dprof_replay__sinks_obj(r, obj, sample->time, sample->cpu,
+					    /*alloc=*/false))
 			return -EINVAL;
 		/* its memory is its cache's now: see dprof_replay__resolve_addr() */
 		if (!dprof_addrset__move(&r->as, obj, &r->dead, sample->time))
@@ -478,7 +474,8 @@ static int dprof_replay__mempool_get(struct dprof_replay *r, struct evsel *evsel
 	dead = obj && obj->base == ptr ? NULL : dprof_addrset__find(&r->dead, ptr);
 	if (obj && obj->base == ptr) {
 		len = obj->size;
-		if (dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/false))
+		if (dprof_replay__sinks_obj(r, obj, sample->time, sample->cpu,
+					    /*alloc=*/false))
 			return -EINVAL;
 		dprof_addrset__free(&r->as, ptr);
 	} else if (dead && dead->base == ptr) {
@@ -1123,233 +1120,7 @@ static const struct evsel_str_handler dprof_kmem_handlers[] = {
 };
 
 /* ---------------------------------------------------------------------- */
-/* address set: the user-space allocator (uprobes, heapprobe.c)            */
-
-/* operator new calls malloc: nested calls to follow per thread */
-#define DPROF_HEAP_DEPTH	4
-
-/* A thread's allocator calls whose entry was seen, not yet their return. */
-struct dprof_heap_call {
-	int	depth;
-	u64	size[DPROF_HEAP_DEPTH];
-	u64	old[DPROF_HEAP_DEPTH];	/* realloc: the object it moves */
-	u64	inner[DPROF_HEAP_DEPTH]; /* what the call it made returned */
-};
-
-/* The live heap objects of process @pid. */
-static struct dprof_addrset *dprof_replay__heap(struct dprof_replay *r, u32 pid,
-						bool create)
-{
-	struct dprof_addrset *as;
-
-	if (hashmap__find(r->heaps, pid, &as))
-		return as;
-	if (!create)
-		return NULL;
-	as = zalloc(sizeof(*as));
-	if (!as)
-		return NULL;
-	dprof_addrset__init(as, NULL);
-	if (hashmap__add(r->heaps, pid, as)) {
-		free(as);
-		return NULL;
-	}
-	return as;
-}
-
-static int dprof_replay__heap_entry(struct dprof_replay *r, struct evsel *evsel,
-				    struct perf_sample *sample,
-				    struct machine *machine __maybe_unused)
-{
-	u64 size = evsel__intval(evsel, sample, "size");
-	struct dprof_heap_call *c;
-
-	if (!hashmap__find(r->heap_calls, sample->tid, &c)) {
-		c = zalloc(sizeof(*c));
-		if (!c)
-			return -ENOMEM;
-		if (hashmap__add(r->heap_calls, sample->tid, c)) {
-			free(c);
-			return -ENOMEM;
-		}
-	}
-	if (evsel__field(evsel, "nmemb"))
-		size *= evsel__intval(evsel, sample, "nmemb");
-	if (c->depth < DPROF_HEAP_DEPTH) {
-		c->size[c->depth] = size;
-		c->old[c->depth] = evsel__field(evsel, "old") ?
-				   evsel__intval(evsel, sample, "old") : 0;
-		c->inner[c->depth] = 0;
-	}
-	c->depth++;
-	return 0;
-}
-
-/* "insert (hash.c:24)": the function and line that called the allocator. */
-/* The DSO of an allocation site (not held: the sampled thread's map holds it). */
-static struct dso *dprof_heap_site_dso(struct machine *machine,
-				       struct perf_sample *sample, u64 site)
-{
-	struct thread *thread = machine__findnew_thread(machine, sample->pid,
-							sample->tid);
-	struct addr_location al;
-	struct dso *dso = NULL;
-
-	addr_location__init(&al);
-	if (thread && thread__find_map(thread, PERF_RECORD_MISC_USER, site - 1, &al))
-		dso = map__dso(al.map);
-	addr_location__exit(&al);
-	thread__put(thread);
-	return dso;
-}
-
-static char *dprof_heap_site_name(struct machine *machine, struct perf_sample *sample,
-				  u64 site)
-{
-	struct thread *thread = machine__findnew_thread(machine, sample->pid,
-							sample->tid);
-	struct addr_location al;
-	char *name = NULL, *srcline = NULL;
-
-	addr_location__init(&al);
-	/* the call instruction ends right before the return address */
-	if (thread && thread__find_symbol(thread, PERF_RECORD_MISC_USER, site - 1, &al)) {
-		srcline = get_srcline(map__dso(al.map), map__rip_2objdump(al.map, al.addr),
-				      al.sym, false, false, al.addr);
-		if (srcline && strcmp(srcline, SRCLINE_UNKNOWN)) {
-			const char *base = strrchr(srcline, '/');
-
-			if (asprintf(&name, "%s (%s)", al.sym->name,
-				     base ? base + 1 : srcline) < 0)
-				name = NULL;
-		} else {
-			name = strdup(al.sym->name);
-		}
-		zfree_srcline(&srcline);
-	}
-	if (!name && asprintf(&name, "%#" PRIx64, site) < 0)
-		name = NULL;
-	addr_location__exit(&al);
-	thread__put(thread);
-	return name;
-}
-
-/* @ptr's object ends: a free, a realloc that moved it. */
-static int dprof_replay__heap_end(struct dprof_replay *r, struct dprof_addrset *as,
-				  u64 ptr, struct perf_sample *sample)
-{
-	struct dprof_obj *obj = as ? dprof_addrset__find(as, ptr) : NULL;
-	struct dprof_class *cls;
-
-	if (!obj || obj->base != ptr) {
-		r->rec.nr_heap_unknown_free++;
-		return 0;
-	}
-	r->rec.nr_heap_frees++;
-	cls = obj->priv;
-	dprof_obj__mark_bounce(obj, sample->cpu);
-	cls->life_sum += sample->time - obj->alloc_time;
-	cls->life_n++;
-	if (dprof_replay__sinks_obj(r, obj, sample, /*alloc=*/false))
-		return -EINVAL;
-	dprof_addrset__free(as, ptr);
-	return 0;
-}
-
-static int dprof_replay__heap_free(struct dprof_replay *r, struct evsel *evsel,
-				   struct perf_sample *sample,
-				   struct machine *machine __maybe_unused)
-{
-	u64 ptr = evsel__intval(evsel, sample, "ptr");
-
-	if (!ptr)
-		return 0;
-	return dprof_replay__heap_end(r, dprof_replay__heap(r, sample->pid, false),
-				      ptr, sample);
-}
-
-static int dprof_replay__heap_return(struct dprof_replay *r, struct evsel *evsel,
-				     struct perf_sample *sample, struct machine *machine)
-{
-	u64 ptr = evsel__intval(evsel, sample, "ptr"), site, size, old;
-	struct dprof_heap_call *c;
-	struct dprof_addrset *as;
-	struct dprof_class *cls;
-	int err;
-
-	/* no entry: filtered by --heap-min-size, or called before recording */
-	if (!hashmap__find(r->heap_calls, sample->tid, &c) || !c->depth)
-		return 0;
-	/* malloc inside operator new, realloc: the outer call makes the object */
-	if (--c->depth) {
-		if (c->depth <= DPROF_HEAP_DEPTH)
-			c->inner[c->depth - 1] = ptr;
-		return 0;
-	}
-	/*
-	 * posix_memalign returns an error code and gives the pointer through
-	 * an argument: it is what its _mid_memalign call returned.
-	 */
-	if (evsel__field(evsel, "rc"))
-		ptr = evsel__intval(evsel, sample, "rc") ? 0 : c->inner[0];
-	size = c->size[0];
-	old = c->old[0];
-	if (!ptr)	/* failed, or realloc(p, 0): its free was seen */
-		return 0;
-	if (dprof_range__implausible(ptr, size)) {
-		r->rec.nr_implausible++;
-		return 0;
-	}
-	as = dprof_replay__heap(r, sample->pid, true);
-	if (!as)
-		return -ENOMEM;
-	if (old) {
-		err = dprof_replay__heap_end(r, as, old, sample);
-		if (err)
-			return err;
-	}
-	r->rec.nr_heap_allocs++;
-	site = evsel__field(evsel, "__probe_ret_ip") ?
-	       evsel__intval(evsel, sample, "__probe_ret_ip") : sample->ip;
-	/*
-	 * Per site of a program: two programs built without PIE can call
-	 * malloc from the same address, for objects of different types.
-	 */
-	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_HEAP, site,
-					   dprof_heap_site_dso(machine, sample, site));
-	if (!cls)
-		return -ENOMEM;
-	if (!cls->nr_allocs) {
-		cls->obj_size = size;
-		cls->site_name = dprof_heap_site_name(machine, sample, site);
-	}
-	/* a type is checked against the largest object of the site */
-	if (size > cls->alloc_size)
-		cls->alloc_size = size;
-	cls->nr_allocs++;
-	return dprof_replay__start_obj(r, as, cls, ptr, size ?: 1, sample);
-}
-
-/* Which handler an allocator probe's event takes, by its name. */
-static void dprof_replay__heap_add(struct dprof_replay *r, struct evsel *evsel,
-				   const char *name)
-{
-	const char *event = strchr(name, ':');
-	size_t len;
-
-	if (!event)
-		return;
-	event++;
-	len = strlen(event);
-	r->rec.has_heap = true;
-	/* free, operator delete: a pointer and no size (heapprobe.c) */
-	if (len > 4 && !strcmp(event + len - 4, "_ret"))
-		evsel->handler = dprof_replay__heap_return;
-	else if (evsel__field(evsel, "size"))
-		evsel->handler = dprof_replay__heap_entry;
-	else if (evsel__field(evsel, "ptr"))
-		evsel->handler = dprof_replay__heap_free;
-}
+/* the processes: their maps and exits                                     */
 
 /* A mapping of a file whose symbols the loader takes, if it wants them */
 static void dprof_replay__symload(struct dprof_replay *r, struct machine *machine,
@@ -1393,34 +1164,16 @@ static int dprof_replay__mmap2(const struct perf_tool *tool, union perf_event *e
 	return err;
 }
 
-struct dprof_exit_walk {
-	struct dprof_replay	*r;
-	struct perf_sample	*sample;
-};
-
-static int dprof_replay__exit_obj(struct dprof_obj *obj, void *arg)
-{
-	struct dprof_exit_walk *w = arg;
-
-	obj->free_site = DPROF_EXIT_SITE;
-	return dprof_replay__sinks_obj(w->r, obj, w->sample, /*alloc=*/false);
-}
-
 /* A process exits: its heap objects end with it. */
 static int dprof_replay__exit_event(const struct perf_tool *tool, union perf_event *event,
 				    struct perf_sample *sample, struct machine *machine)
 {
 	struct dprof_replay *r = container_of(tool, struct dprof_replay, tool);
-	struct dprof_addrset *as;
 
-	if (event->fork.pid == event->fork.tid &&
-	    hashmap__delete(r->heaps, event->fork.pid, NULL, &as)) {
-		struct dprof_exit_walk w = { .r = r, .sample = sample };
-		/* the sinks see each object end, at the exit (site: "exit") */
-		int err = dprof_addrset__for_each(as, dprof_replay__exit_obj, &w);
+	if (event->fork.pid == event->fork.tid) {
+		int err = dprof_replay__heap_exit_process(r, event->fork.pid,
+							  sample->time, sample->cpu);
 
-		dprof_addrset__exit(as);
-		free(as);
 		if (err)
 			return err;
 	}
@@ -1586,129 +1339,6 @@ static bool dprof_replay__unskid(struct dprof_replay *r, struct thread *thread,
 	return true;
 }
 
-/* A user function a heap history went through, by an address in it. */
-struct dprof_user_func {
-	u64	start;
-	char	*name;
-};
-
-/* Remember the function of the user code at @addr (looked up at @lookup). */
-static int dprof_replay__note_user_func(struct dprof_replay *r, struct thread *thread,
-					u64 addr, u64 lookup)
-{
-	struct dprof_user_func *f = NULL;
-	struct addr_location al;
-	int err = 0;
-
-	if (!r->user_funcs) {
-		r->user_funcs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
-		if (IS_ERR(r->user_funcs)) {
-			r->user_funcs = NULL;
-			return -ENOMEM;
-		}
-	}
-	if (hashmap__find(r->user_funcs, addr, NULL))
-		return 0;
-	addr_location__init(&al);
-	if (thread__find_symbol(thread, PERF_RECORD_MISC_USER, lookup, &al)) {
-		f = zalloc(sizeof(*f));
-		if (f)
-			f->name = strdup(al.sym->name);
-		if (!f || !f->name) {
-			free(f);
-			err = -ENOMEM;
-		} else {
-			f->start = map__unmap_ip(al.map, al.sym->start);
-			if (hashmap__add(r->user_funcs, addr, f)) {
-				free(f->name);
-				free(f);
-				err = -ENOMEM;
-			}
-		}
-	}
-	addr_location__exit(&al);
-	/* the flow names a step by its function's start */
-	if (!err && f && f->start != addr)
-		err = dprof_replay__note_user_func(r, thread, f->start, f->start);
-	return err;
-}
-
-bool dprof_replay__user_func(struct dprof_replay *r, u64 ip, u64 *start,
-			     const char **name)
-{
-	struct dprof_user_func *f;
-
-	if (ip == DPROF_EXIT_SITE) {
-		*start = ip;
-		*name = "exit";
-		return true;
-	}
-	if (!r->user_funcs || !hashmap__find(r->user_funcs, ip, &f))
-		return false;
-	*start = f->start;
-	*name = f->name;
-	return true;
-}
-
-static void dprof_replay__user_funcs_free(struct dprof_replay *r)
-{
-	struct hashmap_entry *cur;
-	size_t bkt;
-
-	if (!r->user_funcs)
-		return;
-	hashmap__for_each_entry(r->user_funcs, cur, bkt) {
-		struct dprof_user_func *f = cur->pvalue;
-
-		free(f->name);
-		free(f);
-	}
-	hashmap__free(r->user_funcs);
-	r->user_funcs = NULL;
-}
-
-/*
- * An access sample to a live heap object: the sinks that build object
- * histories take it as a hit (sink::sampled_hit).  The functions of the
- * access and of the allocation site (the call before the return address)
- * are named now, while their process's maps are there.
- */
-static int dprof_replay__heap_hit(struct dprof_replay *r, struct dprof_obj *obj,
-				  const struct dprof_access *acc)
-{
-	const struct dprof_class *cls = obj->priv;
-	struct dprof_hit hit = {
-		.obj		= obj,
-		.site		= cls->key,
-		.addr		= acc->addr,
-		.len		= 1,
-		.ip		= acc->ip,
-		.access_ip	= acc->ip,
-		.write		= acc->is_write,
-		.rw		= true,
-		.cpu		= acc->cpu,
-		.time		= acc->time,
-	};
-	struct dprof_sink *sink;
-	int err;
-
-	if (!r->sampled_hit_sinks)
-		return 0;
-	err = dprof_replay__note_user_func(r, acc->thread, acc->ip, acc->ip);
-	if (!err && hit.site)
-		err = dprof_replay__note_user_func(r, acc->thread, hit.site, hit.site - 1);
-	if (err)
-		return err;
-	list_for_each_entry(sink, &r->sinks, node) {
-		if (sink->sampled_hit) {
-			err = sink->sampled_hit(sink, &hit);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
-}
-
 static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thread,
 				      struct evsel *evsel, struct dprof_access *acc)
 {
@@ -1721,8 +1351,7 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 
 	obj = dprof_addrset__find(&r->as, acc->addr);
 	if (!obj && !machine__kernel_ip(r->res.machine, acc->addr) && acc->thread) {
-		struct dprof_addrset *heap = dprof_replay__heap(r, thread__pid(acc->thread),
-								false);
+		struct dprof_addrset *heap = dprof_replay__heap_of(r, thread__pid(acc->thread));
 
 		obj = heap ? dprof_addrset__find(heap, acc->addr) : NULL;
 		/* what the code thinks it touches: the heap row's type votes */
@@ -2162,7 +1791,7 @@ static void dprof_replay__scan_evlist(struct dprof_replay *r, struct evlist *evl
 
 		if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT) {
 			if (strstarts(name, DPROF_HEAP_GROUP))
-				dprof_replay__heap_add(r, evsel, name);
+				dprof_replay__uprobe_add(r, evsel, name);
 			if (!strcmp(name, dprof_kmem_handlers[0].name) ||
 			    !strcmp(name, dprof_kmem_handlers[1].name))
 				r->rec.has_alloc = true;
@@ -2377,17 +2006,9 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 	err = dprof_replay__check_file(path);
 	if (err)
 		return err;
-	r->heaps = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
-	r->heap_calls = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
-	if (IS_ERR(r->heaps) || IS_ERR(r->heap_calls)) {
-		if (!IS_ERR(r->heaps))
-			hashmap__free(r->heaps);
-		if (!IS_ERR(r->heap_calls))
-			hashmap__free(r->heap_calls);
-		r->heaps = NULL;
-		r->heap_calls = NULL;
-		return -ENOMEM;
-	}
+	err = dprof_replay__heaps_init(r);
+	if (err)
+		return err;
 	r->session = perf_session__new(&r->data, &r->tool);
 	if (IS_ERR(r->session)) {
 		err = PTR_ERR(r->session);
@@ -2563,27 +2184,6 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 	return 0;
 }
 
-static void dprof_replay__heaps_free(struct dprof_replay *r)
-{
-	struct hashmap_entry *cur;
-	size_t bkt;
-
-	if (r->heaps) {
-		hashmap__for_each_entry(r->heaps, cur, bkt) {
-			dprof_addrset__exit(cur->pvalue);
-			free(cur->pvalue);
-		}
-		hashmap__free(r->heaps);
-	}
-	if (r->heap_calls) {
-		hashmap__for_each_entry(r->heap_calls, cur, bkt)
-			free(cur->pvalue);
-		hashmap__free(r->heap_calls);
-	}
-	r->heaps = NULL;
-	r->heap_calls = NULL;
-}
-
 /* After dprof_replay__open() failed, only the session is left. */
 void dprof_replay__close(struct dprof_replay *r)
 {
@@ -2614,6 +2214,6 @@ void dprof_replay__close(struct dprof_replay *r)
 	if (r->session)
 		perf_session__delete(r->session);
 	r->session = NULL;
-	dprof_replay__heaps_free(r);
-	dprof_replay__user_funcs_free(r);
+	dprof_replay__heaps_exit(r);
+	dprof_replay__uprobes_exit(r);
 }

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof: the user-space heap's address set in a replay.
+ *
+ * One set of live objects per process, fed by whatever records the
+ * allocator (replay-heap.h); a row per allocation site; the access
+ * samples that land in a live object go to the sinks as sampled hits,
+ * the object histories of user space.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/err.h>
+#include <linux/zalloc.h>
+
+#include "util/addr_location.h"
+#include "util/dso.h"
+#include "util/hashmap.h"
+#include "util/machine.h"
+#include "util/map.h"
+#include "util/srcline.h"
+#include "util/symbol.h"
+#include "util/thread.h"
+#include "hashfn.h"
+#include "replay.h"
+#include "replay-heap.h"
+#include "replay-priv.h"
+#include "sink.h"
+
+int dprof_replay__heaps_init(struct dprof_replay *r)
+{
+	r->heaps = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(r->heaps)) {
+		r->heaps = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A user function a heap history went through, by an address in it. */
+struct dprof_user_func {
+	u64	start;
+	char	*name;
+};
+
+static void dprof_replay__user_funcs_free(struct dprof_replay *r)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!r->user_funcs)
+		return;
+	hashmap__for_each_entry(r->user_funcs, cur, bkt) {
+		struct dprof_user_func *f = cur->pvalue;
+
+		free(f->name);
+		free(f);
+	}
+	hashmap__free(r->user_funcs);
+	r->user_funcs = NULL;
+}
+
+void dprof_replay__heaps_exit(struct dprof_replay *r)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (r->heaps) {
+		hashmap__for_each_entry(r->heaps, cur, bkt) {
+			dprof_addrset__exit(cur->pvalue);
+			free(cur->pvalue);
+		}
+		hashmap__free(r->heaps);
+	}
+	r->heaps = NULL;
+	dprof_replay__user_funcs_free(r);
+}
+
+/* The live heap objects of process @pid. */
+static struct dprof_addrset *dprof_replay__heap(struct dprof_replay *r, u32 pid,
+						bool create)
+{
+	struct dprof_addrset *as;
+
+	if (hashmap__find(r->heaps, pid, &as))
+		return as;
+	if (!create)
+		return NULL;
+	as = zalloc(sizeof(*as));
+	if (!as)
+		return NULL;
+	dprof_addrset__init(as, NULL);
+	if (hashmap__add(r->heaps, pid, as)) {
+		free(as);
+		return NULL;
+	}
+	return as;
+}
+
+struct dprof_addrset *dprof_replay__heap_of(struct dprof_replay *r, u32 pid)
+{
+	return dprof_replay__heap(r, pid, /*create=*/false);
+}
+
+/* The DSO of an allocation site (not held: the thread's map holds it). */
+static struct dso *dprof_heap_site_dso(struct machine *machine, u32 pid, u32 tid,
+				       u64 site)
+{
+	struct thread *thread = machine__findnew_thread(machine, pid, tid);
+	struct addr_location al;
+	struct dso *dso = NULL;
+
+	addr_location__init(&al);
+	if (thread && thread__find_map(thread, PERF_RECORD_MISC_USER, site - 1, &al))
+		dso = map__dso(al.map);
+	addr_location__exit(&al);
+	thread__put(thread);
+	return dso;
+}
+
+/* "insert (hash.c:24)": the function and line that called the allocator. */
+static char *dprof_heap_site_name(struct machine *machine, u32 pid, u32 tid, u64 site)
+{
+	struct thread *thread = machine__findnew_thread(machine, pid, tid);
+	struct addr_location al;
+	char *name = NULL, *srcline = NULL;
+
+	addr_location__init(&al);
+	/* the call instruction ends right before the return address */
+	if (thread && thread__find_symbol(thread, PERF_RECORD_MISC_USER, site - 1, &al)) {
+		srcline = get_srcline(map__dso(al.map), map__rip_2objdump(al.map, al.addr),
+				      al.sym, false, false, al.addr);
+		if (srcline && strcmp(srcline, SRCLINE_UNKNOWN)) {
+			const char *base = strrchr(srcline, '/');
+
+			if (asprintf(&name, "%s (%s)", al.sym->name,
+				     base ? base + 1 : srcline) < 0)
+				name = NULL;
+		} else {
+			name = strdup(al.sym->name);
+		}
+		zfree_srcline(&srcline);
+	}
+	if (!name && asprintf(&name, "%#" PRIx64, site) < 0)
+		name = NULL;
+	addr_location__exit(&al);
+	thread__put(thread);
+	return name;
+}
+
+/* @ptr's object ends: a free, a realloc that moved it. */
+static int dprof_replay__heap_end(struct dprof_replay *r, struct dprof_addrset *as,
+				  u64 ptr, u64 time, u32 cpu)
+{
+	struct dprof_obj *obj = as ? dprof_addrset__find(as, ptr) : NULL;
+	struct dprof_class *cls;
+
+	if (!obj || obj->base != ptr) {
+		r->rec.nr_heap_unknown_free++;
+		return 0;
+	}
+	r->rec.nr_heap_frees++;
+	cls = obj->priv;
+	dprof_obj__mark_bounce(obj, cpu);
+	cls->life_sum += time - obj->alloc_time;
+	cls->life_n++;
+	if (dprof_replay__sinks_obj(r, obj, time, cpu, /*alloc=*/false))
+		return -EINVAL;
+	dprof_addrset__free(as, ptr);
+	return 0;
+}
+
+int dprof_replay__heap_free(struct dprof_replay *r, u32 pid, u32 cpu, u64 time, u64 ptr)
+{
+	if (!ptr)
+		return 0;
+	return dprof_replay__heap_end(r, dprof_replay__heap(r, pid, false), ptr, time, cpu);
+}
+
+int dprof_replay__heap_alloc(struct dprof_replay *r, const struct dprof_heap_alloc *a,
+			     struct machine *machine)
+{
+	u64 site = a->nr_ips ? a->ips[0] : 0;
+	struct dprof_addrset *as;
+	struct dprof_class *cls;
+	int err;
+
+	if (!a->ptr)	/* failed, or realloc(p, 0): its free was seen */
+		return 0;
+	if (dprof_range__implausible(a->ptr, a->size)) {
+		r->rec.nr_implausible++;
+		return 0;
+	}
+	as = dprof_replay__heap(r, a->pid, true);
+	if (!as)
+		return -ENOMEM;
+	if (a->old) {
+		err = dprof_replay__heap_end(r, as, a->old, a->time, a->cpu);
+		if (err)
+			return err;
+	}
+	r->rec.nr_heap_allocs++;
+	/*
+	 * Per site of a program: two programs built without PIE can call
+	 * malloc from the same address, for objects of different types.
+	 */
+	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_HEAP, site,
+					   dprof_heap_site_dso(machine, a->pid, a->tid, site));
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->nr_allocs) {
+		cls->obj_size = a->size;
+		cls->site_name = dprof_heap_site_name(machine, a->pid, a->tid, site);
+	}
+	/* a type is checked against the largest object of the site */
+	if (a->size > cls->alloc_size)
+		cls->alloc_size = a->size;
+	cls->nr_allocs++;
+	return dprof_replay__start_obj(r, as, cls, a->ptr, a->size ?: 1, a->time, a->cpu);
+}
+
+struct dprof_exit_walk {
+	struct dprof_replay	*r;
+	u64			time;
+	u32			cpu;
+};
+
+static int dprof_replay__exit_obj(struct dprof_obj *obj, void *arg)
+{
+	struct dprof_exit_walk *w = arg;
+
+	obj->free_site = DPROF_EXIT_SITE;
+	return dprof_replay__sinks_obj(w->r, obj, w->time, w->cpu, /*alloc=*/false);
+}
+
+int dprof_replay__heap_exit_process(struct dprof_replay *r, u32 pid, u64 time, u32 cpu)
+{
+	struct dprof_exit_walk w = { .r = r, .time = time, .cpu = cpu };
+	struct dprof_addrset *as;
+	int err;
+
+	if (!hashmap__delete(r->heaps, pid, NULL, &as))
+		return 0;
+	/* the sinks see each object end, at the exit (site: "exit") */
+	err = dprof_addrset__for_each(as, dprof_replay__exit_obj, &w);
+	dprof_addrset__exit(as);
+	free(as);
+	return err;
+}
+
+/* Remember the function of the user code at @addr (looked up at @lookup). */
+static int dprof_replay__note_user_func(struct dprof_replay *r, struct thread *thread,
+					u64 addr, u64 lookup)
+{
+	struct dprof_user_func *f = NULL;
+	struct addr_location al;
+	int err = 0;
+
+	if (!r->user_funcs) {
+		r->user_funcs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+		if (IS_ERR(r->user_funcs)) {
+			r->user_funcs = NULL;
+			return -ENOMEM;
+		}
+	}
+	if (hashmap__find(r->user_funcs, addr, NULL))
+		return 0;
+	addr_location__init(&al);
+	if (thread__find_symbol(thread, PERF_RECORD_MISC_USER, lookup, &al)) {
+		f = zalloc(sizeof(*f));
+		if (f)
+			f->name = strdup(al.sym->name);
+		if (!f || !f->name) {
+			free(f);
+			err = -ENOMEM;
+		} else {
+			f->start = map__unmap_ip(al.map, al.sym->start);
+			if (hashmap__add(r->user_funcs, addr, f)) {
+				free(f->name);
+				free(f);
+				err = -ENOMEM;
+			}
+		}
+	}
+	addr_location__exit(&al);
+	/* the flow names a step by its function's start */
+	if (!err && f && f->start != addr)
+		err = dprof_replay__note_user_func(r, thread, f->start, f->start);
+	return err;
+}
+
+bool dprof_replay__user_func(struct dprof_replay *r, u64 ip, u64 *start,
+			     const char **name)
+{
+	struct dprof_user_func *f;
+
+	if (ip == DPROF_EXIT_SITE) {
+		*start = ip;
+		*name = "exit";
+		return true;
+	}
+	if (!r->user_funcs || !hashmap__find(r->user_funcs, ip, &f))
+		return false;
+	*start = f->start;
+	*name = f->name;
+	return true;
+}
+
+/*
+ * The sinks that build object histories take an access sample to a live
+ * heap object as a hit (sink::sampled_hit).  The functions of the access
+ * and of the allocation site (the call before the return address) are
+ * named now, while their process's maps are there.
+ */
+int dprof_replay__heap_hit(struct dprof_replay *r, struct dprof_obj *obj,
+			   const struct dprof_access *acc)
+{
+	const struct dprof_class *cls = obj->priv;
+	struct dprof_hit hit = {
+		.obj		= obj,
+		.site		= cls->key,
+		.addr		= acc->addr,
+		.len		= 1,
+		.ip		= acc->ip,
+		.access_ip	= acc->ip,
+		.write		= acc->is_write,
+		.rw		= true,
+		.cpu		= acc->cpu,
+		.time		= acc->time,
+	};
+	struct dprof_sink *sink;
+	int err;
+
+	if (!r->sampled_hit_sinks)
+		return 0;
+	err = dprof_replay__note_user_func(r, acc->thread, acc->ip, acc->ip);
+	if (!err && hit.site)
+		err = dprof_replay__note_user_func(r, acc->thread, hit.site, hit.site - 1);
+	if (err)
+		return err;
+	list_for_each_entry(sink, &r->sinks, node) {
+		if (sink->sampled_hit) {
+			err = sink->sampled_hit(sink, &hit);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}

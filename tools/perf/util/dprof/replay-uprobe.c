@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof: the user-space allocator's uprobes (heapprobe.c) in a replay.
+ *
+ * An allocator call is an entry event (its size) and a return event (its
+ * pointer and the caller's return address), per thread, nested when
+ * operator new calls malloc; free is one event.  They become the heap's
+ * allocations and frees (replay-heap.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/err.h>
+#include <linux/zalloc.h>
+
+#include "util/evsel.h"
+#include "util/hashmap.h"
+#include "util/sample.h"
+#include "hashfn.h"
+#include "replay.h"
+#include "replay-heap.h"
+#include "replay-priv.h"
+
+/* operator new calls malloc: nested calls to follow per thread */
+#define DPROF_HEAP_DEPTH	4
+
+/* A thread's allocator calls whose entry was seen, not yet their return. */
+struct dprof_heap_call {
+	int	depth;
+	u64	size[DPROF_HEAP_DEPTH];
+	u64	old[DPROF_HEAP_DEPTH];	/* realloc: the object it moves */
+	u64	inner[DPROF_HEAP_DEPTH]; /* what the call it made returned */
+};
+
+static int dprof_uprobe__entry(struct dprof_replay *r, struct evsel *evsel,
+			       struct perf_sample *sample,
+			       struct machine *machine __maybe_unused)
+{
+	u64 size = evsel__intval(evsel, sample, "size");
+	struct dprof_heap_call *c;
+
+	if (!r->heap_calls) {
+		r->heap_calls = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+		if (IS_ERR(r->heap_calls)) {
+			r->heap_calls = NULL;
+			return -ENOMEM;
+		}
+	}
+	if (!hashmap__find(r->heap_calls, sample->tid, &c)) {
+		c = zalloc(sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		if (hashmap__add(r->heap_calls, sample->tid, c)) {
+			free(c);
+			return -ENOMEM;
+		}
+	}
+	if (evsel__field(evsel, "nmemb"))
+		size *= evsel__intval(evsel, sample, "nmemb");
+	if (c->depth < DPROF_HEAP_DEPTH) {
+		c->size[c->depth] = size;
+		c->old[c->depth] = evsel__field(evsel, "old") ?
+				   evsel__intval(evsel, sample, "old") : 0;
+		c->inner[c->depth] = 0;
+	}
+	c->depth++;
+	return 0;
+}
+
+static int dprof_uprobe__free(struct dprof_replay *r, struct evsel *evsel,
+			      struct perf_sample *sample,
+			      struct machine *machine __maybe_unused)
+{
+	return dprof_replay__heap_free(r, sample->pid, sample->cpu, sample->time,
+				       evsel__intval(evsel, sample, "ptr"));
+}
+
+static int dprof_uprobe__return(struct dprof_replay *r, struct evsel *evsel,
+				struct perf_sample *sample, struct machine *machine)
+{
+	u64 ptr = evsel__intval(evsel, sample, "ptr"), site;
+	struct dprof_heap_alloc a = {
+		.pid	= sample->pid,
+		.tid	= sample->tid,
+		.cpu	= sample->cpu,
+		.time	= sample->time,
+		.nr_ips	= 1,
+		.ips	= &site,
+	};
+	struct dprof_heap_call *c;
+
+	/* no entry: filtered by --heap-min-size, or called before recording */
+	if (!r->heap_calls || !hashmap__find(r->heap_calls, sample->tid, &c) ||
+	    !c->depth)
+		return 0;
+	/* malloc inside operator new, realloc: the outer call makes the object */
+	if (--c->depth) {
+		if (c->depth <= DPROF_HEAP_DEPTH)
+			c->inner[c->depth - 1] = ptr;
+		return 0;
+	}
+	/*
+	 * posix_memalign returns an error code and gives the pointer through
+	 * an argument: it is what its _mid_memalign call returned.
+	 */
+	if (evsel__field(evsel, "rc"))
+		ptr = evsel__intval(evsel, sample, "rc") ? 0 : c->inner[0];
+	a.ptr = ptr;
+	a.size = c->size[0];
+	a.old = c->old[0];
+	site = evsel__field(evsel, "__probe_ret_ip") ?
+	       evsel__intval(evsel, sample, "__probe_ret_ip") : sample->ip;
+	return dprof_replay__heap_alloc(r, &a, machine);
+}
+
+void dprof_replay__uprobe_add(struct dprof_replay *r, struct evsel *evsel,
+			      const char *name)
+{
+	const char *event = strchr(name, ':');
+	size_t len;
+
+	if (!event)
+		return;
+	event++;
+	len = strlen(event);
+	r->rec.has_heap = true;
+	/* free, operator delete: a pointer and no size (heapprobe.c) */
+	if (len > 4 && !strcmp(event + len - 4, "_ret"))
+		evsel->handler = dprof_uprobe__return;
+	else if (evsel__field(evsel, "size"))
+		evsel->handler = dprof_uprobe__entry;
+	else if (evsel__field(evsel, "ptr"))
+		evsel->handler = dprof_uprobe__free;
+}
+
+void dprof_replay__uprobes_exit(struct dprof_replay *r)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!r->heap_calls)
+		return;
+	hashmap__for_each_entry(r->heap_calls, cur, bkt)
+		free(cur->pvalue);
+	hashmap__free(r->heap_calls);
+	r->heap_calls = NULL;
+}
