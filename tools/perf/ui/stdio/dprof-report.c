@@ -182,6 +182,18 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 		fprintf(fp, "# user heap: allocator uprobes, %" PRIu64 " allocs, %" PRIu64
 			" frees, %" PRIu64 " frees of pointers not allocated in the recording\n",
 			rec->nr_heap_allocs, rec->nr_heap_frees, rec->nr_heap_unknown_free);
+	if (rec->has_heap) {
+		u64 untyped = prof->heap_untyped[DPROF_HEAP_NO_TYPE] +
+			      prof->heap_untyped[DPROF_HEAP_PAST_END];
+
+		fprintf(fp, "# user heap objects: %.1f%% of samples, %.1f%% by the type their operand names inside the object; untyped, a row per site: %.1f%% (%s %.1f%%, %s %.1f%%)\n",
+			dprof_pct(prof->heap_typed + untyped, total),
+			dprof_pct(prof->heap_typed, total), dprof_pct(untyped, total),
+			dprof_heap_untyped__str(DPROF_HEAP_NO_TYPE),
+			dprof_pct(prof->heap_untyped[DPROF_HEAP_NO_TYPE], total),
+			dprof_heap_untyped__str(DPROF_HEAP_PAST_END),
+			dprof_pct(prof->heap_untyped[DPROF_HEAP_PAST_END], total));
+	}
 	dprof_watches__fprintf(rec->watches, fp);
 	if (rec->nr_off_target_hits)
 		fprintf(fp, "# false watch hits dropped: %" PRIu64 " (the instruction before the trap does not touch the watched bytes; QEMU TCG before 8.1)\n",

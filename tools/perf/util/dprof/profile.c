@@ -39,6 +39,16 @@ static const char * const kind_str[DPROF_KIND__MAX] = {
 	[DPROF_KIND_OPERAND]	= "operand",
 };
 
+static const char * const heap_untyped_str[DPROF_HEAP_UNTYPED__MAX] = {
+	[DPROF_HEAP_NO_TYPE]	= "no operand type",
+	[DPROF_HEAP_PAST_END]	= "operand type past the object's bounds",
+};
+
+const char *dprof_heap_untyped__str(enum dprof_heap_untyped why)
+{
+	return why < DPROF_HEAP_UNTYPED__MAX ? heap_untyped_str[why] : "?";
+}
+
 const char *dprof_unres__str(enum dprof_unres r)
 {
 	return r < DPROF_UNRES__MAX ? unres_str[r] : "?";
@@ -135,12 +145,13 @@ static size_t class__hash(long key, void *ctx __maybe_unused)
 {
 	const struct dprof_class *c = (const struct dprof_class *)key;
 
-	return hash_64(c->key, 32) ^ hash_ptr(dprof_dso_id(c->dso), 32) ^ c->kind;
+	return hash_64(c->key ^ c->type_key, 32) ^ hash_ptr(dprof_dso_id(c->dso), 32) ^
+	       c->kind;
 }
 
 static bool dprof_class__is(const struct dprof_class *a, const struct dprof_class *b)
 {
-	return a->kind == b->kind && a->key == b->key &&
+	return a->kind == b->kind && a->key == b->key && a->type_key == b->type_key &&
 	       dprof_dso_id(a->dso) == dprof_dso_id(b->dso);
 }
 
@@ -197,6 +208,7 @@ static void dprof_class__delete(struct dprof_class *cls)
 	for (i = 0; i < DPROF_MAX_VOTES; i++)
 		dso__put(cls->votes[i].dso);
 	dso__put(cls->dso);
+	dso__put(cls->type_dso);
 	free(cls->name);
 	free(cls->site_name);
 	free(cls);
@@ -217,7 +229,7 @@ void dprof_profile__exit(struct dprof_profile *prof)
 }
 
 static struct dprof_class *dprof_class__new(enum dprof_kind kind, u64 key,
-					    struct dso *dso)
+					    struct dso *dso, u64 type_key)
 {
 	struct dprof_class *cls = zalloc(sizeof(*cls));
 
@@ -225,6 +237,7 @@ static struct dprof_class *dprof_class__new(enum dprof_kind kind, u64 key,
 		return NULL;
 	cls->kind = kind;
 	cls->key = key;
+	cls->type_key = type_key;
 	/* a thread's exit may drop its maps' dsos before the rows are shown */
 	cls->dso = dso__get(dso);
 	cls->sites = hashmap__new(site__hash, site__equal, NULL);
@@ -246,7 +259,23 @@ struct dprof_class *dprof_profile__findnew_class(struct dprof_profile *prof,
 						 enum dprof_kind kind, u64 key,
 						 struct dso *dso)
 {
-	struct dprof_class tmp = { .kind = kind, .key = key, .dso = dso };
+	return dprof_profile__findnew_typed_class(prof, kind, key, dso, /*type_key=*/0);
+}
+
+/**
+ * dprof_profile__findnew_typed_class - a site's objects, by a type inside them
+ * @prof: the profile
+ * @kind: the site's kind (user heap)
+ * @key: its allocation site
+ * @dso: the DSO of the site
+ * @type_key: the type's identity (struct dprof_typed), 0: the site's own
+ */
+struct dprof_class *dprof_profile__findnew_typed_class(struct dprof_profile *prof,
+						       enum dprof_kind kind, u64 key,
+						       struct dso *dso, u64 type_key)
+{
+	struct dprof_class tmp = { .kind = kind, .key = key, .dso = dso,
+				   .type_key = type_key };
 	struct dprof_class **recent, *cls;
 
 	/*
@@ -259,7 +288,7 @@ struct dprof_class *dprof_profile__findnew_class(struct dprof_profile *prof,
 	if (hashmap__find(prof->classes, &tmp, &cls))
 		goto out;
 
-	cls = dprof_class__new(kind, key, dso);
+	cls = dprof_class__new(kind, key, dso, type_key);
 	if (!cls)
 		return NULL;
 	if (hashmap__add(prof->classes, cls, cls)) {
@@ -494,6 +523,7 @@ static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls)
 	row->nr_allocs += cls->nr_allocs;
 	row->life_sum += cls->life_sum;
 	row->life_n += cls->life_n;
+	row->inst_whole |= cls->inst_whole;
 	if (!row->obj_size)
 		row->obj_size = cls->obj_size;
 	if (!row->alloc_size)
@@ -566,11 +596,12 @@ struct dprof_class **dprof_profile__rows(struct dprof_profile *prof, size_t *nr)
 			}
 		}
 		if (!row) {
-			row = dprof_class__new(cls->kind, cls->key, cls->dso);
+			row = dprof_class__new(cls->kind, cls->key, cls->dso, cls->type_key);
 			if (!row)
 				goto out_err;
 			row->name = cls->name ? strdup(cls->name) : NULL;
 			row->site_name = cls->site_name ? strdup(cls->site_name) : NULL;
+			row->type_dso = dso__get(cls->type_dso);
 			rows[n++] = row;
 		}
 		if (dprof_row__merge(row, cls))

@@ -40,6 +40,17 @@ enum dprof_unres {
 	DPROF_UNRES__MAX,
 };
 
+/*
+ * Why an access sample to a live user heap object is not counted under the
+ * type its operand names (the object's site's own row then, untyped).
+ */
+enum dprof_heap_untyped {
+	DPROF_HEAP_NO_TYPE,		/* no operand type at ip (no DWARF, libc) */
+	DPROF_HEAP_PAST_END,		/* the type, at the access, leaves the object */
+	DPROF_HEAP_UNTYPED__MAX,
+};
+
+const char *dprof_heap_untyped__str(enum dprof_heap_untyped why);
 const char *dprof_unres__str(enum dprof_unres r);
 const char *dprof_kind__str(enum dprof_kind k);
 
@@ -127,6 +138,16 @@ struct dprof_class {
 	struct hashmap		*sites;		/* struct dprof_site * */
 	struct dprof_vote	votes[DPROF_MAX_VOTES];
 	struct dprof_class	*row;		/* merged row, at the end */
+	/*
+	 * A user heap site's objects by the type their accesses' operands
+	 * name (@name), inside the site's objects: the type's identity (0:
+	 * the site's own row, its untyped accesses), the DSO whose DWARF has
+	 * it (held), and whether an object was one instance of it (else it
+	 * only lives inside bigger blocks: a pool's, an arena's).
+	 */
+	u64			type_key;
+	struct dso		*type_dso;
+	bool			inst_whole;
 };
 
 /* the classes found last, by their key's hash (see dprof_profile__findnew_class()) */
@@ -150,6 +171,9 @@ struct dprof_profile {
 	u64		nr_decoded;	/* software sampler: address decoded */
 	u64		nr_skid;	/* ... from the instruction before ip */
 	u64		nr_typed_noaddr; /* no memory access at ip: operand type only */
+	/* samples in live user heap objects: typed by operand, or why not */
+	u64		heap_typed;
+	u64		heap_untyped[DPROF_HEAP_UNTYPED__MAX];
 	bool		has_levels;	/* some sample carried a cache level */
 	bool		has_latency;
 };
@@ -159,6 +183,9 @@ void dprof_profile__exit(struct dprof_profile *prof);
 struct dprof_class *dprof_profile__findnew_class(struct dprof_profile *prof,
 						 enum dprof_kind kind, u64 key,
 						 struct dso *dso);
+struct dprof_class *dprof_profile__findnew_typed_class(struct dprof_profile *prof,
+						       enum dprof_kind kind, u64 key,
+						       struct dso *dso, u64 type_key);
 struct dprof_site *dprof_class__add(struct dprof_class *cls, u64 offset,
 				    const struct dprof_access *acc);
 void dprof_profile__count(struct dprof_profile *prof,

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/err.h>
+#include <linux/hash.h>
 #include <linux/zalloc.h>
 
 #include "util/addr_location.h"
@@ -24,6 +25,7 @@
 #include "util/symbol.h"
 #include "util/thread.h"
 #include "hashfn.h"
+#include "profile.h"
 #include "replay.h"
 #include "replay-heap.h"
 #include "replay-priv.h"
@@ -314,8 +316,8 @@ bool dprof_replay__user_func(struct dprof_replay *r, u64 ip, u64 *start,
  * and of the allocation site (the call before the return address) are
  * named now, while their process's maps are there.
  */
-int dprof_replay__heap_hit(struct dprof_replay *r, struct dprof_obj *obj,
-			   const struct dprof_access *acc)
+static int dprof_replay__heap_hit(struct dprof_replay *r, const struct dprof_obj *obj,
+				  const struct dprof_access *acc)
 {
 	const struct dprof_class *cls = obj->priv;
 	struct dprof_hit hit = {
@@ -348,4 +350,88 @@ int dprof_replay__heap_hit(struct dprof_replay *r, struct dprof_obj *obj,
 		}
 	}
 	return 0;
+}
+
+/*
+ * The type an access's operand names, at its offset inside a heap object
+ * of a site, is a row of its own: the objects a site hands out are often
+ * not of one type (a wrapper every type is allocated through, a pool that
+ * carves many structs out of one block, a header before the caller's
+ * part).  An instance is an (object, offset): a block holding 40 headers
+ * counts 40.
+ */
+static int dprof_replay__heap_typed(struct dprof_replay *r, struct thread *thread,
+				    const struct dprof_obj *obj,
+				    const struct dprof_typed *typed,
+				    struct dprof_access *acc)
+{
+	const struct dprof_class *site = obj->priv;
+	u64 inst = acc->addr - obj->base - typed->offset;
+	struct dprof_obj part = *obj;
+	struct dprof_class *cls;
+	int err;
+
+	cls = dprof_profile__findnew_typed_class(&r->prof, DPROF_KIND_HEAP, site->key,
+						 site->dso, typed->key);
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->name) {
+		cls->name = strdup(typed->type_name);
+		cls->site_name = site->site_name ? strdup(site->site_name) : NULL;
+		if (!cls->name || (site->site_name && !cls->site_name))
+			return -ENOMEM;
+		cls->obj_size = typed->type_size;
+		cls->type_dso = dso__get(typed->dso);
+	}
+	/* an object with no room for a second instance is one */
+	if (obj->size < 2 * typed->type_size)
+		cls->inst_whole = true;
+	if (obj->size > cls->alloc_size)
+		cls->alloc_size = obj->size;
+	r->prof.heap_typed++;
+	/* a new object at a freed one's address is another instance */
+	err = dprof_class__touch_base(cls, (obj->base + inst) ^
+				      (obj->alloc_time * GOLDEN_RATIO_64),
+				      typed->type_size, acc->cpu);
+	if (!err)
+		err = dprof_replay__count_access(r, cls, thread, typed->offset, acc);
+	if (err)
+		return err;
+	/* the instance's history, as an object of its own */
+	part.base += inst;
+	part.size = typed->type_size;
+	part.priv = cls;
+	return dprof_replay__heap_hit(r, &part, acc);
+}
+
+int dprof_replay__heap_access(struct dprof_replay *r, struct thread *thread,
+			      struct evsel *evsel, struct dprof_obj *obj,
+			      struct dprof_access *acc)
+{
+	u64 offset = acc->addr - obj->base;
+	enum dprof_heap_untyped why;
+	struct dprof_typed typed;
+	struct dprof_class *cls;
+	int err;
+
+	if (dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed) ||
+	    !typed.type_size)
+		why = DPROF_HEAP_NO_TYPE;
+	else if (typed.offset > offset ||
+		 offset - typed.offset + typed.type_size > obj->size)
+		why = DPROF_HEAP_PAST_END;
+	else
+		return dprof_replay__heap_typed(r, thread, obj, &typed, acc);
+
+	/* the site's own row: what no operand type places */
+	r->prof.heap_untyped[why]++;
+	cls = obj->priv;
+	if (!obj->sampled) {
+		obj->sampled = true;
+		cls->nr_objects++;
+		cls->ws_bytes += obj->size;
+	}
+	dprof_obj__mark_bounce(obj, acc->cpu);
+	err = dprof_replay__count_access(r, cls, thread, offset, acc);
+	return err ?: dprof_replay__heap_hit(r, obj, acc);
 }

@@ -8,7 +8,9 @@ struct dprof_access;
 struct dprof_addrset;
 struct dprof_obj;
 struct dprof_replay;
+struct evsel;
 struct machine;
+struct thread;
 
 /*
  * The user-space heap's address set, whatever records the allocator: the
@@ -78,8 +80,9 @@ void dprof_replay__heaps_exit(struct dprof_replay *r);
 struct dprof_addrset *dprof_replay__heap_of(struct dprof_replay *r, u32 pid);
 /* Process @pid exits at @time on @cpu: its heap objects end with it. */
 int dprof_replay__heap_exit_process(struct dprof_replay *r, u32 pid, u64 time, u32 cpu);
-/* An access sample to @obj, a live heap object: the sinks' sampled hits. */
-int dprof_replay__heap_hit(struct dprof_replay *r, struct dprof_obj *obj,
-			   const struct dprof_access *acc);
+/* An access sample to @obj, a live heap object of @thread's process. */
+int dprof_replay__heap_access(struct dprof_replay *r, struct thread *thread,
+			      struct evsel *evsel, struct dprof_obj *obj,
+			      struct dprof_access *acc);
 
 #endif /* __PERF_DPROF_REPLAY_HEAP_H */

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+struct dprof_access;
 struct dprof_addrset;
 struct dprof_class;
 struct dprof_obj;
@@ -17,6 +18,7 @@ struct dprof_replay;
 struct evsel;
 struct machine;
 struct perf_sample;
+struct thread;
 
 /* The handler of a tracepoint's events (evsel->handler). */
 typedef int (*dprof_tp_handler)(struct dprof_replay *r, struct evsel *evsel,
@@ -34,6 +36,11 @@ int dprof_replay__sinks_obj(struct dprof_replay *r, struct dprof_obj *obj,
 int dprof_replay__start_obj(struct dprof_replay *r, struct dprof_addrset *as,
 			    struct dprof_class *cls, u64 ptr, u64 size,
 			    u64 time, u32 cpu);
+
+/* Count a resolved access in its class and site, and hand it to the sinks. */
+int dprof_replay__count_access(struct dprof_replay *r, struct dprof_class *cls,
+			       struct thread *thread, u64 offset,
+			       struct dprof_access *acc);
 
 /* @obj is touched by @cpu: it bounced if that is not its allocating CPU. */
 void dprof_obj__mark_bounce(struct dprof_obj *obj, u32 cpu);

@@ -1240,11 +1240,9 @@ static void dprof_site__resolve_sym(struct dprof_site *site, struct machine *mac
 	addr_location__exit(&al);
 }
 
-/* Count a resolved access in its class and site, and hand it to the sinks. */
-static int dprof_replay__count_access(struct dprof_replay *r,
-				      struct dprof_class *cls,
-				      struct thread *thread, u64 offset,
-				      struct dprof_access *acc)
+int dprof_replay__count_access(struct dprof_replay *r, struct dprof_class *cls,
+			       struct thread *thread, u64 offset,
+			       struct dprof_access *acc)
 {
 	struct dprof_sink *sink;
 	struct dprof_site *site;
@@ -1346,19 +1344,14 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 	struct dprof_static st;
 	struct dprof_obj *obj;
 	struct dprof_class *cls;
-	bool in_heap = false;
-	int err;
 
 	obj = dprof_addrset__find(&r->as, acc->addr);
 	if (!obj && !machine__kernel_ip(r->res.machine, acc->addr) && acc->thread) {
 		struct dprof_addrset *heap = dprof_replay__heap_of(r, thread__pid(acc->thread));
 
 		obj = heap ? dprof_addrset__find(heap, acc->addr) : NULL;
-		/* what the code thinks it touches: the heap row's type votes */
-		if (obj) {
-			dprof_resolver__typed(&r->res, thread, evsel, acc->ip, &typed);
-			in_heap = true;
-		}
+		if (obj)
+			return dprof_replay__heap_access(r, thread, evsel, obj, acc);
 	}
 	if (!obj) {
 		u64 base;
@@ -1396,8 +1389,7 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 			cls->ws_bytes += obj->size;
 		}
 		dprof_obj__mark_bounce(obj, acc->cpu);
-		err = dprof_replay__count_access(r, cls, thread, acc->addr - obj->base, acc);
-		return err || !in_heap ? err : dprof_replay__heap_hit(r, obj, acc);
+		return dprof_replay__count_access(r, cls, thread, acc->addr - obj->base, acc);
 	}
 
 	if (!dprof_resolver__static(&r->res, thread, acc->addr, &st)) {

@@ -423,6 +423,8 @@ int dprof_report__check_type(struct dprof_report *rep)
 		dprof_suggest(s, name, dprof_row_info__name(&t.info[i]));
 		if (t.row[i]->name)
 			dprof_suggest(s, name, t.row[i]->name);
+		else if (!t.info[i].has_type)
+			dprof_suggest(s, name, t.info[i].desc.buf);
 	}
 	pr_err("dprof: --type=%s: no such type in %s%s%s%s%s%s%s\n", name,
 	       rep->opts.input_name, s[0].name ? "; closest: " : "",

@@ -487,12 +487,26 @@ static bool dprof_typeinfo__row_type(struct dprof_typeinfo *ti,
 	case DPROF_KIND_OPERAND:
 		return dprof_typeinfo__struct(ti, row->dso, row->name, t);
 	case DPROF_KIND_KMALLOC:
-	case DPROF_KIND_HEAP:
 		return dprof_typeinfo__voted(ti, row, t);
+	case DPROF_KIND_HEAP:
+		/* by its accesses' operand type; a site's own row has none */
+		return row->type_key &&
+		       dprof_typeinfo__struct(ti, row->type_dso, row->name, t);
 	case DPROF_KIND__MAX:
 	default:
 		return false;
 	}
+}
+
+/* " in a 64 KiB block": the heap block a type lives in */
+static void dprof_row_info__block(u64 size, struct strbuf *sb)
+{
+	if (size >= 1024 * 1024 && !(size % (1024 * 1024)))
+		strbuf_addf(sb, " in a %" PRIu64 " MiB block", size / (1024 * 1024));
+	else if (size >= 1024 && !(size % 1024))
+		strbuf_addf(sb, " in a %" PRIu64 " KiB block", size / 1024);
+	else
+		strbuf_addf(sb, " in a %" PRIu64 " B block", size);
 }
 
 /* Where a row's objects come from: cache, size class and site, variable. */
@@ -525,6 +539,9 @@ static void dprof_row_info__describe(const struct dprof_class *row,
 		break;
 	case DPROF_KIND_HEAP:
 		strbuf_addf(sb, "heap %s", row->site_name ?: "?");
+		/* a type only ever seen inside bigger blocks */
+		if (row->type_key && !row->inst_whole)
+			dprof_row_info__block(row->alloc_size, sb);
 		return;
 	case DPROF_KIND_STATIC:
 	case DPROF_KIND__MAX:
@@ -587,7 +604,11 @@ bool dprof_row_info__matches(const struct dprof_row_info *ri, const char *name)
 		return true;
 	if (!strncmp(type, "struct ", 7) && !strcmp(type + 7, name))
 		return true;
-	return ri->row->name && !strcmp(ri->row->name, name);
+	if (ri->row->name && !strcmp(ri->row->name, name))
+		return true;
+	/* a row with no type, by what it prints: "heap xmalloc (x.c:12)" */
+	return !ri->has_type && !ri->row->name && ri->desc.buf &&
+	       !strcmp(ri->desc.buf, name);
 }
 
 void dprof_row_info__member(const struct dprof_row_info *ri, u64 offset,

@@ -63,7 +63,10 @@ int dprof_row_info__init(struct dprof_row_info *ri, struct dprof_typeinfo *ti,
 void dprof_row_info__exit(struct dprof_row_info *ri);
 /* The type name, else the cache or symbol name, else "?". */
 const char *dprof_row_info__name(const struct dprof_row_info *ri);
-/* --type=NAME: the type with or without "struct ", or the cache/symbol. */
+/*
+ * --type=NAME: the type with or without "struct ", or the cache/symbol; a
+ * row with neither by its description.
+ */
 bool dprof_row_info__matches(const struct dprof_row_info *ri, const char *name);
 /* Member path at @offset ("f_path.dentry"), or "+0x18" without a type. */
 void dprof_row_info__member(const struct dprof_row_info *ri, u64 offset,

@@ -1,0 +1,131 @@
+#!/bin/bash
+# perf dprof: user heap types through wrappers, pools and arenas
+# SPDX-License-Identifier: GPL-2.0
+#
+# Real programs allocate through wrappers around malloc and carve objects
+# out of bigger blocks.  A program allocates three struct types through a
+# one-level (my_alloc -> malloc) and a two-level wrapper (xmalloc ->
+# my_alloc -> malloc); another mallocs a 1 MiB pool and hands out 64-byte
+# structs from it; a C++ one places objects with placement new in an
+# arena.  Each struct must be a row of its own, by the type its accesses'
+# operands name, with the program's object count (distinct objects inside
+# the blocks, within sampling: 90% of them at least); the pool's and the
+# arena's say the block they live in; no untyped heap row comes first;
+# --type selects an untyped heap row by the description it prints.
+
+set -u
+
+err=0
+dprof_test="dprof user wrappers test"
+# shellcheck source=lib/dprof_user.sh
+. "$(dirname "$0")/lib/dprof_user.sh"
+dprof_user_setup dprof_wrap
+
+if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
+	skip "perf built without DWARF support: no data-type profiling"
+fi
+if ! gcc -g -O1 -fno-inline -o "${dir}/wrap" "${src}/wrap.c" 2> "${dir}/cc.err"; then
+	echo "${dprof_test} [Failed: build]"
+	cat "${dir}/cc.err"
+	exit 1
+fi
+
+# record TAG PROG ARGS...: ${dir}/TAG.data and its report TAG.rep
+record() {
+	local tag=$1
+
+	shift
+	if ! perf dprof record --sampler=soft --no-kmem -o "${dir}/${tag}.data" \
+			-- "$@" > "${dir}/${tag}.out" 2>&1; then
+		echo "${dprof_test} [Failed: record ${tag}]"
+		cat "${dir}/${tag}.out"
+		return 1
+	fi
+	if grep -q 'cannot place uprobes' "${dir}/${tag}.out"; then
+		skip "$(grep -m1 'cannot place uprobes' "${dir}/${tag}.out")"
+	fi
+	perf dprof report --stdio -i "${dir}/${tag}.data" > "${dir}/${tag}.rep" 2>&1
+	perf dprof report --json -i "${dir}/${tag}.data" > "${dir}/${tag}.json" 2>&1
+}
+
+# check_row TAG TYPE SITE N: TYPE's heap row of site SITE ('func \(file:N\)',
+# an extended regular expression: all of the description, as the JSON
+# output has it), with N objects less 10% at most
+check_row() {
+	local tag=$1 type=$2 site=$3 n=$4 row objects
+
+	row=$(grep -E "^ *\{\"type\": \"${type}\", \"desc\": \"heap ${site}\"," "${dir}/${tag}.json")
+	objects=$(echo "${row}" | sed -nE 's/.*"objects": ([0-9]+),.*/\1/p')
+	if [ -z "${row}" ]; then
+		echo "${dprof_test} [Failed: ${tag}: no '${type}  heap ${site}' row]"
+		grep -oE '"type": "[^"]*", "desc": "[^"]*"' "${dir}/${tag}.json" | head -8
+		err=1
+	elif [ -z "${objects}" ] || [ "${objects}" -gt "${n}" ] ||
+	     [ "${objects}" -lt $((n * 9 / 10)) ]; then
+		echo "${dprof_test} [Failed: ${tag}: ${type}: ${objects:-no} objects, the program made ${n}]"
+		echo "${row}" | cut -c1-300
+		err=1
+	fi
+}
+
+# no untyped heap row ("?") above a typed one
+check_order() {
+	local tag=$1 first
+
+	first=$(sed -n '/^# Type/,$p' "${dir}/${tag}.rep" | grep -m1 -E '^  .* heap ')
+	case "${first}" in
+	"  ? "*)
+		echo "${dprof_test} [Failed: ${tag}: an untyped heap row comes first]"
+		sed -n '/^# Type/,$p' "${dir}/${tag}.rep" | head -8
+		err=1
+		;;
+	esac
+}
+
+nr=40
+record wrap "${dir}/wrap" wrap ${nr} 2 || exit 1
+for type in apple pear plum; do
+	check_row wrap "struct ${type}" 'my_alloc \(wrap\.c:[0-9]+\)' ${nr}
+done
+check_order wrap
+if ! grep -qE '^# user heap objects: .*% by the type their operand names' "${dir}/wrap.rep"; then
+	echo "${dprof_test} [Failed: the header does not count the heap's typed and untyped samples]"
+	err=1
+fi
+
+# --type takes an untyped heap row by what it prints
+untyped=$(sed -n '/^# Type/,$p' "${dir}/wrap.rep" |
+	  sed -nE 's/^  \? +(heap [A-Za-z_]+ \(wrap\.c:[0-9]+\)) .*/\1/p' | head -1)
+if [ -n "${untyped}" ]; then
+	if ! perf dprof report --stdio -i "${dir}/wrap.data" --type="${untyped}" \
+			> "${dir}/untyped.rep" 2>&1 ||
+	   ! grep -qF "${untyped}" "${dir}/untyped.rep"; then
+		echo "${dprof_test} [Failed: --type='${untyped}' does not select that row]"
+		head -5 "${dir}/untyped.rep"
+		err=1
+	fi
+fi
+
+record pool "${dir}/wrap" pool 64 2 || exit 1
+check_row pool "struct cell" 'pool_init \(wrap\.c:[0-9]+\) in a 1 MiB block' 64
+check_order pool
+
+if command -v g++ > /dev/null; then
+	if ! g++ -g -O1 -fno-inline -o "${dir}/arena" "${src}/arena.cc" 2> "${dir}/cc.err"; then
+		echo "${dprof_test} [Failed: build arena]"
+		cat "${dir}/cc.err"
+		exit 1
+	fi
+	record arena "${dir}/arena" 64 2 || exit 1
+	check_row arena "struct Widget" \
+		'Arena::Arena\(unsigned long\) \(arena\.cc:[0-9]+\) in a 64 KiB block' 64
+	check_order arena
+else
+	echo "${dprof_test}: no g++, the C++ arena not tested"
+fi
+
+if [ ${err} -eq 0 ]; then
+	echo "${dprof_test} [Success]"
+fi
+cleanup
+exit ${err}
