@@ -1,14 +1,25 @@
 #!/bin/bash
-# make series: write the upstream form of this repository, a 'git format-patch'
-# series against the pristine 6.12 tree, into OUTDIR (default
-# $BUILD_DIR/series): a cover letter, kernel-patches/*.patch as they are,
-# the upstream perf fixes in patches/perf/ as they are, then our tools/ files
-# in a few commits (scripts/series/NN-*.txt), each with the hunks of the
-# patches/perf/ patches that hook its files into perf.
+# make series: write the upstream form of this repository, independent
+# 'git format-patch' series against the pristine 6.12 tree, one directory
+# each in OUTDIR (default $BUILD_DIR/series): OUTDIR/N-name/vV-NNNN-*.patch
+# with a cover letter, To:/Cc: from the tree's scripts/get_maintainer.pl and
+# the base-commit: trailer (and prerequisite-patch-id: for what it needs).
+#
+# The series are defined by scripts/series/N-name.list (format: see
+# scripts/series/1-perf-fixes.list): the patches of patches/perf/ and
+# kernel-patches/ as they are, in the listed order, and for the line 'tools'
+# our tools/ files in a few commits (scripts/series/NN-*.txt), each with the
+# hunks of the listed hook patches that hook its files into perf.  Every
+# patch must be in a series: a patch in none is an error.
+#
+# Prints per series the patch count and checkpatch.pl --strict's figures.
 #
 # usage: make-series.sh [OUTDIR]
 # env:   BUILD_DIR, DPROF_CACHE, LINUX_SRC (see prepare-tree.sh)
-#        SERIES_PREFIX  subject prefix (default: RFC PATCH)
+#        SERIES_CHECKPATCH=0  do not run checkpatch.pl
+#        SERIES_BASE_COMMIT   the upstream commit the pristine tree is, for
+#                             the base-commit: trailer (default: the commit
+#                             of the pristine files in the scratch repository)
 #        SERIES_KEEP=1  keep the scratch git repository (its path is printed)
 #
 # The files are those the overlay links in (prepare-tree.sh: every file under
@@ -18,12 +29,18 @@ set -eu
 
 # shellcheck source=lib/env.sh
 . "$(dirname "$0")/lib/env.sh"
+# shellcheck source=lib/series.sh
+. "$(dirname "$0")/lib/series.sh"
 OUT=${1:-$BUILD_DIR/series}
-MSGS=$REPO/scripts/series
+MSGS=$SERIES_DIR
 NAME="perf dprof developers"
 EMAIL="dprof@localhost"
 
 die() { echo "make-series: $*" >&2; exit 1; }
+
+problems=$(series_problems)
+[ -z "$problems" ] || die "the series definitions (scripts/series/*.list) are not whole:
+$problems"
 
 # The pristine tree, as prepare-tree.sh finds it (it unpacks it if needed).
 if [ -n "${LINUX_SRC:-}" ]; then
@@ -35,6 +52,52 @@ else
 fi
 [ -f "$src/tools/perf/Makefile.perf" ] || die "$src is not a kernel tree"
 command -v git >/dev/null || die "git is not installed (apt-get install git)"
+
+GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export GIT_CONFIG_NOSYSTEM GIT_CONFIG_GLOBAL
+export GIT_AUTHOR_NAME=$NAME GIT_AUTHOR_EMAIL=$EMAIL
+export GIT_COMMITTER_NAME=$NAME GIT_COMMITTER_EMAIL=$EMAIL
+# Reproducible output: our commits carry the date of the repository's HEAD.
+date=$(git -C "$REPO" log -1 --format=%cI 2>/dev/null || echo 2024-11-17T00:00:00+00:00)
+export GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date
+
+rel() { echo "${1#"$REPO"/}"; }
+lists=$(series_lists)
+[ -n "$lists" ] || die "no series defined (scripts/series/*.list)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/dprof-series.XXXXXX")
+# checkpatch.pl runs outside of any git tree (it leaves a file in one)
+ckdir=$(mktemp -d "${TMPDIR:-/tmp}/dprof-series-ck.XXXXXX")
+if [ "${SERIES_KEEP:-0}" = 1 ]; then
+	echo "make-series: scratch repository $work" >&2
+	trap 'rm -rf "$ckdir"' EXIT
+else
+	trap 'rm -rf "$work" "$ckdir"' EXIT
+fi
+
+# 1. A scratch repository holding the pristine files the patches touch.
+allpatches=$(cd "$REPO" && ls patches/perf/*.patch kernel-patches/*.patch 2>/dev/null || true)
+cd "$src"
+# shellcheck disable=SC2086
+for f in $( (cd "$REPO" && sed -n 's|^--- a/||p' $allpatches /dev/null) | sed 's/\t.*//' | sort -u); do
+	[ ! -f "$f" ] || cp --parents "$f" "$work/"	# else made by a patch
+done
+version=$(make -s -C "$src" kernelversion 2>/dev/null || echo unknown)
+cd "$work"
+git init -q -b base .
+git config core.autocrlf false
+git add -A
+git commit -q -m "Pristine files from $(basename "$src") ($version)"
+base=$(git rev-parse HEAD)
+
+# git am a patch of the repository (-s: signed off by the sender when the
+# last Signed-off-by is not already ours).
+am() {
+	git am -q -s --keep-cr "$REPO/$1" >/dev/null 2>&1 || {
+		git am --abort >/dev/null 2>&1 || true
+		die "$1 does not apply with git am ($2)"
+	}
+}
 
 # Group of a file: the scripts/series/ message whose commit adds it.  The
 # first match wins; files under tools/perf/util/dprof/ not named here go with
@@ -78,74 +141,8 @@ group_of() {
 	esac
 }
 
-GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-export GIT_CONFIG_NOSYSTEM GIT_CONFIG_GLOBAL
-export GIT_AUTHOR_NAME=$NAME GIT_AUTHOR_EMAIL=$EMAIL
-export GIT_COMMITTER_NAME=$NAME GIT_COMMITTER_EMAIL=$EMAIL
-# Reproducible output: our commits carry the date of the repository's HEAD.
-date=$(git -C "$REPO" log -1 --format=%cI 2>/dev/null || echo 2024-11-17T00:00:00+00:00)
-export GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date
-
-kpatches=$(ls "$REPO"/kernel-patches/*.patch 2>/dev/null || true)
-# A perf patch that adds a line naming dprof hooks our files into perf and
-# goes into the commit that adds them; any other is an upstream fix, sent as
-# it is (before our commits, so that hooks may build on fixes).
-fixes= hooks=
-for p in "$REPO"/patches/perf/*.patch; do
-	[ -f "$p" ] || continue
-	if grep -q '^+.*dprof' "$p"; then hooks="$hooks $p"; else fixes="$fixes $p"; fi
-done
-rel() { echo "${1#"$REPO"/}"; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/dprof-series.XXXXXX")
-if [ "${SERIES_KEEP:-0}" = 1 ]; then
-	echo "make-series: scratch repository $work" >&2
-else
-	trap 'rm -rf "$work"' EXIT
-fi
-
-# 1. A scratch repository holding the pristine files the patches touch.
-cd "$src"
-# shellcheck disable=SC2086
-for f in $(sed -n 's|^--- a/||p' $kpatches $fixes $hooks /dev/null | sed 's/\t.*//' | sort -u); do
-	[ ! -f "$f" ] || cp --parents "$f" "$work/"	# else made by a patch
-done
-cd "$work"
-git init -q -b base .
-git config core.autocrlf false
-git add -A
-git commit -q -m "Pristine files from $(basename "$src") ($(make -s -C "$src" kernelversion 2>/dev/null || echo unknown))"
-base=$(git rev-parse HEAD)
-
-# 2. The kernel series and the perf fixes, as they are (-s: signed off by the
-# sender when the last Signed-off-by is not already ours).
-for p in $kpatches $fixes; do
-	git am -q -s --keep-cr "$p" >/dev/null 2>&1 || {
-		git am --abort >/dev/null 2>&1 || true
-		die "$(rel "$p") does not apply with git am"
-	}
-done
-
-# 3. Our files: hook patches into the work tree, our files copied in.
-for p in $hooks; do
-	git apply "$p" 2>/dev/null || die "$(rel "$p") does not apply after the kernel series and the fixes"
-done
-# shellcheck disable=SC2086
-hooked=$(sed -n 's|^+++ b/||p' $hooks /dev/null | sed 's/\t.*//' | sort -u)
-(cd "$REPO" && find tools -type f ! -name '.*' ! -name '*~' ! -name '*.o' -print0) |
-	(cd "$REPO" && xargs -0r cp --parents -t "$work")
-ours=$(cd "$REPO" && find tools -type f ! -name '.*' ! -name '*~' ! -name '*.o' | sort)
-
-declare -A files
-for f in $hooked $ours; do
-	g=$(group_of "$f") || die "$f belongs to no commit: add it to group_of() in scripts/make-series.sh"
-	[ -f "$MSGS/$g.txt" ] || die "no changelog $MSGS/$g.txt for $f"
-	files[$g]="${files[$g]:-} $f"
-done
-
 # Our own Build files list objects of later commits too: until the last of
 # them is in, stage only the lines whose object's source is already there.
-builds=$(echo "$ours" | grep '/Build$' | tr '\n' ' ' || true)
 stage_builds() {
 	local b d kept
 	for b in $builds; do
@@ -170,35 +167,141 @@ stage_builds() {
 	done
 }
 
-for msg in "$MSGS"/[0-9]*.txt; do
-	g=$(basename "$msg" .txt)
-	[ -n "${files[$g]:-}" ] || continue
-	add=()
-	for f in ${files[$g]}; do
-		case " $builds " in *" $f "*) ;; *) add+=("$f") ;; esac
+# Our files in the commits of scripts/series/NN-*.txt, with the hook patches
+# $* (applied to the work tree, not committed) in the commit of their files.
+commit_tools() {
+	local p f g msg add hooked ours
+	declare -A files
+	for p in "$@"; do
+		git apply "$REPO/$p" 2>/dev/null || die "$p does not apply before the tools commits"
 	done
-	[ ${#add[@]} = 0 ] || git add -- "${add[@]}"
-	stage_builds
-	git diff --cached --quiet && continue
-	git commit -q -s -F "$msg" || die "cannot commit $g"
-done
-[ -z "$(git status --porcelain)" ] ||
-	die "files left out of the series: $(git status --porcelain | tr '\n' ' ')"
+	hooked=$( (cd "$REPO" && sed -n 's|^+++ b/||p' "$@" /dev/null) | sed 's/\t.*//' | sort -u)
+	(cd "$REPO" && find tools -type f ! -name '.*' ! -name '*~' ! -name '*.o' -print0) |
+		(cd "$REPO" && xargs -0r cp --parents -t "$work")
+	ours=$(cd "$REPO" && find tools -type f ! -name '.*' ! -name '*~' ! -name '*.o' | sort)
+	for f in $hooked $ours; do
+		g=$(group_of "$f") || die "$f belongs to no commit: add it to group_of() in scripts/make-series.sh"
+		[ -f "$MSGS/$g.txt" ] || die "no changelog $MSGS/$g.txt for $f"
+		files[$g]="${files[$g]:-} $f"
+	done
+	builds=$(echo "$ours" | grep '/Build$' | tr '\n' ' ' || true)
+	for msg in "$MSGS"/[0-9][0-9]-*.txt; do
+		g=$(basename "$msg" .txt)
+		[ -n "${files[$g]:-}" ] || continue
+		add=()
+		for f in ${files[$g]}; do
+			case " $builds " in *" $f "*) ;; *) add+=("$f") ;; esac
+		done
+		[ ${#add[@]} = 0 ] || git add -- "${add[@]}"
+		stage_builds
+		git diff --cached --quiet && continue
+		git commit -q -s -F "$msg" || die "cannot commit $g"
+	done
+	[ -z "$(git status --porcelain)" ] ||
+		die "files left out of the series: $(git status --porcelain | tr '\n' ' ')"
+}
 
-# 4. The series.
+# Recipients of the patches "$@" from the pristine tree's get_maintainer.pl:
+# "To: x" for maintainers, "Cc: x" for reviewers and lists, one a line.
+recipients() {
+	(cd "$src" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
+		--no-tree --no-keywords --rolestats "$@" 2>/dev/null) |
+	awk '{
+		i = index($0, " (")
+		who = i ? substr($0, 1, i - 1) : $0
+		role = i ? substr($0, i + 2) : ""
+		if (role ~ /^(maintainer|supporter|odd fixer)/) to[++nt] = who
+		else cc[++nc] = who
+	}
+	END {	# no maintainer: to the lists
+		for (i = 1; i <= nt; i++) print "To: " to[i]
+		for (i = 1; i <= nc; i++) print (nt ? "Cc: " : "To: ") cc[i]
+	}' | awk '!seen[$0]++'
+}
+
+# add_headers PATCH RECIPIENTS: put the To:/Cc: lines before Subject:
+add_headers() {
+	awk -v r="$2" 'done == 0 && /^Subject:/ { print r; done = 1 } { print }' "$1" > "$1.tmp"
+	mv "$1.tmp" "$1"
+}
+
 mkdir -p "$OUT"
-rm -f "$OUT"/*.patch
-git format-patch -q --cover-letter --binary --subject-prefix="${SERIES_PREFIX:-RFC PATCH}" \
-	-o "$OUT" "$base..HEAD" >/dev/null
-cover=$OUT/0000-cover-letter.patch
-{
-	sed -n '1,/^Subject:/p' "$cover" | sed '$d'
-	subj=$(sed -n 's/^Subject: \(\[[^]]*\]\) \*\*\* SUBJECT HERE \*\*\*$/\1/p' "$cover")
-	echo "Subject: $subj $(head -1 "$MSGS/cover-letter.txt")"
-	sed -n '/^Subject:/,/\*\*\* BLURB HERE \*\*\*/p' "$cover" | sed '1d;$d'
-	tail -n +3 "$MSGS/cover-letter.txt"
-	sed -n '/\*\*\* BLURB HERE \*\*\*/,$p' "$cover" | sed '1d'
-} > "$cover.tmp"
-mv "$cover.tmp" "$cover"
-grep -q '\*\*\*' "$cover" && die "cover letter template not filled in: $cover"
-echo "make-series: $(ls "$OUT"/*.patch | wc -l) patches in $OUT"
+summary=$OUT/summary.txt
+: > "$summary"
+for l in $lists; do
+	name=$(series_name "$l")
+	prefix=$(series_field "$l" prefix)
+	ver=$(series_field "$l" version)
+	git checkout -q --detach "$base"
+	# 2. What the series needs, then its patches.
+	for need in $(series_field "$l" needs); do
+		nl=$(series_list_of "$need")
+		for p in $(series_entries "$nl"); do
+			[ "$p" != tools ] || die "$name needs $(series_name "$nl"), whose tools commits no series can need"
+			am "$p" "on the series $name needs"
+		done
+	done
+	start=$(git rev-parse HEAD)
+	hooks= tools=0
+	for p in $(series_entries "$l"); do
+		if [ "$p" = tools ]; then
+			tools=1
+		elif [ $tools = 1 ]; then
+			hooks="$hooks $p"
+		else
+			am "$p" "in $name"
+		fi
+	done
+	# shellcheck disable=SC2086
+	[ $tools = 0 ] || commit_tools $hooks
+
+	# 3. The series.
+	dir=$OUT/$name
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	git format-patch -q -v"$ver" --cover-letter --binary --base="$base" \
+		--subject-prefix="$prefix" -o "$dir" "$start..HEAD" >/dev/null
+	cover=$(ls "$dir"/*-0000-cover-letter.patch)
+	coverfile=${l%.list}.cover
+	{
+		sed -n '1,/^Subject:/p' "$cover" | sed '$d'
+		subj=$(sed -n 's/^Subject: \(\[[^]]*\]\) \*\*\* SUBJECT HERE \*\*\*$/\1/p' "$cover")
+		echo "Subject: $subj $(head -1 "$coverfile")"
+		sed -n '/^Subject:/,/\*\*\* BLURB HERE \*\*\*/p' "$cover" | sed '1d;$d'
+		tail -n +3 "$coverfile"
+		echo
+		echo "Based on Linux $version."
+		sed -n '/\*\*\* BLURB HERE \*\*\*/,$p' "$cover" | sed '1d'
+	} > "$cover.tmp"
+	mv "$cover.tmp" "$cover"
+	grep -q '\*\*\*' "$cover" && die "cover letter template not filled in: $cover"
+	[ -z "${SERIES_BASE_COMMIT:-}" ] ||
+		sed -i "s/^base-commit: $base\$/base-commit: $SERIES_BASE_COMMIT/" "$dir"/*.patch
+	patches=$(ls "$dir"/*.patch | grep -v -- '-0000-cover-letter\.patch$' || true)
+	[ -n "$patches" ] || die "$name is empty"
+	for p in $patches; do
+		add_headers "$p" "$(recipients "$p")"
+	done
+	# shellcheck disable=SC2086
+	add_headers "$cover" "$(recipients $patches)"
+
+	# 4. checkpatch's figures.
+	n=$(echo "$patches" | wc -l)
+	figures="checkpatch not run"
+	if [ "${SERIES_CHECKPATCH:-1}" != 0 ]; then
+		e=0 w=0 c=0 bad=
+		for p in $patches; do
+			t=$(cd "$ckdir" && perl "$src/scripts/checkpatch.pl" --strict --no-tree "$p" 2>/dev/null |
+				sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings, \([0-9]*\) checks.*/\1 \2 \3/p')
+			[ -n "$t" ] || t="1 0 0"
+			read -r pe pw pc <<<"$t"
+			e=$((e + pe)) w=$((w + pw)) c=$((c + pc))
+			[ "$t" = "0 0 0" ] || bad="$bad ${p##*/}"
+		done
+		figures="checkpatch --strict: $e errors, $w warnings, $c checks"
+		[ -z "$bad" ] || figures="$figures (in:$bad)"
+	fi
+	needs=$(series_field "$l" needs)
+	echo "make-series: $name: $n patches${needs:+ (on series $needs)} in $dir; $figures" |
+		tee -a "$summary"
+done
