@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libperf-dprof-heap.so: the allocator recorder perf dprof record preloads
+ * into the workload it launches (LD_PRELOAD of the workload only).
+ *
+ * It interposes the malloc family (malloc, calloc, realloc, reallocarray,
+ * free, aligned_alloc, memalign, posix_memalign, valloc, pvalloc) and the
+ * C++ library's operator new (whose malloc call would name the C++ library
+ * as the site; operator delete calls free), and logs each call with its
+ * time (CLOCK_MONOTONIC: perf record -k monotonic), CPU, pointer, size and
+ * return addresses: the caller's, exactly, and the values of the next
+ * stack words that fall in executable code, which the report validates.
+ * The log format is util/dprof/heaplog.h: each thread writes into its own
+ * shared mapping of a segment of one file, so there is no lock and no
+ * system call but one mmap per segment.
+ *
+ * What is not seen: a statically linked or setuid program (the dynamic
+ * linker does not preload into it), one that clears LD_PRELOAD before
+ * exec, allocations made before this library is initialised (the dynamic
+ * linker's own), and allocators that do not go through these functions.
+ * Children the workload forks and the programs they exec (with
+ * LD_PRELOAD kept) are followed: each thread's segment names its process.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../util/dprof/heaplog.h"
+
+#define HEAPREC_EXPORT	__attribute__((visibility("default")))
+#define HEAPREC_TLS	__thread __attribute__((tls_model("initial-exec")))
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+
+/* stack words above the allocator's frame looked at for return addresses */
+#define HEAPREC_SCAN_WORDS	48
+/* times the code ranges are read again for a caller outside them (dlopen) */
+#define HEAPREC_MAX_RESCANS	32
+#define HEAPREC_MAX_RANGES	512
+
+struct heaprec_fns {
+	void	*(*malloc)(size_t);
+	void	*(*calloc)(size_t, size_t);
+	void	*(*realloc)(void *, size_t);
+	void	*(*reallocarray)(void *, size_t, size_t);
+	void	(*free)(void *);
+	void	*(*aligned_alloc)(size_t, size_t);
+	void	*(*memalign)(size_t, size_t);
+	int	(*posix_memalign)(void **, size_t, size_t);
+	void	*(*valloc)(size_t);
+	void	*(*pvalloc)(size_t);
+	void	*(*opnew)(size_t);
+	void	*(*opnewa)(size_t);
+	void	*(*opnew_nt)(size_t, const void *);
+	void	*(*opnewa_nt)(size_t, const void *);
+	void	*(*opnew_al)(size_t, size_t);
+	void	*(*opnewa_al)(size_t, size_t);
+};
+
+struct heaprec_range {
+	uintptr_t	lo, hi;
+};
+
+/* The executable code of the loaded objects but this one, sorted. */
+struct heaprec_ranges {
+	int			nr;
+	uintptr_t		lo, hi;		/* of them all */
+	struct heaprec_range	r[HEAPREC_MAX_RANGES];
+};
+
+enum { HEAPREC_OFF, HEAPREC_INIT, HEAPREC_ON, HEAPREC_PASS };
+
+static struct heaprec_fns real;
+static int heaprec_state;		/* HEAPREC_*, set once */
+static int heaprec_fd = -1;
+static struct dprof_heaplog_file *heaprec_file;
+static uint64_t heaprec_max_segs;
+static struct heaprec_ranges *heaprec_ranges;
+static int heaprec_rescans;
+static int heaprec_rescan_lock;
+static pthread_key_t heaprec_key;
+
+/* A thread's state; zero until its first event. */
+struct heaprec_thread {
+	uint8_t			*seg;		/* its segment's mapping, or NULL */
+	uint8_t			*cur, *end;
+	uint64_t		time;		/* of the previous event */
+	uint64_t		ptr;
+	uint64_t		ip;
+	uint32_t		cpu;
+	int			busy;		/* inside the recorder or the allocator */
+	int			init;
+	uintptr_t		stack_hi;	/* 0: do not scan */
+	/* operator new: the site is its caller's, not the C++ library's */
+	uintptr_t		outer_ip;
+	uintptr_t		*outer_sp;
+	/* the last scan: its words are checked again before a new scan */
+	uintptr_t		scan_ip;
+	uintptr_t		*scan_sp;
+	unsigned int		scan_nr;
+	uint16_t		scan_pos[DPROF_HEAPLOG_MAX_IPS];
+	uint64_t		scan_ips[DPROF_HEAPLOG_MAX_IPS];
+	/* the segment's chain cache (heaplog.h) */
+	uint8_t			chain_nr[DPROF_HEAPLOG_CHAIN_SLOTS];
+	uint64_t		chain[DPROF_HEAPLOG_CHAIN_SLOTS][DPROF_HEAPLOG_MAX_IPS];
+};
+
+static HEAPREC_TLS struct heaprec_thread heaprec_self;
+static HEAPREC_TLS int heaprec_booting;
+
+/* What dlsym() allocates while the real functions are looked up. */
+static char heaprec_boot[16384] __attribute__((aligned(16)));
+static size_t heaprec_boot_used;
+
+static void *heaprec_boot_alloc(size_t size)
+{
+	size_t off = __atomic_fetch_add(&heaprec_boot_used, (size + 15) & ~(size_t)15,
+					__ATOMIC_RELAXED);
+
+	if (off + size > sizeof(heaprec_boot))
+		return NULL;
+	return heaprec_boot + off;
+}
+
+static int heaprec_is_boot(const void *p)
+{
+	return (const char *)p >= heaprec_boot && (const char *)p < heaprec_boot + sizeof(heaprec_boot);
+}
+
+static int heaprec_range_cmp(const void *a, const void *b)
+{
+	const struct heaprec_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int heaprec_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct heaprec_ranges *rs = arg;
+	uintptr_t self = (uintptr_t)heaprec_phdr_cb;
+	int i, skip = 0;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+		    self >= lo && self < lo + ph->p_memsz)
+			skip = 1;
+	}
+	for (i = 0; !skip && i < info->dlpi_phnum && rs->nr < HEAPREC_MAX_RANGES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		rs->r[rs->nr].lo = info->dlpi_addr + ph->p_vaddr;
+		rs->r[rs->nr].hi = rs->r[rs->nr].lo + ph->p_memsz;
+		rs->nr++;
+	}
+	return 0;
+}
+
+/* (Re)read the code ranges; the old ones stay: another thread may read them. */
+static void heaprec_read_ranges(void)
+{
+	struct heaprec_ranges *rs;
+
+	rs = mmap(NULL, sizeof(*rs), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (rs == MAP_FAILED)
+		return;
+	rs->nr = 0;
+	dl_iterate_phdr(heaprec_phdr_cb, rs);
+	if (!rs->nr) {
+		munmap(rs, sizeof(*rs));
+		return;
+	}
+	qsort(rs->r, rs->nr, sizeof(rs->r[0]), heaprec_range_cmp);
+	rs->lo = rs->r[0].lo;
+	rs->hi = rs->r[rs->nr - 1].hi;
+	__atomic_store_n(&heaprec_ranges, rs, __ATOMIC_RELEASE);
+}
+
+static int heaprec_in_code(const struct heaprec_ranges *rs, uintptr_t v)
+{
+	int lo = 0, hi = rs->nr - 1;
+
+	if (v < rs->lo || v >= rs->hi)
+		return 0;
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (v < rs->r[mid].lo)
+			hi = mid - 1;
+		else if (v >= rs->r[mid].hi)
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+#define HEAPREC_SYM(field, name)	\
+	(real.field = (__typeof__(real.field))dlsym(RTLD_NEXT, name))
+
+static void heaprec_thread_exit(void *arg)
+{
+	struct heaprec_thread *t = arg;
+
+	if (t->seg) {
+		munmap(t->seg, heaprec_file->seg_size);
+		t->seg = NULL;
+	}
+}
+
+/* The child of a fork: its parent's segment is not its own. */
+static void heaprec_atfork_child(void)
+{
+	struct heaprec_thread *t = &heaprec_self;
+
+	if (t->seg)
+		munmap(t->seg, heaprec_file->seg_size);
+	t->seg = NULL;
+	t->cur = t->end = NULL;
+	__atomic_fetch_add(&heaprec_file->procs, 1, __ATOMIC_RELAXED);
+}
+
+static uint64_t heaprec_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * The TSC, when the kernel's clock is it (a stable TSC): read in a third
+ * of clock_gettime()'s time, converted by the report (heaplog.h).
+ */
+static int heaprec_tsc;
+
+static uint64_t heaprec_now(void)
+{
+#if defined(__x86_64__)
+	if (heaprec_tsc) {
+		uint32_t lo, hi;
+
+		__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+		return (uint64_t)hi << 32 | lo;
+	}
+#endif
+	return heaprec_mono();
+}
+
+static void heaprec_read_clocksource(void)
+{
+#if defined(__x86_64__)
+	char buf[16] = "";
+	int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		      O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (read(fd, buf, sizeof(buf) - 1) > 0 && !strcmp(buf, "tsc\n"))
+		heaprec_tsc = 1;
+	close(fd);
+#endif
+}
+
+static void heaprec_open_log(void)
+{
+	const char *path = getenv(DPROF_HEAPLOG_ENV);
+	struct dprof_heaplog_file *f;
+
+	if (!path || !*path)
+		return;
+	heaprec_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (heaprec_fd < 0)
+		return;
+	f = mmap(NULL, DPROF_HEAPLOG_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, heaprec_fd, 0);
+	if (f == MAP_FAILED)
+		goto out_close;
+	if (memcmp(f->magic, DPROF_HEAPLOG_MAGIC, sizeof(f->magic)) ||
+	    f->seg_size < DPROF_HEAPLOG_MAX_EVENT * 2 || f->seg_size % 4096) {
+		munmap(f, DPROF_HEAPLOG_HDR_SIZE);
+		goto out_close;
+	}
+	{
+		off_t end = lseek(heaprec_fd, 0, SEEK_END);
+
+		if (end <= DPROF_HEAPLOG_HDR_SIZE) {
+			munmap(f, DPROF_HEAPLOG_HDR_SIZE);
+			goto out_close;
+		}
+		heaprec_max_segs = (end - DPROF_HEAPLOG_HDR_SIZE) / f->seg_size;
+	}
+	if (pthread_key_create(&heaprec_key, heaprec_thread_exit) ||
+	    pthread_atfork(NULL, NULL, heaprec_atfork_child)) {
+		munmap(f, DPROF_HEAPLOG_HDR_SIZE);
+		goto out_close;
+	}
+	heaprec_file = f;
+	__atomic_fetch_add(&f->procs, 1, __ATOMIC_RELAXED);
+	heaprec_read_clocksource();
+	heaprec_read_ranges();
+	return;
+
+out_close:
+	close(heaprec_fd);
+	heaprec_fd = -1;
+}
+
+/* Returns whether to record; once: the real functions, the log. */
+static int heaprec_init(void)
+{
+	int state = __atomic_load_n(&heaprec_state, __ATOMIC_ACQUIRE);
+
+	if (state == HEAPREC_ON)
+		return 1;
+	if (state == HEAPREC_PASS)
+		return 0;
+	if (heaprec_booting)
+		return 0;
+	state = HEAPREC_OFF;
+	if (!__atomic_compare_exchange_n(&heaprec_state, &state, HEAPREC_INIT, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(&heaprec_state, __ATOMIC_ACQUIRE) == HEAPREC_INIT)
+			sched_yield();
+		return __atomic_load_n(&heaprec_state, __ATOMIC_ACQUIRE) == HEAPREC_ON;
+	}
+	heaprec_booting = 1;
+	HEAPREC_SYM(malloc, "malloc");
+	HEAPREC_SYM(calloc, "calloc");
+	HEAPREC_SYM(realloc, "realloc");
+	HEAPREC_SYM(reallocarray, "reallocarray");
+	HEAPREC_SYM(free, "free");
+	HEAPREC_SYM(aligned_alloc, "aligned_alloc");
+	HEAPREC_SYM(memalign, "memalign");
+	HEAPREC_SYM(posix_memalign, "posix_memalign");
+	HEAPREC_SYM(valloc, "valloc");
+	HEAPREC_SYM(pvalloc, "pvalloc");
+	HEAPREC_SYM(opnew, "_Znwm");
+	HEAPREC_SYM(opnewa, "_Znam");
+	HEAPREC_SYM(opnew_nt, "_ZnwmRKSt9nothrow_t");
+	HEAPREC_SYM(opnewa_nt, "_ZnamRKSt9nothrow_t");
+	HEAPREC_SYM(opnew_al, "_ZnwmSt11align_val_t");
+	HEAPREC_SYM(opnewa_al, "_ZnamSt11align_val_t");
+	if (real.malloc && real.free && real.calloc && real.realloc)
+		heaprec_open_log();
+	heaprec_booting = 0;
+	__atomic_store_n(&heaprec_state, heaprec_file ? HEAPREC_ON : HEAPREC_PASS,
+			 __ATOMIC_RELEASE);
+	return heaprec_file != NULL;
+}
+
+__attribute__((constructor)) static void heaprec_ctor(void)
+{
+	heaprec_init();
+}
+
+/* The thread's first event: the top of its stack, for the scan. */
+static void heaprec_thread_init(struct heaprec_thread *t)
+{
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+
+	t->init = 1;
+	if (!pthread_getattr_np(pthread_self(), &attr)) {
+		if (!pthread_attr_getstack(&attr, &addr, &size))
+			t->stack_hi = (uintptr_t)addr + size;
+		pthread_attr_destroy(&attr);
+	}
+	pthread_setspecific(heaprec_key, t);
+}
+
+/* The next segment of the log; 0 when there is none. */
+static int heaprec_next_seg(struct heaprec_thread *t, uint64_t now)
+{
+	struct dprof_heaplog_seg *s;
+	uint32_t seg_size = heaprec_file->seg_size;
+	uint64_t i;
+	void *map;
+
+	if (t->seg)
+		munmap(t->seg, seg_size);
+	t->seg = t->cur = t->end = NULL;
+	i = __atomic_fetch_add(&heaprec_file->nr_segs, 1, __ATOMIC_RELAXED);
+	if (i >= heaprec_max_segs)
+		return 0;
+	/* populated: one fault for the segment rather than one per page */
+	map = mmap(NULL, seg_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		   heaprec_fd, DPROF_HEAPLOG_HDR_SIZE + i * seg_size);
+	if (map == MAP_FAILED)
+		return 0;
+	s = map;
+	s->pid = getpid();
+	s->tid = gettid();
+	s->time = heaprec_tsc ? heaprec_mono() : now;
+	s->tsc = heaprec_tsc ? now : 0;
+	s->flags = heaprec_tsc ? DPROF_HEAPLOG_TSC : 0;
+	s->cpu = t->cpu;
+	s->used = 0;
+	__atomic_store_n(&s->magic, DPROF_HEAPLOG_SEG_MAGIC, __ATOMIC_RELEASE);
+	t->seg = map;
+	t->cur = (uint8_t *)(s + 1);
+	t->end = (uint8_t *)map + seg_size;
+	t->time = now;
+	t->ptr = 0;
+	t->ip = 0;
+	memset(t->chain_nr, 0, sizeof(t->chain_nr));
+	return 1;
+}
+
+/*
+ * The return addresses of an allocation: @ip, then the stack words from
+ * @sp up that fall in executable code.  Returns how many.
+ */
+static unsigned int heaprec_ips(struct heaprec_thread *t, uintptr_t ip, uintptr_t *sp,
+				uint64_t *ips)
+{
+	const struct heaprec_ranges *rs = __atomic_load_n(&heaprec_ranges, __ATOMIC_ACQUIRE);
+	unsigned int n = 0, i;
+	uintptr_t *top;
+
+	ips[n++] = ip;
+	if (!rs || !t->stack_hi)
+		return n;
+	if (!heaprec_in_code(rs, ip)) {
+		/* a library loaded since: read the ranges again, a few times */
+		if (heaprec_rescans < HEAPREC_MAX_RESCANS &&
+		    !__atomic_exchange_n(&heaprec_rescan_lock, 1, __ATOMIC_ACQUIRE)) {
+			heaprec_rescans++;
+			heaprec_read_ranges();
+			__atomic_store_n(&heaprec_rescan_lock, 0, __ATOMIC_RELEASE);
+			rs = __atomic_load_n(&heaprec_ranges, __ATOMIC_ACQUIRE);
+		}
+	}
+	/* called again from the same frame: are the words found still there? */
+	if (ip == t->scan_ip && sp == t->scan_sp) {
+		for (i = 0; i < t->scan_nr; i++) {
+			if (sp[t->scan_pos[i]] != t->scan_ips[i])
+				break;
+			ips[n++] = t->scan_ips[i];
+		}
+		if (i == t->scan_nr)
+			return n;
+		n = 1;
+	}
+	top = (uintptr_t *)t->stack_hi;
+	if (sp >= top)
+		return n;
+	if (top - sp > HEAPREC_SCAN_WORDS)
+		top = sp + HEAPREC_SCAN_WORDS;
+	for (i = 0; sp + i < top && n < DPROF_HEAPLOG_MAX_IPS; i++) {
+		uintptr_t v = sp[i];
+
+		if (v != ips[n - 1] && heaprec_in_code(rs, v)) {
+			t->scan_pos[n - 1] = i;
+			t->scan_ips[n - 1] = v;
+			ips[n++] = v;
+		}
+	}
+	t->scan_ip = ip;
+	t->scan_sp = sp;
+	t->scan_nr = n - 1;
+	return n;
+}
+
+static void heaprec_log(int kind, uintptr_t ptr, uintptr_t old, size_t size,
+			uintptr_t ip, uintptr_t *sp)
+{
+	struct heaprec_thread *t = &heaprec_self;
+	uint64_t ips[DPROF_HEAPLOG_MAX_IPS];
+	unsigned int nr_ips = 0, i, slot = 0;
+	uint64_t now;
+	uint8_t *p, tag;
+	int cpu;
+
+	if (!t->init)
+		heaprec_thread_init(t);
+	if (kind != DPROF_HEAPLOG_FREE) {
+		if (t->outer_ip) {
+			ip = t->outer_ip;
+			sp = t->outer_sp;
+		}
+		nr_ips = heaprec_ips(t, ip, sp, ips);
+	}
+	cpu = sched_getcpu();
+	now = heaprec_now();
+	if (unlikely(t->end - t->cur < DPROF_HEAPLOG_MAX_EVENT)) {
+		t->cpu = cpu;
+		if (!heaprec_next_seg(t, now)) {
+			__atomic_fetch_add(&heaprec_file->lost, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	}
+	p = t->cur;
+	tag = kind | nr_ips << DPROF_HEAPLOG_IPS_SHIFT;
+	if (nr_ips) {
+		slot = dprof_heaplog__chain_slot(ips, nr_ips);
+		if (t->chain_nr[slot] == nr_ips &&
+		    !memcmp(t->chain[slot], ips, nr_ips * sizeof(ips[0])))
+			tag = kind | DPROF_HEAPLOG_IPS_CACHED << DPROF_HEAPLOG_IPS_SHIFT;
+	}
+	if ((uint32_t)cpu != t->cpu)
+		tag |= DPROF_HEAPLOG_CPU;
+	*p++ = tag;
+	p = dprof_heaplog__put(p, now - t->time);
+	t->time = now;
+	if (tag & DPROF_HEAPLOG_CPU) {
+		p = dprof_heaplog__put(p, (uint32_t)cpu);
+		t->cpu = cpu;
+	}
+	p = dprof_heaplog__put(p, dprof_heaplog__zigzag(ptr - t->ptr));
+	t->ptr = ptr;
+	if (kind == DPROF_HEAPLOG_REALLOC)
+		p = dprof_heaplog__put(p, dprof_heaplog__zigzag(old - ptr));
+	if (kind != DPROF_HEAPLOG_FREE) {
+		p = dprof_heaplog__put(p, size);
+		if (tag >> DPROF_HEAPLOG_IPS_SHIFT == DPROF_HEAPLOG_IPS_CACHED) {
+			p = dprof_heaplog__put(p, slot);
+		} else {
+			for (i = 0; i < nr_ips; i++) {
+				p = dprof_heaplog__put(p, dprof_heaplog__zigzag(ips[i] -
+								(i ? ips[i - 1] : t->ip)));
+			}
+			t->chain_nr[slot] = nr_ips;
+			memcpy(t->chain[slot], ips, nr_ips * sizeof(ips[0]));
+		}
+		t->ip = ips[0];
+	}
+	t->cur = p;
+	__atomic_store_n(&((struct dprof_heaplog_seg *)t->seg)->used,
+			 (uint32_t)(p - t->seg - sizeof(struct dprof_heaplog_seg)),
+			 __ATOMIC_RELEASE);
+}
+
+/* Whether this call is to be logged: on, and not from inside the recorder. */
+static inline int heaprec_enter(void)
+{
+	if (unlikely(!heaprec_init()))
+		return 0;
+	if (heaprec_self.busy)
+		return 0;
+	heaprec_self.busy = 1;
+	return 1;
+}
+
+#define HEAPREC_IP	({ void *__ra = __builtin_return_address(0); (uintptr_t)__ra; })
+#define HEAPREC_SP	((uintptr_t *)__builtin_frame_address(0) + 2)
+
+static void heaprec_alloc(int on, void *p, size_t size, uintptr_t ip, uintptr_t *sp)
+{
+	if (!on)
+		return;
+	if (p)
+		heaprec_log(DPROF_HEAPLOG_ALLOC, (uintptr_t)p, 0, size, ip, sp);
+	heaprec_self.busy = 0;
+}
+
+HEAPREC_EXPORT void *malloc(size_t size)
+{
+	int on;
+	void *p;
+
+	if (unlikely(heaprec_booting || !real.malloc)) {
+		if (heaprec_booting || !heaprec_init())
+			return real.malloc && !heaprec_booting ? real.malloc(size) :
+			       heaprec_boot_alloc(size);
+	}
+	on = heaprec_enter();
+	p = real.malloc(size);
+	heaprec_alloc(on, p, size, HEAPREC_IP, HEAPREC_SP);
+	return p;
+}
+
+HEAPREC_EXPORT void *calloc(size_t nmemb, size_t size)
+{
+	int on;
+	void *p;
+
+	if (unlikely(heaprec_booting || !real.calloc)) {
+		if (heaprec_booting || !heaprec_init()) {
+			if (real.calloc && !heaprec_booting)
+				return real.calloc(nmemb, size);
+			if (size && nmemb > SIZE_MAX / size)
+				return NULL;
+			return heaprec_boot_alloc(nmemb * size);	/* static: zeroed */
+		}
+	}
+	on = heaprec_enter();
+	p = real.calloc(nmemb, size);
+	heaprec_alloc(on, p, nmemb * size, HEAPREC_IP, HEAPREC_SP);
+	return p;
+}
+
+HEAPREC_EXPORT void free(void *ptr)
+{
+	int on;
+
+	if (unlikely(!ptr || heaprec_is_boot(ptr)))
+		return;
+	on = heaprec_enter();
+	if (on) {
+		heaprec_log(DPROF_HEAPLOG_FREE, (uintptr_t)ptr, 0, 0, 0, NULL);
+		heaprec_self.busy = 0;
+	}
+	real.free(ptr);
+}
+
+static void heaprec_realloc_log(int on, void *old, void *p, size_t size, uintptr_t ip,
+				uintptr_t *sp)
+{
+	if (!on)
+		return;
+	if (p)
+		heaprec_log(DPROF_HEAPLOG_REALLOC, (uintptr_t)p, (uintptr_t)old, size, ip, sp);
+	heaprec_self.busy = 0;
+}
+
+HEAPREC_EXPORT void *realloc(void *old, size_t size)
+{
+	int on;
+	void *p;
+
+	if (unlikely(heaprec_is_boot(old))) {
+		p = malloc(size);
+		if (p)
+			memcpy(p, old, size < (size_t)(heaprec_boot + sizeof(heaprec_boot) - (char *)old) ?
+				       size : (size_t)(heaprec_boot + sizeof(heaprec_boot) - (char *)old));
+		return p;
+	}
+	if (unlikely(!real.realloc) && !heaprec_init())
+		return NULL;
+	on = heaprec_enter();
+	/* realloc(p, 0) frees p: log it before another thread gets the memory */
+	if (on && old && !size) {
+		heaprec_log(DPROF_HEAPLOG_FREE, (uintptr_t)old, 0, 0, 0, NULL);
+		p = real.realloc(old, size);
+		if (p)
+			heaprec_log(DPROF_HEAPLOG_ALLOC, (uintptr_t)p, 0, size, HEAPREC_IP,
+				    HEAPREC_SP);
+		heaprec_self.busy = 0;
+		return p;
+	}
+	p = real.realloc(old, size);
+	heaprec_realloc_log(on, old, p, size, HEAPREC_IP, HEAPREC_SP);
+	return p;
+}
+
+HEAPREC_EXPORT void *reallocarray(void *old, size_t nmemb, size_t size)
+{
+	int on;
+	void *p;
+
+	if (unlikely(!real.reallocarray) && (!heaprec_init() || !real.reallocarray)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	on = heaprec_enter();
+	p = real.reallocarray(old, nmemb, size);
+	heaprec_realloc_log(on, old, p, nmemb * size, HEAPREC_IP, HEAPREC_SP);
+	return p;
+}
+
+#define HEAPREC_ALIGNED(name, field)						\
+HEAPREC_EXPORT void *name(size_t align, size_t size)				\
+{										\
+	int on;									\
+	void *p;								\
+										\
+	if (unlikely(!real.field) && (!heaprec_init() || !real.field)) {	\
+		errno = ENOMEM;							\
+		return NULL;							\
+	}									\
+	on = heaprec_enter();							\
+	p = real.field(align, size);						\
+	heaprec_alloc(on, p, size, HEAPREC_IP, HEAPREC_SP);			\
+	return p;								\
+}
+
+HEAPREC_ALIGNED(aligned_alloc, aligned_alloc)
+HEAPREC_ALIGNED(memalign, memalign)
+
+#define HEAPREC_PAGED(name, field)						\
+HEAPREC_EXPORT void *name(size_t size)						\
+{										\
+	int on;									\
+	void *p;								\
+										\
+	if (unlikely(!real.field) && (!heaprec_init() || !real.field)) {	\
+		errno = ENOMEM;							\
+		return NULL;							\
+	}									\
+	on = heaprec_enter();							\
+	p = real.field(size);							\
+	heaprec_alloc(on, p, size, HEAPREC_IP, HEAPREC_SP);			\
+	return p;								\
+}
+
+HEAPREC_PAGED(valloc, valloc)
+HEAPREC_PAGED(pvalloc, pvalloc)
+
+HEAPREC_EXPORT int posix_memalign(void **memptr, size_t align, size_t size)
+{
+	int on, ret;
+
+	if (unlikely(!real.posix_memalign) && (!heaprec_init() || !real.posix_memalign))
+		return ENOMEM;
+	on = heaprec_enter();
+	ret = real.posix_memalign(memptr, align, size);
+	heaprec_alloc(on, ret ? NULL : *memptr, size, HEAPREC_IP, HEAPREC_SP);
+	return ret;
+}
+
+/*
+ * C++ operator new: the allocation is logged by the malloc it calls, with
+ * the site of operator new's caller.  Only reached when the C++ library
+ * (whose operators these call) is loaded.
+ */
+struct heaprec_outer {
+	uintptr_t	ip;
+	uintptr_t	*sp;
+};
+
+/* Also when operator new throws (built with -fexceptions). */
+static void heaprec_outer_restore(struct heaprec_outer *o)
+{
+	heaprec_self.outer_ip = o->ip;
+	heaprec_self.outer_sp = o->sp;
+}
+
+#define HEAPREC_NEW(name, field, params, args)					\
+HEAPREC_EXPORT void *name params;						\
+HEAPREC_EXPORT void *name params						\
+{										\
+	struct heaprec_thread *t = &heaprec_self;				\
+	struct heaprec_outer o __attribute__((cleanup(heaprec_outer_restore))) = \
+		{ t->outer_ip, t->outer_sp };					\
+										\
+	if (unlikely(!real.field) && (!heaprec_init() || !real.field))		\
+		abort();							\
+	if (!o.ip) {								\
+		t->outer_ip = HEAPREC_IP;					\
+		t->outer_sp = HEAPREC_SP;					\
+	}									\
+	return real.field args;							\
+}
+
+HEAPREC_NEW(_Znwm, opnew, (size_t size), (size))
+HEAPREC_NEW(_Znam, opnewa, (size_t size), (size))
+HEAPREC_NEW(_ZnwmRKSt9nothrow_t, opnew_nt, (size_t size, const void *nt), (size, nt))
+HEAPREC_NEW(_ZnamRKSt9nothrow_t, opnewa_nt, (size_t size, const void *nt), (size, nt))
+HEAPREC_NEW(_ZnwmSt11align_val_t, opnew_al, (size_t size, size_t al), (size, al))
+HEAPREC_NEW(_ZnamSt11align_val_t, opnewa_al, (size_t size, size_t al), (size, al))

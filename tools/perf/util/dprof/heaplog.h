@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_DPROF_HEAPLOG_H
+#define __PERF_DPROF_HEAPLOG_H
+
+/*
+ * The heap log: what the allocator recorder preloaded into a workload
+ * (dprof-preload/heaprec.c) writes, and perf dprof report reads back from
+ * the recording.  Shared by both, so it needs nothing but the C library.
+ *
+ * While recording, one file holds the log of every process of the
+ * workload: a header page (struct dprof_heaplog_file), then segments of
+ * @seg_size bytes, each a thread's: a struct dprof_heaplog_seg and @used
+ * bytes of events.  A thread takes the next segment with an atomic add on
+ * the header's @nr_segs and writes its events into its own shared mapping
+ * of it, so no lock is taken and what was written survives the process
+ * (exit, _exit, exec, a signal).
+ *
+ * In the recording, the segments' used bytes follow a struct
+ * dprof_heaplog_feat in a header feature section of their own
+ * (DPROF_HEAPLOG_FEAT), which perf's readers skip.
+ *
+ * An event: a tag byte, then unsigned LEB128 varints:
+ *   tag	bits 0-1: DPROF_HEAPLOG_FREE, _ALLOC or _REALLOC;
+ *		bit 2: the CPU changed (a cpu varint follows the time);
+ *		bits 3-7: return addresses that follow (alloc, realloc), or
+ *		DPROF_HEAPLOG_IPS_CACHED: a varint slot of the segment's
+ *		chain cache follows instead (see dprof_heaplog__chain_slot())
+ *   time	since the thread's previous event (the first: since the
+ *		segment's @tsc or @time): TSC ticks with DPROF_HEAPLOG_TSC in
+ *		the segment's @flags, else CLOCK_MONOTONIC nanoseconds
+ *   [cpu]
+ *   ptr	zigzag, minus the segment's previous ptr
+ *   [old]	realloc: zigzag, minus ptr (0: realloc(NULL, ...))
+ *   [size]	alloc, realloc
+ *   [ips]	each zigzag: the first minus the previous event's first,
+ *		the others minus the address before them
+ */
+#include <stdint.h>
+
+#define DPROF_HEAPLOG_MAGIC	"DPHLOG01"
+#define DPROF_HEAPLOG_SEG_MAGIC	0x53485044u	/* "DPHS" */
+#define DPROF_HEAPLOG_FEAT_MAGIC "DPHEAP01"
+/* The header feature bit: the last one, far from perf's own */
+#define DPROF_HEAPLOG_FEAT	255
+
+/* The environment the recorder reads: the log file's path */
+#define DPROF_HEAPLOG_ENV	"PERF_DPROF_HEAPLOG"
+
+#define DPROF_HEAPLOG_HDR_SIZE	4096
+#define DPROF_HEAPLOG_SEG_SIZE	(1 << 20)
+/* return addresses per allocation: the caller's, and candidates above */
+#define DPROF_HEAPLOG_MAX_IPS	8
+/* an event is never longer (tag, 4 varints of 10 bytes, the ips) */
+#define DPROF_HEAPLOG_MAX_EVENT	(1 + 5 * 10 + DPROF_HEAPLOG_MAX_IPS * 10)
+
+enum dprof_heaplog_kind {
+	DPROF_HEAPLOG_FREE	= 0,
+	DPROF_HEAPLOG_ALLOC	= 1,
+	DPROF_HEAPLOG_REALLOC	= 2,
+};
+
+#define DPROF_HEAPLOG_KIND_MASK	0x3
+#define DPROF_HEAPLOG_CPU	0x4
+#define DPROF_HEAPLOG_IPS_SHIFT	3
+#define DPROF_HEAPLOG_IPS_CACHED 31
+/* the chains of return addresses a segment's events name by slot */
+#define DPROF_HEAPLOG_CHAIN_SLOTS 256
+
+/* segment flags */
+#define DPROF_HEAPLOG_TSC	0x1	/* event times are TSC ticks */
+
+struct dprof_heaplog_file {
+	char		magic[8];
+	uint32_t	version;
+	uint32_t	seg_size;
+	uint64_t	nr_segs;	/* taken (atomic) */
+	uint64_t	lost;		/* events with no segment to go to (atomic) */
+	uint64_t	procs;		/* processes that loaded the recorder (atomic) */
+	/* written by perf once the workload ended: TSC ticks to nanoseconds */
+	uint64_t	end_tsc;
+	uint64_t	end_time;
+};
+
+struct dprof_heaplog_seg {
+	uint32_t	magic;
+	uint32_t	pid;
+	uint32_t	tid;
+	uint32_t	used;		/* bytes of events after this header */
+	uint64_t	time;		/* CLOCK_MONOTONIC when the segment began */
+	uint64_t	tsc;		/* the TSC then, with DPROF_HEAPLOG_TSC */
+	uint32_t	cpu;		/* at the segment's start */
+	uint32_t	flags;
+};
+
+/* The recording's feature section: this, then each segment with its used bytes. */
+struct dprof_heaplog_feat {
+	char		magic[8];
+	uint32_t	version;
+	uint32_t	flags;
+	uint64_t	nr_segs;
+	uint64_t	lost;
+	uint64_t	procs;
+	uint64_t	end_tsc;
+	uint64_t	end_time;
+	uint64_t	size;		/* bytes after this header */
+};
+
+/* The chain cache slot of @nr return addresses. */
+static inline unsigned int dprof_heaplog__chain_slot(const uint64_t *ips, unsigned int nr)
+{
+	uint64_t h = nr;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		h = (h ^ ips[i]) * 0x9e3779b97f4a7c15ull;
+	return (unsigned int)(h >> 56) % DPROF_HEAPLOG_CHAIN_SLOTS;
+}
+
+static inline uint8_t *dprof_heaplog__put(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)v | 0x80;
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline uint64_t dprof_heaplog__zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t dprof_heaplog__unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* A varint at @p, not past @end; NULL when it runs past or is too long. */
+static inline const uint8_t *dprof_heaplog__get(const uint8_t *p, const uint8_t *end,
+						uint64_t *v)
+{
+	unsigned int shift = 0;
+
+	*v = 0;
+	while (p < end && shift < 64) {
+		uint8_t b = *p++;
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return p;
+		shift += 7;
+	}
+	return NULL;
+}
+
+#endif /* __PERF_DPROF_HEAPLOG_H */
