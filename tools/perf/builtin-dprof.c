@@ -322,6 +322,7 @@ static int cmd_dprof_record(int argc, const char **argv)
 	if (args.monitor_on && dprof_monitor__start(&args.monitor))
 		pr_warning("dprof: cannot start the progress thread: recording without it\n");
 	ret = cmd_record(args.argc, args.argv);
+	ret = dprof_record_args__done(&args, ret) ?: ret;
 out:
 	dprof_record_args__exit(&args);
 	return ret;

@@ -93,10 +93,7 @@ static pthread_key_t heaprec_key;
 struct heaprec_thread {
 	uint8_t			*seg;		/* its segment's mapping, or NULL */
 	uint8_t			*cur, *end;
-	uint64_t		time;		/* of the previous event */
-	uint64_t		ptr;
-	uint64_t		ip;
-	uint32_t		cpu;
+	struct dprof_heaplog_enc enc;
 	int			busy;		/* inside the recorder or the allocator */
 	int			init;
 	uintptr_t		stack_hi;	/* 0: do not scan */
@@ -109,9 +106,6 @@ struct heaprec_thread {
 	unsigned int		scan_nr;
 	uint16_t		scan_pos[DPROF_HEAPLOG_MAX_IPS];
 	uint64_t		scan_ips[DPROF_HEAPLOG_MAX_IPS];
-	/* the segment's chain cache (heaplog.h) */
-	uint8_t			chain_nr[DPROF_HEAPLOG_CHAIN_SLOTS];
-	uint64_t		chain[DPROF_HEAPLOG_CHAIN_SLOTS][DPROF_HEAPLOG_MAX_IPS];
 };
 
 static HEAPREC_TLS struct heaprec_thread heaprec_self;
@@ -384,7 +378,7 @@ static void heaprec_thread_init(struct heaprec_thread *t)
 }
 
 /* The next segment of the log; 0 when there is none. */
-static int heaprec_next_seg(struct heaprec_thread *t, uint64_t now)
+static int heaprec_next_seg(struct heaprec_thread *t, uint64_t now, uint32_t cpu)
 {
 	struct dprof_heaplog_seg *s;
 	uint32_t seg_size = heaprec_file->seg_size;
@@ -405,19 +399,17 @@ static int heaprec_next_seg(struct heaprec_thread *t, uint64_t now)
 	s = map;
 	s->pid = getpid();
 	s->tid = gettid();
-	s->time = heaprec_tsc ? heaprec_mono() : now;
-	s->tsc = heaprec_tsc ? now : 0;
+	s->base = now;
+	s->tsc = heaprec_now();
+	s->time = heaprec_tsc ? heaprec_mono() : s->tsc;
 	s->flags = heaprec_tsc ? DPROF_HEAPLOG_TSC : 0;
-	s->cpu = t->cpu;
+	s->cpu = cpu;
 	s->used = 0;
 	__atomic_store_n(&s->magic, DPROF_HEAPLOG_SEG_MAGIC, __ATOMIC_RELEASE);
 	t->seg = map;
 	t->cur = (uint8_t *)(s + 1);
 	t->end = (uint8_t *)map + seg_size;
-	t->time = now;
-	t->ptr = 0;
-	t->ip = 0;
-	memset(t->chain_nr, 0, sizeof(t->chain_nr));
+	dprof_heaplog_enc__reset(&t->enc, now, cpu);
 	return 1;
 }
 
@@ -481,9 +473,9 @@ static void heaprec_log(int kind, uintptr_t ptr, uintptr_t old, size_t size,
 {
 	struct heaprec_thread *t = &heaprec_self;
 	uint64_t ips[DPROF_HEAPLOG_MAX_IPS];
-	unsigned int nr_ips = 0, i, slot = 0;
+	unsigned int nr_ips = 0;
 	uint64_t now;
-	uint8_t *p, tag;
+	uint8_t *p;
 	int cpu;
 
 	if (!t->init)
@@ -498,47 +490,13 @@ static void heaprec_log(int kind, uintptr_t ptr, uintptr_t old, size_t size,
 	cpu = sched_getcpu();
 	now = heaprec_now();
 	if (unlikely(t->end - t->cur < DPROF_HEAPLOG_MAX_EVENT)) {
-		t->cpu = cpu;
-		if (!heaprec_next_seg(t, now)) {
+		if (!heaprec_next_seg(t, now, cpu)) {
 			__atomic_fetch_add(&heaprec_file->lost, 1, __ATOMIC_RELAXED);
 			return;
 		}
 	}
-	p = t->cur;
-	tag = kind | nr_ips << DPROF_HEAPLOG_IPS_SHIFT;
-	if (nr_ips) {
-		slot = dprof_heaplog__chain_slot(ips, nr_ips);
-		if (t->chain_nr[slot] == nr_ips &&
-		    !memcmp(t->chain[slot], ips, nr_ips * sizeof(ips[0])))
-			tag = kind | DPROF_HEAPLOG_IPS_CACHED << DPROF_HEAPLOG_IPS_SHIFT;
-	}
-	if ((uint32_t)cpu != t->cpu)
-		tag |= DPROF_HEAPLOG_CPU;
-	*p++ = tag;
-	p = dprof_heaplog__put(p, now - t->time);
-	t->time = now;
-	if (tag & DPROF_HEAPLOG_CPU) {
-		p = dprof_heaplog__put(p, (uint32_t)cpu);
-		t->cpu = cpu;
-	}
-	p = dprof_heaplog__put(p, dprof_heaplog__zigzag(ptr - t->ptr));
-	t->ptr = ptr;
-	if (kind == DPROF_HEAPLOG_REALLOC)
-		p = dprof_heaplog__put(p, dprof_heaplog__zigzag(old - ptr));
-	if (kind != DPROF_HEAPLOG_FREE) {
-		p = dprof_heaplog__put(p, size);
-		if (tag >> DPROF_HEAPLOG_IPS_SHIFT == DPROF_HEAPLOG_IPS_CACHED) {
-			p = dprof_heaplog__put(p, slot);
-		} else {
-			for (i = 0; i < nr_ips; i++) {
-				p = dprof_heaplog__put(p, dprof_heaplog__zigzag(ips[i] -
-								(i ? ips[i - 1] : t->ip)));
-			}
-			t->chain_nr[slot] = nr_ips;
-			memcpy(t->chain[slot], ips, nr_ips * sizeof(ips[0]));
-		}
-		t->ip = ips[0];
-	}
+	p = dprof_heaplog_enc__event(&t->enc, t->cur, kind, now, cpu, ptr, old, size,
+				     ips, nr_ips);
 	t->cur = p;
 	__atomic_store_n(&((struct dprof_heaplog_seg *)t->seg)->used,
 			 (uint32_t)(p - t->seg - sizeof(struct dprof_heaplog_seg)),

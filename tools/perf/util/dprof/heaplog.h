@@ -26,8 +26,9 @@
  *		DPROF_HEAPLOG_IPS_CACHED: a varint slot of the segment's
  *		chain cache follows instead (see dprof_heaplog__chain_slot())
  *   time	since the thread's previous event (the first: since the
- *		segment's @tsc or @time): TSC ticks with DPROF_HEAPLOG_TSC in
- *		the segment's @flags, else CLOCK_MONOTONIC nanoseconds
+ *		segment's @base): TSC ticks with DPROF_HEAPLOG_TSC in the
+ *		segment's @flags (@tsc and @time read together convert them),
+ *		else CLOCK_MONOTONIC nanoseconds
  *   [cpu]
  *   ptr	zigzag, minus the segment's previous ptr
  *   [old]	realloc: zigzag, minus ptr (0: realloc(NULL, ...))
@@ -88,6 +89,7 @@ struct dprof_heaplog_seg {
 	uint32_t	used;		/* bytes of events after this header */
 	uint64_t	time;		/* CLOCK_MONOTONIC when the segment began */
 	uint64_t	tsc;		/* the TSC then, with DPROF_HEAPLOG_TSC */
+	uint64_t	base;		/* the clock the first event's time is after */
 	uint32_t	cpu;		/* at the segment's start */
 	uint32_t	flags;
 };
@@ -100,8 +102,7 @@ struct dprof_heaplog_feat {
 	uint64_t	nr_segs;
 	uint64_t	lost;
 	uint64_t	procs;
-	uint64_t	end_tsc;
-	uint64_t	end_time;
+	uint64_t	dropped;	/* objects left out: no sample in their life */
 	uint64_t	size;		/* bytes after this header */
 };
 
@@ -152,6 +153,86 @@ static inline const uint8_t *dprof_heaplog__get(const uint8_t *p, const uint8_t 
 		shift += 7;
 	}
 	return NULL;
+}
+
+/* The encoder's state: a segment's previous event, and its chain cache. */
+struct dprof_heaplog_enc {
+	uint64_t	time;
+	uint64_t	ptr;
+	uint64_t	ip;
+	uint32_t	cpu;
+	uint8_t		chain_nr[DPROF_HEAPLOG_CHAIN_SLOTS];
+	uint64_t	chain[DPROF_HEAPLOG_CHAIN_SLOTS][DPROF_HEAPLOG_MAX_IPS];
+};
+
+/* A new segment starts at @time on @cpu. */
+static inline void dprof_heaplog_enc__reset(struct dprof_heaplog_enc *e, uint64_t time,
+					    uint32_t cpu)
+{
+	unsigned int i;
+
+	e->time = time;
+	e->ptr = 0;
+	e->ip = 0;
+	e->cpu = cpu;
+	for (i = 0; i < DPROF_HEAPLOG_CHAIN_SLOTS; i++)
+		e->chain_nr[i] = 0;
+}
+
+/*
+ * One event at @p (DPROF_HEAPLOG_MAX_EVENT bytes free), after the previous
+ * of its segment; @nr return addresses at @ips (at most
+ * DPROF_HEAPLOG_MAX_IPS).  Returns the end of the event.
+ */
+static inline uint8_t *dprof_heaplog_enc__event(struct dprof_heaplog_enc *e, uint8_t *p,
+						 int kind, uint64_t time, uint32_t cpu,
+						 uint64_t ptr, uint64_t old, uint64_t size,
+						 const uint64_t *ips, unsigned int nr)
+{
+	unsigned int i, slot = 0;
+	uint8_t tag = kind | nr << DPROF_HEAPLOG_IPS_SHIFT;
+
+	if (kind == DPROF_HEAPLOG_FREE)
+		tag = kind;
+	else if (nr) {
+		slot = dprof_heaplog__chain_slot(ips, nr);
+		for (i = 0; e->chain_nr[slot] == nr && i < nr; i++) {
+			if (e->chain[slot][i] != ips[i])
+				break;
+		}
+		if (e->chain_nr[slot] == nr && i == nr)
+			tag = kind | DPROF_HEAPLOG_IPS_CACHED << DPROF_HEAPLOG_IPS_SHIFT;
+	}
+	if (cpu != e->cpu)
+		tag |= DPROF_HEAPLOG_CPU;
+	*p++ = tag;
+	p = dprof_heaplog__put(p, time - e->time);
+	e->time = time;
+	if (tag & DPROF_HEAPLOG_CPU) {
+		p = dprof_heaplog__put(p, cpu);
+		e->cpu = cpu;
+	}
+	p = dprof_heaplog__put(p, dprof_heaplog__zigzag(ptr - e->ptr));
+	e->ptr = ptr;
+	if (kind == DPROF_HEAPLOG_REALLOC)
+		p = dprof_heaplog__put(p, dprof_heaplog__zigzag(old - ptr));
+	if (kind == DPROF_HEAPLOG_FREE)
+		return p;
+	p = dprof_heaplog__put(p, size);
+	if (!nr)
+		return p;
+	if (tag >> DPROF_HEAPLOG_IPS_SHIFT == DPROF_HEAPLOG_IPS_CACHED) {
+		p = dprof_heaplog__put(p, slot);
+	} else {
+		for (i = 0; i < nr; i++) {
+			p = dprof_heaplog__put(p, dprof_heaplog__zigzag(ips[i] -
+								(i ? ips[i - 1] : e->ip)));
+			e->chain[slot][i] = ips[i];
+		}
+		e->chain_nr[slot] = nr;
+	}
+	e->ip = ips[0];
+	return p;
 }
 
 #endif /* __PERF_DPROF_HEAPLOG_H */

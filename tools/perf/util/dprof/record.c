@@ -6,7 +6,8 @@
  * through perf mem's events, or cpu-clock with the interrupt registers the
  * software sampler decodes), the address set (the slab tracepoints), and
  * object histories (slab_watch events, --watch); the user-space address
- * set is the allocator's uprobes (heapprobe.c).
+ * set is the allocator recorder preloaded into a launched workload
+ * (recorder.c), or the allocator's uprobes (heapprobe.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -868,7 +869,17 @@ int dprof_record_args__init(struct dprof_record_args *a,
 			return ret;
 		a->monitor_on = ret > 0;
 	}
-	if (!opts->no_heap && !dprof_heap_probes__place(&a->heap, opts->heap_min_size)) {
+	if (!opts->no_heap) {
+		ret = dprof_recorder__init(&a->recorder, system_wide, argc, argv);
+		if (ret)
+			return ret;
+	}
+	if (a->recorder.on) {
+		/* the recorder's clock, so that its times and the samples' compare */
+		a->argv[a->argc++] = "-k";
+		a->argv[a->argc++] = "monotonic";
+	} else if (!opts->no_heap && !a->recorder.none &&
+		   !dprof_heap_probes__place(&a->heap, opts->heap_min_size)) {
 		size_t h;
 
 		for (h = 0; h < a->heap.nr; h++) {
@@ -888,10 +899,16 @@ int dprof_record_args__init(struct dprof_record_args *a,
 	return 0;
 }
 
+int dprof_record_args__done(struct dprof_record_args *a, int record_err)
+{
+	return dprof_recorder__done(&a->recorder, record_err);
+}
+
 void dprof_record_args__exit(struct dprof_record_args *a)
 {
 	int j;
 
+	dprof_recorder__exit(&a->recorder);
 	dprof_monitor__exit(&a->monitor);
 	dprof_heap_probes__remove(&a->heap);
 	for (j = 0; j < a->nr_specs; j++)

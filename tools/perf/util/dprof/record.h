@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include "heapprobe.h"
+#include "recorder.h"
 #include "watch-monitor.h"
 
 struct dprof_watch_spec;
@@ -33,7 +34,7 @@ struct dprof_watch_spec;
  * @watch_patience: give a watched object up after that many allocations
  * @watch_histories: stop once each --watch item followed that many objects
  * @no_kmem: do not record the slab address set
- * @no_heap: do not record the user-space allocator (uprobes)
+ * @no_heap: do not record the user-space allocator (recorder or uprobes)
  * @heap_min_size: record allocations of at least this many bytes
  * @ldlat: --ldlat: load latency threshold (Intel ldlat, Arm SPE min_latency)
  * @l3missonly: --l3missonly: AMD IBS samples only ops that missed the L3
@@ -118,6 +119,7 @@ struct dprof_record_args {
 	struct dprof_monitor	monitor;
 	bool			monitor_on;
 	struct dprof_heap_probes heap;
+	struct dprof_recorder	recorder;
 	/* private */
 	char			**owned;
 	int			nr_owned;
@@ -129,6 +131,8 @@ struct dprof_record_args {
 int dprof_record_args__init(struct dprof_record_args *a,
 			    const struct dprof_record_opts *opts,
 			    int argc, const char **argv);
+/* perf record returned @record_err: what is left to write (the heap log). */
+int dprof_record_args__done(struct dprof_record_args *a, int record_err);
 void dprof_record_args__exit(struct dprof_record_args *a);
 
 #endif /* __PERF_DPROF_RECORD_H */

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_DPROF_HEAPLOG_READ_H
+#define __PERF_DPROF_HEAPLOG_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+struct perf_session;
+
+/* The recorder's file while perf record runs (heaplog.c). */
+struct dprof_heaplog_rec {
+	char	*path;
+	int	fd;
+};
+
+/* Make the log file next to @output; 0, or a negative errno (said). */
+int dprof_heaplog_rec__create(struct dprof_heaplog_rec *h, const char *output);
+/* Append the log to the recording @output; 0, or a negative errno (said). */
+int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output);
+void dprof_heaplog_rec__remove(struct dprof_heaplog_rec *h);
+
+/**
+ * struct dprof_heaplog_event - an allocator call the recorder logged
+ * @time: on the recording's clock (perf record -k monotonic)
+ * @ptr: what the allocator returned, or what free() took
+ * @old: realloc: the object it moved (0: none)
+ * @size: bytes asked for
+ * @kind: DPROF_HEAPLOG_FREE, _ALLOC or _REALLOC (heaplog.h)
+ * @nr_ips: return addresses at dprof_heaplog::ips[@ips], innermost first
+ */
+struct dprof_heaplog_event {
+	u64	time;
+	u64	ptr;
+	u64	old;
+	u64	size;
+	u32	pid, tid, cpu;
+	u32	seg;		/* the segment it was decoded from */
+	u32	n;		/* its place in the decoding: ties in time */
+	u32	ips;
+	u8	kind;
+	u8	nr_ips;
+};
+
+/**
+ * struct dprof_heaplog - the recording's heap log, sorted by time
+ * @present: the recording has one (the recorder was preloaded)
+ * @damaged: its section is damaged: the events before the damage are here
+ * @next: the first event not replayed yet
+ * @procs: processes that loaded the recorder
+ * @lost: events the recorder had no room for
+ * @dropped: objects left out at record time: no sample fell in their life
+ */
+struct dprof_heaplog {
+	struct dprof_heaplog_event	*ev;
+	size_t				nr, alloc, next;
+	u64				*ips;
+	size_t				nr_ips, alloc_ips;
+	bool				present;
+	bool				damaged;
+	u64				procs;
+	u64				lost;
+	u64				dropped;
+	u64				nr_allocs;
+	u64				nr_frees;
+};
+
+/* Read @session's heap log, if any: 0 (see @log->present), -ENOMEM. */
+int dprof_heaplog__read(struct dprof_heaplog *log, struct perf_session *session);
+void dprof_heaplog__exit(struct dprof_heaplog *log);
+
+#endif /* __PERF_DPROF_HEAPLOG_READ_H */

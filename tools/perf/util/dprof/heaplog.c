@@ -1,0 +1,719 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof: the heap log of the allocator recorder (dprof-preload/), from
+ * its file to the recording and from the recording to the replay.
+ *
+ * record: dprof_heaplog_rec__create() makes the file the recorder writes
+ * (heaplog.h) next to the output; once perf record is done,
+ * dprof_heaplog_rec__store() decodes it, leaves out the objects no sample
+ * can have touched (see dprof_heaplog__keep()) and appends the rest to the
+ * recording as a header feature section of its own (DPROF_HEAPLOG_FEAT):
+ * perf's readers skip a feature they do not know, and the data section,
+ * which every tool reads, stays as perf record wrote it.
+ *
+ * report: dprof_heaplog__read() decodes that section into events sorted
+ * by time, which the replay merges with the recording's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/bitmap.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/zalloc.h>
+
+#include "util/data.h"
+#include "util/debug.h"
+#include "util/evsel.h"
+#include "util/header.h"
+#include "util/sample.h"
+#include "util/session.h"
+#include "util/tool.h"
+#include "util/tsc.h"
+#include "heaplog.h"
+#include "heaplog-read.h"
+
+/* a sparse file: what the workload does not write takes no space */
+#define DPROF_HEAPLOG_SEGS	16384
+#define DPROF_HEAPLOG_FEW_SEGS	1024
+
+int dprof_heaplog_rec__create(struct dprof_heaplog_rec *h, const char *output)
+{
+	struct dprof_heaplog_file f = { .version = 1, .seg_size = DPROF_HEAPLOG_SEG_SIZE, };
+	char *dir_buf = strdup(output), *base_buf = strdup(output);
+	int err = -ENOMEM;
+
+	h->fd = -1;
+	h->path = NULL;
+	if (!dir_buf || !base_buf ||
+	    asprintf(&h->path, "%s/.%s.heaplog.XXXXXX", dirname(dir_buf),
+		     basename(base_buf)) < 0) {
+		h->path = NULL;
+		goto out;
+	}
+	h->fd = mkostemp(h->path, O_CLOEXEC);
+	if (h->fd < 0) {
+		err = -errno;
+		pr_warning("dprof: cannot create the heap log %s: %m\n", h->path);
+		zfree(&h->path);
+		goto out;
+	}
+	memcpy(f.magic, DPROF_HEAPLOG_MAGIC, sizeof(f.magic));
+	if (pwrite(h->fd, &f, sizeof(f), 0) != sizeof(f) ||
+	    (ftruncate(h->fd, DPROF_HEAPLOG_HDR_SIZE +
+			      (u64)DPROF_HEAPLOG_SEGS * DPROF_HEAPLOG_SEG_SIZE) &&
+	     ftruncate(h->fd, DPROF_HEAPLOG_HDR_SIZE +
+			      (u64)DPROF_HEAPLOG_FEW_SEGS * DPROF_HEAPLOG_SEG_SIZE))) {
+		err = -errno;
+		pr_warning("dprof: cannot size the heap log %s: %m\n", h->path);
+		dprof_heaplog_rec__remove(h);
+		goto out;
+	}
+	err = 0;
+out:
+	free(dir_buf);
+	free(base_buf);
+	return err;
+}
+
+void dprof_heaplog_rec__remove(struct dprof_heaplog_rec *h)
+{
+	if (h->fd >= 0)
+		close(h->fd);
+	if (h->path)
+		unlink(h->path);
+	zfree(&h->path);
+	h->fd = -1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* decoding                                                                */
+
+static int dprof_heaplog__grow(struct dprof_heaplog *log, unsigned int nr_ips)
+{
+	if (log->nr == log->alloc) {
+		size_t alloc = log->alloc ? 2 * log->alloc : 4096;
+		struct dprof_heaplog_event *ev = realloc(log->ev, alloc * sizeof(*ev));
+
+		if (!ev)
+			return -ENOMEM;
+		log->ev = ev;
+		log->alloc = alloc;
+	}
+	if (log->nr_ips + nr_ips > log->alloc_ips) {
+		size_t alloc = log->alloc_ips ? 2 * log->alloc_ips : 16384;
+		u64 *ips = realloc(log->ips, alloc * sizeof(*ips));
+
+		if (!ips)
+			return -ENOMEM;
+		log->ips = ips;
+		log->alloc_ips = alloc;
+	}
+	return 0;
+}
+
+/*
+ * A segment's @used bytes of events at @p: appended to @log, with times in
+ * nanoseconds (@rate: per TSC tick, for a segment in ticks).  Return: 0,
+ * -EINVAL when an event is damaged (those before it are kept), -ENOMEM.
+ */
+static int dprof_heaplog__decode_seg(struct dprof_heaplog *log,
+				     const struct dprof_heaplog_seg *s,
+				     const u8 *p, size_t used, double rate, u32 segno)
+{
+	u64 chain[DPROF_HEAPLOG_CHAIN_SLOTS][DPROF_HEAPLOG_MAX_IPS];
+	u8 chain_nr[DPROF_HEAPLOG_CHAIN_SLOTS] = { 0 };
+	const u8 *end = p + used;
+	u64 clock = s->base;
+	u64 ptr = 0, ip = 0, v;
+	u32 cpu = s->cpu;
+	int err;
+
+	while (p < end) {
+		struct dprof_heaplog_event *ev;
+		u8 tag = *p++, kind = tag & DPROF_HEAPLOG_KIND_MASK;
+		unsigned int nr = tag >> DPROF_HEAPLOG_IPS_SHIFT, i, slot;
+		u64 *ips;
+
+		if (kind > DPROF_HEAPLOG_REALLOC ||
+		    (kind == DPROF_HEAPLOG_FREE && nr) ||
+		    (nr > DPROF_HEAPLOG_MAX_IPS && nr != DPROF_HEAPLOG_IPS_CACHED))
+			return -EINVAL;
+		err = dprof_heaplog__grow(log, DPROF_HEAPLOG_MAX_IPS);
+		if (err)
+			return err;
+		ev = &log->ev[log->nr];
+		memset(ev, 0, sizeof(*ev));
+		ev->kind = kind;
+		ev->pid = s->pid;
+		ev->tid = s->tid;
+		ev->seg = segno;
+		ev->n = log->nr;
+		p = dprof_heaplog__get(p, end, &v);
+		if (!p)
+			return -EINVAL;
+		clock += v;
+		if (s->flags & DPROF_HEAPLOG_TSC)
+			ev->time = s->time + (s64)((double)(s64)(clock - s->tsc) * rate);
+		else
+			ev->time = clock;
+		if (tag & DPROF_HEAPLOG_CPU) {
+			p = dprof_heaplog__get(p, end, &v);
+			if (!p)
+				return -EINVAL;
+			cpu = v;
+		}
+		ev->cpu = cpu;
+		p = dprof_heaplog__get(p, end, &v);
+		if (!p)
+			return -EINVAL;
+		ptr += dprof_heaplog__unzigzag(v);
+		ev->ptr = ptr;
+		if (kind == DPROF_HEAPLOG_REALLOC) {
+			p = dprof_heaplog__get(p, end, &v);
+			if (!p)
+				return -EINVAL;
+			ev->old = ptr + dprof_heaplog__unzigzag(v);
+		}
+		if (kind != DPROF_HEAPLOG_FREE) {
+			p = dprof_heaplog__get(p, end, &ev->size);
+			if (!p)
+				return -EINVAL;
+		}
+		ips = log->ips + log->nr_ips;
+		if (nr == DPROF_HEAPLOG_IPS_CACHED) {
+			p = dprof_heaplog__get(p, end, &v);
+			if (!p || v >= DPROF_HEAPLOG_CHAIN_SLOTS || !chain_nr[v])
+				return -EINVAL;
+			nr = chain_nr[v];
+			memcpy(ips, chain[v], nr * sizeof(*ips));
+		} else if (nr) {
+			for (i = 0; i < nr; i++) {
+				p = dprof_heaplog__get(p, end, &v);
+				if (!p)
+					return -EINVAL;
+				ips[i] = (i ? ips[i - 1] : ip) + dprof_heaplog__unzigzag(v);
+			}
+			slot = dprof_heaplog__chain_slot(ips, nr);
+			chain_nr[slot] = nr;
+			memcpy(chain[slot], ips, nr * sizeof(*ips));
+		}
+		if (nr)
+			ip = ips[0];
+		ev->nr_ips = nr;
+		ev->ips = log->nr_ips;
+		log->nr_ips += nr;
+		log->nr++;
+		if (kind == DPROF_HEAPLOG_FREE)
+			log->nr_frees++;
+		else
+			log->nr_allocs++;
+	}
+	return 0;
+}
+
+static int dprof_heaplog_event__cmp(const void *a, const void *b)
+{
+	const struct dprof_heaplog_event *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->seg != y->seg)
+		return x->seg < y->seg ? -1 : 1;
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+/* Events of one segment keep their order: it is the thread's. */
+static void dprof_heaplog__sort(struct dprof_heaplog *log)
+{
+	qsort(log->ev, log->nr, sizeof(*log->ev), dprof_heaplog_event__cmp);
+}
+
+void dprof_heaplog__exit(struct dprof_heaplog *log)
+{
+	zfree(&log->ev);
+	zfree(&log->ips);
+	memset(log, 0, sizeof(*log));
+}
+
+/* ---------------------------------------------------------------------- */
+/* record: the objects a sample can have touched                           */
+
+struct dprof_heaplog_times {
+	struct perf_tool	tool;
+	u64			*t;
+	size_t			nr, alloc;
+};
+
+static int dprof_heaplog_times__sample(const struct perf_tool *tool,
+				       union perf_event *event __maybe_unused,
+				       struct perf_sample *sample, struct evsel *evsel,
+				       struct machine *machine __maybe_unused)
+{
+	struct dprof_heaplog_times *st = container_of(tool, struct dprof_heaplog_times, tool);
+
+	if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT)
+		return 0;
+	if (st->nr == st->alloc) {
+		size_t alloc = st->alloc ? 2 * st->alloc : 65536;
+		u64 *t = realloc(st->t, alloc * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		st->t = t;
+		st->alloc = alloc;
+	}
+	st->t[st->nr++] = sample->time;
+	return 0;
+}
+
+static int dprof_u64__cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The times of the recording's access samples, sorted. */
+static int dprof_heaplog_times__read(struct dprof_heaplog_times *st, const char *output)
+{
+	struct perf_data data = {
+		.path = output,
+		.mode = PERF_DATA_MODE_READ,
+	};
+	struct perf_session *session;
+	int err;
+
+	perf_tool__init(&st->tool, /*ordered_events=*/false);
+	st->tool.sample = dprof_heaplog_times__sample;
+	session = perf_session__new(&data, &st->tool);
+	if (IS_ERR(session))
+		return PTR_ERR(session);
+	err = perf_session__process_events(session);
+	perf_session__delete(session);
+	if (!err)
+		qsort(st->t, st->nr, sizeof(*st->t), dprof_u64__cmp);
+	return err;
+}
+
+/* Some sample time is in [@from, @to]. */
+static bool dprof_heaplog_times__any(const struct dprof_heaplog_times *st, u64 from, u64 to)
+{
+	size_t lo = 0, hi = st->nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (st->t[mid] < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->nr && st->t[lo] <= to;
+}
+
+/* a pointer's place in a lifetime: the event that starts or ends it */
+struct dprof_heaplog_end {
+	u64	pid;
+	u64	addr;
+	u64	time;
+	u32	ev;
+	int	start;
+};
+
+static int dprof_heaplog_end__cmp(const void *a, const void *b)
+{
+	const struct dprof_heaplog_end *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* the events are in time order, which breaks ties in time as read */
+	if (x->ev != y->ev)
+		return x->ev < y->ev ? -1 : 1;
+	/* realloc in place: the old object ends, then the new one starts */
+	return x->start - y->start;
+}
+
+#define DPROF_KEEP_NEW	0x1	/* the object it starts is kept */
+#define DPROF_KEEP_OLD	0x2	/* the object it ends is kept */
+
+/*
+ * Which events the replay needs: a sample resolves to a heap object only
+ * while it lives, so an object no access sample of the recording fell
+ * within the life of (most short-lived ones) is left out, with its free;
+ * a free of an object the log did not see start goes too.  @keep gets
+ * DPROF_KEEP_* per event (sorted by time).  Returns the objects left out.
+ */
+static int dprof_heaplog__keep(struct dprof_heaplog *log,
+			       const struct dprof_heaplog_times *st, u8 *keep,
+			       u64 *dropped)
+{
+	struct dprof_heaplog_end *e = calloc(2 * log->nr + 1, sizeof(*e));
+	size_t nr = 0, i, j;
+
+	if (!e)
+		return -ENOMEM;
+	for (i = 0; i < log->nr; i++) {
+		const struct dprof_heaplog_event *ev = &log->ev[i];
+
+		if (ev->kind != DPROF_HEAPLOG_FREE)
+			e[nr++] = (struct dprof_heaplog_end){ ev->pid, ev->ptr, ev->time, i, true };
+		if (ev->kind == DPROF_HEAPLOG_FREE || ev->old)
+			e[nr++] = (struct dprof_heaplog_end){ ev->pid,
+				ev->kind == DPROF_HEAPLOG_FREE ? ev->ptr : ev->old,
+				ev->time, i, false };
+	}
+	qsort(e, nr, sizeof(*e), dprof_heaplog_end__cmp);
+	*dropped = 0;
+	for (i = 0; i < nr; i = j) {
+		bool seen = false;
+		u64 to = ~0ULL;
+
+		j = i + 1;
+		if (!e[i].start)
+			continue;	/* started before the log: left out */
+		if (j < nr && !e[j].start && e[j].pid == e[i].pid && e[j].addr == e[i].addr) {
+			to = e[j].time;
+			j++;
+		}
+		seen = dprof_heaplog_times__any(st, e[i].time, to);
+		if (!seen) {
+			(*dropped)++;
+			continue;
+		}
+		keep[e[i].ev] |= DPROF_KEEP_NEW;
+		if (to != ~0ULL)
+			keep[e[j - 1].ev] |= DPROF_KEEP_OLD;
+	}
+	free(e);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* record: into the recording                                              */
+
+/*
+ * Append @len bytes at @blob to the recording in @fd as the feature
+ * section DPROF_HEAPLOG_FEAT: the section table, after the data section,
+ * gets one more entry (the last: the features' bits are in order), so the
+ * sections after it move 16 bytes on.
+ */
+static int dprof_heaplog__append(int fd, const void *blob, size_t len)
+{
+	struct perf_file_section *sec;
+	struct perf_file_header fh;
+	DECLARE_BITMAP(feat, HEADER_FEAT_BITS);
+	u64 feat_offset, tail_len, end;
+	int nr, i, err = -EINVAL;
+	struct stat st;
+	char *tail;
+
+	if (pread(fd, &fh, sizeof(fh), 0) != sizeof(fh) || memcmp(&fh.magic, "PERFILE2", 8) ||
+	    fh.size != sizeof(fh) || fstat(fd, &st))
+		return -EINVAL;
+	memcpy(feat, fh.adds_features, sizeof(feat));
+	if (test_bit(DPROF_HEAPLOG_FEAT, feat))
+		return -EEXIST;
+	feat_offset = fh.data.offset + fh.data.size;
+	nr = bitmap_weight(feat, HEADER_FEAT_BITS);
+	if (feat_offset + nr * sizeof(*sec) > (u64)st.st_size)
+		return -EINVAL;
+	tail_len = st.st_size - feat_offset;
+	tail = malloc(tail_len + sizeof(*sec));
+	if (!tail)
+		return -ENOMEM;
+	if (pread(fd, tail, tail_len, feat_offset) != (ssize_t)tail_len)
+		goto out;
+	/* the table, one entry longer, then the sections */
+	memmove(tail + (nr + 1) * sizeof(*sec), tail + nr * sizeof(*sec),
+		tail_len - nr * sizeof(*sec));
+	sec = (struct perf_file_section *)tail;
+	for (i = 0; i < nr; i++) {
+		if (sec[i].offset < feat_offset + nr * sizeof(*sec))
+			goto out;
+		sec[i].offset += sizeof(*sec);
+	}
+	end = st.st_size + sizeof(*sec);
+	end = (end + 7) & ~7ULL;
+	sec[nr].offset = end;
+	sec[nr].size = len;
+	if (pwrite(fd, tail, tail_len + sizeof(*sec), feat_offset) !=
+	    (ssize_t)(tail_len + sizeof(*sec)) ||
+	    (ftruncate(fd, end) && errno != 0) ||
+	    pwrite(fd, blob, len, end) != (ssize_t)len) {
+		err = -errno;
+		goto out;
+	}
+	set_bit(DPROF_HEAPLOG_FEAT, feat);
+	memcpy(fh.adds_features, feat, sizeof(feat));
+	if (pwrite(fd, &fh, sizeof(fh), 0) != sizeof(fh)) {
+		err = -errno;
+		goto out;
+	}
+	err = 0;
+out:
+	free(tail);
+	return err;
+}
+
+/* The recording's section: events @keep says, by segment, in time order. */
+static void *dprof_heaplog__encode(struct dprof_heaplog *log, const u8 *keep,
+				   const struct dprof_heaplog_file *f, u64 dropped,
+				   size_t *lenp)
+{
+	struct dprof_heaplog_feat *feat;
+	struct dprof_heaplog_enc *enc = malloc(sizeof(*enc));
+	size_t cap = sizeof(*feat) + 64, len = sizeof(*feat), i;
+	u32 *order = calloc(log->nr + 1, sizeof(*order));
+	u8 *buf = NULL;
+	u32 nr_order = 0, k;
+
+	if (!enc || !order)
+		goto out_err;
+	/* the kept events of each segment, segments in turn (stable) */
+	for (i = 0; i < log->nr; i++) {
+		if (keep[i])
+			order[nr_order++] = i;
+	}
+	for (k = 0; k < nr_order; k++)
+		cap += sizeof(struct dprof_heaplog_seg) + DPROF_HEAPLOG_MAX_EVENT + 8;
+	buf = calloc(1, cap);
+	if (!buf)
+		goto out_err;
+	/* segment by segment, each in time order */
+	{
+		u64 *by_seg = calloc(nr_order + 1, sizeof(*by_seg));
+		u32 a, b;
+
+		if (!by_seg)
+			goto out_err;
+		for (a = 0; a < nr_order; a++)
+			by_seg[a] = (u64)log->ev[order[a]].seg << 32 | order[a];
+		qsort(by_seg, nr_order, sizeof(*by_seg), dprof_u64__cmp);
+		for (a = 0; a < nr_order; a = b) {
+			const struct dprof_heaplog_event *first = &log->ev[(u32)by_seg[a]];
+			struct dprof_heaplog_seg *s = (void *)(buf + len);
+			u8 *p = (u8 *)(s + 1);
+
+			s->magic = DPROF_HEAPLOG_SEG_MAGIC;
+			s->pid = first->pid;
+			s->tid = first->tid;
+			s->time = first->time;
+			s->base = first->time;
+			s->cpu = first->cpu;
+			dprof_heaplog_enc__reset(enc, first->time, first->cpu);
+			for (b = a; b < nr_order && log->ev[(u32)by_seg[b]].seg == first->seg; b++) {
+				const struct dprof_heaplog_event *ev = &log->ev[(u32)by_seg[b]];
+				u8 kk = keep[(u32)by_seg[b]];
+				int kind = ev->kind;
+				u64 ptr = ev->ptr, old = ev->old;
+
+				if (kind == DPROF_HEAPLOG_REALLOC && !(kk & DPROF_KEEP_NEW)) {
+					kind = DPROF_HEAPLOG_FREE;	/* only the end of old */
+					ptr = old;
+				} else if (kind == DPROF_HEAPLOG_REALLOC && !(kk & DPROF_KEEP_OLD)) {
+					kind = DPROF_HEAPLOG_ALLOC;
+				}
+				p = dprof_heaplog_enc__event(enc, p, kind, ev->time, ev->cpu, ptr,
+							     old, ev->size, log->ips + ev->ips,
+							     kind == DPROF_HEAPLOG_FREE ? 0 : ev->nr_ips);
+			}
+			s->used = p - (u8 *)(s + 1);
+			len = ((p - buf) + 7) & ~7UL;
+		}
+		free(by_seg);
+	}
+	feat = (struct dprof_heaplog_feat *)buf;
+	memcpy(feat->magic, DPROF_HEAPLOG_FEAT_MAGIC, sizeof(feat->magic));
+	feat->version = 1;
+	feat->nr_segs = f->nr_segs;
+	feat->lost = f->lost;
+	feat->procs = f->procs;
+	feat->dropped = dropped;
+	feat->size = len - sizeof(*feat);
+	free(order);
+	free(enc);
+	*lenp = len;
+	return buf;
+
+out_err:
+	free(buf);
+	free(order);
+	free(enc);
+	return NULL;
+}
+
+/* TSC ticks to nanoseconds for segment @s: from its start to the end */
+static double dprof_heaplog__rate(const struct dprof_heaplog_seg *s,
+				  const struct dprof_heaplog_file *f)
+{
+	if (!(s->flags & DPROF_HEAPLOG_TSC) || f->end_tsc <= s->tsc || f->end_time <= s->time)
+		return 1.0;
+	return (double)(f->end_time - s->time) / (double)(f->end_tsc - s->tsc);
+}
+
+static u64 dprof_heaplog__mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output)
+{
+	struct dprof_heaplog_times st = { .t = NULL, };
+	struct dprof_heaplog log = { .ev = NULL, };
+	struct dprof_heaplog_file *f;
+	u64 i, nr_segs, dropped = 0, bad = 0;
+	size_t len = 0;
+	void *blob = NULL;
+	u8 *keep = NULL;
+	struct stat s;
+	int fd, err;
+
+	f = mmap(NULL, DPROF_HEAPLOG_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, h->fd, 0);
+	if (f == MAP_FAILED || fstat(h->fd, &s))
+		return -errno;
+	f->end_tsc = rdtsc();
+	f->end_time = dprof_heaplog__mono();
+	nr_segs = min_t(u64, f->nr_segs, (s.st_size - DPROF_HEAPLOG_HDR_SIZE) / f->seg_size);
+	for (i = 0, err = 0; i < nr_segs && !err; i++) {
+		off_t off = DPROF_HEAPLOG_HDR_SIZE + i * f->seg_size;
+		struct dprof_heaplog_seg *seg = mmap(NULL, f->seg_size, PROT_READ, MAP_SHARED,
+						     h->fd, off);
+
+		if (seg == MAP_FAILED) {
+			err = -errno;
+			break;
+		}
+		/* a thread that died between its add and its mmap: nothing */
+		if (seg->magic == DPROF_HEAPLOG_SEG_MAGIC &&
+		    seg->used <= f->seg_size - sizeof(*seg)) {
+			err = dprof_heaplog__decode_seg(&log, seg, (const u8 *)(seg + 1),
+							seg->used, dprof_heaplog__rate(seg, f), i);
+			if (err == -EINVAL) {
+				bad++;
+				err = 0;
+			}
+		}
+		munmap(seg, f->seg_size);
+	}
+	if (err)
+		goto out;
+	if (!f->procs) {
+		pr_warning("dprof: the workload did not load the allocator recorder (a static or setuid program, or one that clears LD_PRELOAD): its heap objects are not tracked\n");
+		err = 0;
+		goto out;
+	}
+	dprof_heaplog__sort(&log);
+	keep = calloc(log.nr + 1, 1);
+	err = keep ? dprof_heaplog_times__read(&st, output) : -ENOMEM;
+	if (!err)
+		err = dprof_heaplog__keep(&log, &st, keep, &dropped);
+	if (err)
+		goto out;
+	blob = dprof_heaplog__encode(&log, keep, f, dropped, &len);
+	if (!blob) {
+		err = -ENOMEM;
+		goto out;
+	}
+	fd = open(output, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	err = dprof_heaplog__append(fd, blob, len);
+	close(fd);
+	if (!err)
+		pr_info("[ perf dprof: heap log of %" PRIu64 " process%s: %" PRIu64 " allocations, %" PRIu64 " frees; %" PRIu64 " objects no sample fell in the life of left out; %.3f MB written ]\n",
+			f->procs, f->procs == 1 ? "" : "es", log.nr_allocs, log.nr_frees,
+			dropped, len / 1048576.0);
+	if (bad || f->lost)
+		pr_warning("dprof: the heap log lost %" PRIu64 " events (%" PRIu64 " damaged segments)\n",
+			   f->lost, bad);
+out:
+	if (err)
+		pr_err("dprof: cannot store the heap log in %s (%s)\n", output, strerror(-err));
+	munmap(f, DPROF_HEAPLOG_HDR_SIZE);
+	free(st.t);
+	free(keep);
+	free(blob);
+	dprof_heaplog__exit(&log);
+	return err;
+}
+
+/* ---------------------------------------------------------------------- */
+/* report                                                                  */
+
+int dprof_heaplog__read(struct dprof_heaplog *log, struct perf_session *session)
+{
+	struct perf_header *ph = &session->header;
+	int fd = perf_data__fd(session->data), idx, err = 0;
+	struct dprof_heaplog_feat feat;
+	struct perf_file_section sec;
+	const u8 *p, *end;
+	u8 *buf = NULL;
+	struct stat st;
+	u32 segno = 0;
+
+	memset(log, 0, sizeof(*log));
+	if (!test_bit(DPROF_HEAPLOG_FEAT, ph->adds_features))
+		return 0;
+	log->present = true;
+	idx = bitmap_weight(ph->adds_features, DPROF_HEAPLOG_FEAT);
+	if (perf_data__is_pipe(session->data) || fstat(fd, &st) ||
+	    pread(fd, &sec, sizeof(sec), ph->feat_offset + idx * sizeof(sec)) != sizeof(sec) ||
+	    sec.size < sizeof(feat) || sec.offset > (u64)st.st_size ||
+	    sec.size > (u64)st.st_size - sec.offset)
+		goto out_damaged;
+	buf = malloc(sec.size);
+	if (!buf)
+		return -ENOMEM;
+	if (pread(fd, buf, sec.size, sec.offset) != (ssize_t)sec.size)
+		goto out_damaged;
+	memcpy(&feat, buf, sizeof(feat));
+	if (memcmp(feat.magic, DPROF_HEAPLOG_FEAT_MAGIC, sizeof(feat.magic)) ||
+	    feat.size > sec.size - sizeof(feat))
+		goto out_damaged;
+	log->lost = feat.lost;
+	log->procs = feat.procs;
+	log->dropped = feat.dropped;
+	p = buf + sizeof(feat);
+	end = p + feat.size;
+	while (p < end) {
+		const struct dprof_heaplog_seg *s = (const void *)p;
+
+		if ((size_t)(end - p) < sizeof(*s) || s->magic != DPROF_HEAPLOG_SEG_MAGIC ||
+		    s->used > (size_t)(end - p) - sizeof(*s) || (s->flags & DPROF_HEAPLOG_TSC))
+			goto out_damaged;
+		err = dprof_heaplog__decode_seg(log, s, (const u8 *)(s + 1), s->used, 1.0,
+						segno++);
+		if (err == -EINVAL)
+			goto out_damaged;
+		if (err)
+			goto out;
+		p += (sizeof(*s) + s->used + 7) & ~7UL;
+	}
+	dprof_heaplog__sort(log);
+out:
+	free(buf);
+	return err;
+
+out_damaged:
+	/* what was decoded before the damage is replayed */
+	log->damaged = true;
+	dprof_heaplog__sort(log);
+	free(buf);
+	return 0;
+}

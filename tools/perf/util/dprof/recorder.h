@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_DPROF_RECORDER_H
+#define __PERF_DPROF_RECORDER_H
+
+#include <stdbool.h>
+#include "heaplog-read.h"
+
+/**
+ * struct dprof_recorder - the allocator recorder for a launched workload
+ * @on: preloaded: perf record gets -k monotonic, no allocator uprobes
+ * @none: nothing can track the workload's heap (a static program): said
+ * @output: the recording the log goes into
+ * @log: the log's file while recording
+ */
+struct dprof_recorder {
+	bool			on;
+	bool			none;
+	char			*output;
+	struct dprof_heaplog_rec log;
+	/* private */
+	char			*preload;
+	char			*old_preload;
+};
+
+/*
+ * For perf record's arguments @argv: whether the workload is launched and
+ * can have the recorder; when so, its log and environment are set up.
+ * Says in one line why not, when it matters.  0, or -ENOMEM.
+ */
+int dprof_recorder__init(struct dprof_recorder *rc, bool system_wide, int argc,
+			 const char **argv);
+/* perf record returned @record_err: the log into the recording (if 0). */
+int dprof_recorder__done(struct dprof_recorder *rc, int record_err);
+void dprof_recorder__exit(struct dprof_recorder *rc);
+
+#endif /* __PERF_DPROF_RECORDER_H */
