@@ -105,6 +105,23 @@ static void dprof_profile__fprintf_unresolved(const struct dprof_profile *prof, 
 	fprintf(fp, "\n");
 }
 
+/* The allocator recorder's log: what it tracked, and what it could not. */
+static void dprof_report__fprintf_recorder(const struct dprof_recording *rec, FILE *fp)
+{
+	fprintf(fp, "# user heap: allocator recorder in %" PRIu64 " process%s (forked and exec'd children included), %"
+		PRIu64 " allocs, %" PRIu64 " frees (%" PRIu64 " short-lived objects no sample fell in left out when recorded)\n",
+		rec->heap_procs, rec->heap_procs == 1 ? "" : "es", rec->nr_heap_allocs,
+		rec->nr_heap_frees, rec->heap_dropped);
+	if (rec->nr_recorder_samples)
+		fprintf(fp, "# %" PRIu64 " samples in the allocator recorder itself: not the program's, left out of the shares\n",
+			rec->nr_recorder_samples);
+	if (rec->heap_lost)
+		fprintf(fp, "# LOST %" PRIu64 " allocator calls: the recorder's log was full\n",
+			rec->heap_lost);
+	if (rec->heap_log_damaged)
+		fprintf(fp, "# DAMAGED: the allocator recorder's log is damaged: the heap objects after the damage are not tracked\n");
+}
+
 void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 {
 	const struct dprof_recording *rec = &rep->replay.rec;
@@ -178,10 +195,12 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 	if (prof->typed_in_slab)
 		fprintf(fp, "# slab objects typed by DWARF operand only: %.1f%% of samples\n",
 			dprof_pct(prof->typed_in_slab, total));
-	if (rec->has_heap)
+	if (rec->has_heap && !rec->heap_recorder)
 		fprintf(fp, "# user heap: allocator uprobes, %" PRIu64 " allocs, %" PRIu64
 			" frees, %" PRIu64 " frees of pointers not allocated in the recording\n",
 			rec->nr_heap_allocs, rec->nr_heap_frees, rec->nr_heap_unknown_free);
+	if (rec->heap_recorder)
+		dprof_report__fprintf_recorder(rec, fp);
 	if (rec->has_heap) {
 		u64 untyped = prof->heap_untyped[DPROF_HEAP_NO_TYPE] +
 			      prof->heap_untyped[DPROF_HEAP_PAST_END];

@@ -869,7 +869,7 @@ int dprof_record_args__init(struct dprof_record_args *a,
 			return ret;
 		a->monitor_on = ret > 0;
 	}
-	if (!opts->no_heap) {
+	if (!opts->no_heap && !opts->heap_uprobes) {
 		ret = dprof_recorder__init(&a->recorder, system_wide, argc, argv);
 		if (ret)
 			return ret;

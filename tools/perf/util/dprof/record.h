@@ -36,6 +36,7 @@ struct dprof_watch_spec;
  * @no_kmem: do not record the slab address set
  * @no_heap: do not record the user-space allocator (recorder or uprobes)
  * @heap_min_size: record allocations of at least this many bytes
+ * @heap_uprobes: uprobes on the allocator, also for a launched workload
  * @ldlat: --ldlat: load latency threshold (Intel ldlat, Arm SPE min_latency)
  * @l3missonly: --l3missonly: AMD IBS samples only ops that missed the L3
  */
@@ -51,6 +52,7 @@ struct dprof_record_opts {
 	bool		no_kmem;
 	bool		no_heap;
 	unsigned int	heap_min_size;
+	bool		heap_uprobes;
 };
 
 #define DPROF_WATCH_PATIENCE	64	/* the default */

@@ -26,8 +26,6 @@
 #include "heaplog.h"
 #include "recorder.h"
 
-#define DPROF_RECORDER_SO	"libperf-dprof-heap.so"
-
 /* perf record's options that take their value as the next argument */
 static const char * const dprof_record_valued[] = {
 	"-o", "--output", "-e", "--event", "-m", "--mmap-pages", "-C", "--cpu",

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include "heaplog-read.h"
 
+#define DPROF_RECORDER_SO	"libperf-dprof-heap.so"
+
 /**
  * struct dprof_recorder - the allocator recorder for a launched workload
  * @on: preloaded: perf record gets -k monotonic, no allocator uprobes

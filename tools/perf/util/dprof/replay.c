@@ -48,6 +48,7 @@
 #include "record.h"
 #include "replay.h"
 #include "replay-heap.h"
+#include "replay-heaplog.h"
 #include "replay-priv.h"
 #include "hashfn.h"
 #include "sink.h"
@@ -1169,10 +1170,13 @@ static int dprof_replay__exit_event(const struct perf_tool *tool, union perf_eve
 				    struct perf_sample *sample, struct machine *machine)
 {
 	struct dprof_replay *r = container_of(tool, struct dprof_replay, tool);
+	int err = dprof_replay__heaplog_until(r, machine, sample->time);
 
+	if (err)
+		return err;
 	if (event->fork.pid == event->fork.tid) {
-		int err = dprof_replay__heap_exit_process(r, event->fork.pid,
-							  sample->time, sample->cpu);
+		err = dprof_replay__heap_exit_process(r, event->fork.pid,
+						      sample->time, sample->cpu);
 
 		if (err)
 			return err;
@@ -1759,7 +1763,10 @@ static int dprof_replay__sample(const struct perf_tool *tool,
 				struct evsel *evsel, struct machine *machine)
 {
 	struct dprof_replay *r = container_of(tool, struct dprof_replay, tool);
+	int err = dprof_replay__heaplog_until(r, machine, sample->time);
 
+	if (err)
+		return err;
 	if (evsel->handler) {
 		dprof_tp_handler f = evsel->handler;
 
@@ -1769,6 +1776,10 @@ static int dprof_replay__sample(const struct perf_tool *tool,
 		return 0;
 	if (!r->access_evsel)
 		r->access_evsel = evsel;
+	if (dprof_replay__in_recorder(r, machine, sample)) {
+		r->rec.nr_recorder_samples++;
+		return 0;
+	}
 	dprof_resolver__advance(&r->res, sample->time);
 	return dprof_replay__access(r, evsel, sample, machine);
 }
@@ -2016,6 +2027,9 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 		goto out_delete;
 	}
 	dprof_replay__scan_evlist(r, r->session->evlist);
+	err = dprof_replay__heaplog_open(r);
+	if (err)
+		goto out_delete;
 
 	symbol_conf.try_vmlinux_path = true;
 	/* data-type profiling of operands, for addresses nothing else covers */
@@ -2147,6 +2161,9 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 		err = dprof_replay__prescan(r);
 	if (!err)
 		err = dprof_replay__process_events(r);
+	/* the log's last objects: no sample after them, but they count */
+	if (!err)
+		err = dprof_replay__heaplog_until(r, &r->session->machines.host, ~0ULL);
 	dprof_symload__delete(r->symload);
 	r->symload = NULL;
 	dprof_resolver__stop_typer(&r->res);
@@ -2206,6 +2223,7 @@ void dprof_replay__close(struct dprof_replay *r)
 	if (r->session)
 		perf_session__delete(r->session);
 	r->session = NULL;
+	dprof_replay__heaplog_close(r);
 	dprof_replay__heaps_exit(r);
 	dprof_replay__uprobes_exit(r);
 }

@@ -14,6 +14,7 @@
 #include "profile.h"
 #include "resolve.h"
 
+struct dprof_heaplog;
 struct dprof_sink;
 struct dprof_watch;
 struct evsel;
@@ -63,7 +64,15 @@ struct perf_session;
  *	   min_latency; an IBS with an ldlat filter), 0 if none
  * @mem: the memory PMU's data sources, decoded
  * @watches: the slab_watch events (object histories), or NULL
- * @has_heap: uprobes on the user-space allocator: the heap address set
+ * @has_heap: the user-space allocator's calls: the heap address set
+ * @heap_recorder: ... from the recorder preloaded in the workload (its log)
+ * @heap_log_damaged: that log is damaged: only what was before the damage
+ * @heap_procs: processes that loaded the recorder
+ * @heap_lost: allocator calls the recorder had no room for
+ * @heap_dropped: objects left out at record time: no sample in their life
+ * @heap_stale_ips: stack words the recorder took for return addresses, not
+ *		    after a call to the function of the frame below
+ * @nr_recorder_samples: samples in the recorder: left out of the shares
  * @nr_heap_allocs: user allocations replayed
  * @nr_heap_frees: user frees of a live object
  * @nr_heap_unknown_free: user frees of a pointer not in the set (allocated
@@ -103,6 +112,13 @@ struct dprof_recording {
 	struct dprof_mem_stats	mem;
 	struct dprof_watch	*watches;
 	bool			has_heap;
+	bool			heap_recorder;
+	bool			heap_log_damaged;
+	u64			heap_procs;
+	u64			heap_lost;
+	u64			heap_dropped;
+	u64			heap_stale_ips;
+	u64			nr_recorder_samples;
 	u64			nr_heap_allocs;
 	u64			nr_heap_frees;
 	u64			nr_heap_unknown_free;
@@ -166,6 +182,7 @@ struct dprof_replay {
 	struct hashmap		*user_funcs;
 	bool			sampled_hit_sinks;	/* a sink takes sampled_hit */
 	struct hashmap		*heap_calls;	/* tid -> struct dprof_heap_call * */
+	struct dprof_heaplog	*heaplog;	/* the allocator recorder's log */
 	struct dprof_symload	*symload;	/* NULL: no first pass */
 	bool			ready;		/* private: open succeeded */
 };
