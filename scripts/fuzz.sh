@@ -68,13 +68,20 @@ cp "$REPO/tools/perf/tests/dprof/data/perf.data.weight_struct" "$dir/seeds/pebs-
 lib=$REPO/tools/perf/tests/shell/lib/dprof_user
 if command -v gcc >/dev/null &&
    gcc -g -O1 -fno-inline -pthread -o "$dir/heap" "$lib/heap.c" 2>/dev/null &&
-   "$perf" dprof record --sampler=soft --no-kmem -o "$dir/seeds/heap.data" \
+   "$perf" dprof record --sampler=soft --no-kmem --heap-uprobes -o "$dir/seeds/heap.data" \
 	-- "$dir/heap" count 20 0.2 > "$dir/heap.out" 2>&1 &&
    ! grep -q 'cannot place uprobes' "$dir/heap.out"; then
 	:
 else
 	rm -f "$dir/seeds/heap.data"
 	say "no heap seed (no gcc, or uprobes cannot be placed: $dir/heap.out)"
+fi
+# ... and the allocator recorder's log in its feature section
+if [ -x "$dir/heap" ] &&
+   ! "$perf" dprof record --sampler=soft --no-kmem -o "$dir/seeds/heaprec.data" \
+	-- "$dir/heap" count 20 0.2 > "$dir/heaprec.out" 2>&1; then
+	rm -f "$dir/seeds/heaprec.data"
+	say "no heap recorder seed: $dir/heaprec.out"
 fi
 # big recordings (a guest's slab snapshot: ~30 MB) cut to 300 samples per
 # event and CPU: every kind of record stays, each run stays short

@@ -36,7 +36,7 @@ record() {
 	local mode=$1 tag=${TAG:-$1}
 
 	shift
-	if ! LD_PRELOAD=${PRELOAD:-} perf dprof record --sampler=soft --no-kmem \
+	if ! LD_PRELOAD=${PRELOAD:-} perf dprof record --sampler=soft --no-kmem --heap-uprobes \
 			-o "${dir}/${tag}.data" -- "${dir}/${PROG:-heap}" "${mode}" "$@" \
 			> "${dir}/${tag}.out" 2>&1; then
 		echo "dprof user heap test [Failed: record ${tag}]"

@@ -16,8 +16,12 @@ struct dprof_heaplog_rec {
 
 /* Make the log file next to @output; 0, or a negative errno (said). */
 int dprof_heaplog_rec__create(struct dprof_heaplog_rec *h, const char *output);
-/* Append the log to the recording @output; 0, or a negative errno (said). */
-int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output);
+/*
+ * Append the log to the recording @output, but allocations of less than
+ * @min_size bytes; 0, or a negative errno (said).
+ */
+int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
+			     unsigned int min_size);
 void dprof_heaplog_rec__remove(struct dprof_heaplog_rec *h);
 
 /**

@@ -351,12 +351,13 @@ static int dprof_heaplog_end__cmp(const void *a, const void *b)
  * Which events the replay needs: a sample resolves to a heap object only
  * while it lives, so an object no access sample of the recording fell
  * within the life of (most short-lived ones) is left out, with its free;
- * a free of an object the log did not see start goes too.  @keep gets
+ * a free of an object the log did not see start goes too, and so do
+ * objects of less than @min_size bytes (--heap-min-size).  @keep gets
  * DPROF_KEEP_* per event (sorted by time).  Returns the objects left out.
  */
 static int dprof_heaplog__keep(struct dprof_heaplog *log,
-			       const struct dprof_heaplog_times *st, u8 *keep,
-			       u64 *dropped)
+			       const struct dprof_heaplog_times *st, unsigned int min_size,
+			       u8 *keep, u64 *dropped)
 {
 	struct dprof_heaplog_end *e = calloc(2 * log->nr + 1, sizeof(*e));
 	size_t nr = 0, i, j;
@@ -386,7 +387,8 @@ static int dprof_heaplog__keep(struct dprof_heaplog *log,
 			to = e[j].time;
 			j++;
 		}
-		seen = dprof_heaplog_times__any(st, e[i].time, to);
+		seen = log->ev[e[i].ev].size >= min_size &&
+		       dprof_heaplog_times__any(st, e[i].time, to);
 		if (!seen) {
 			(*dropped)++;
 			continue;
@@ -570,7 +572,8 @@ static u64 dprof_heaplog__mono(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output)
+int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
+			     unsigned int min_size)
 {
 	struct dprof_heaplog_times st = { .t = NULL, };
 	struct dprof_heaplog log = { .ev = NULL, };
@@ -620,7 +623,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output)
 	keep = calloc(log.nr + 1, 1);
 	err = keep ? dprof_heaplog_times__read(&st, output) : -ENOMEM;
 	if (!err)
-		err = dprof_heaplog__keep(&log, &st, keep, &dropped);
+		err = dprof_heaplog__keep(&log, &st, min_size, keep, &dropped);
 	if (err)
 		goto out;
 	blob = dprof_heaplog__encode(&log, keep, f, dropped, &len);

@@ -870,7 +870,8 @@ int dprof_record_args__init(struct dprof_record_args *a,
 		a->monitor_on = ret > 0;
 	}
 	if (!opts->no_heap && !opts->heap_uprobes) {
-		ret = dprof_recorder__init(&a->recorder, system_wide, argc, argv);
+		ret = dprof_recorder__init(&a->recorder, system_wide, opts->heap_min_size,
+					   argc, argv);
 		if (ret)
 			return ret;
 	}

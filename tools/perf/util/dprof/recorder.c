@@ -170,8 +170,8 @@ static enum dprof_exe_kind dprof_recorder__exe_kind(const char *file)
 	return kind;
 }
 
-int dprof_recorder__init(struct dprof_recorder *rc, bool system_wide, int argc,
-			 const char **argv)
+int dprof_recorder__init(struct dprof_recorder *rc, bool system_wide, unsigned int min_size,
+			 int argc, const char **argv)
 {
 	struct dprof_record_cmd c;
 	struct stat st;
@@ -180,6 +180,7 @@ int dprof_recorder__init(struct dprof_recorder *rc, bool system_wide, int argc,
 
 	memset(rc, 0, sizeof(*rc));
 	rc->log.fd = -1;
+	rc->min_size = min_size;
 	dprof_record_cmd__parse(&c, argc, argv);
 	if (system_wide || c.attach || !c.workload)
 		return 0;	/* uprobes */
@@ -255,7 +256,7 @@ int dprof_recorder__done(struct dprof_recorder *rc, int record_err)
 		unsetenv("LD_PRELOAD");
 	unsetenv(DPROF_HEAPLOG_ENV);
 	if (!record_err)
-		err = dprof_heaplog_rec__store(&rc->log, rc->output);
+		err = dprof_heaplog_rec__store(&rc->log, rc->output, rc->min_size);
 	dprof_heaplog_rec__remove(&rc->log);
 	rc->on = false;
 	return err;

@@ -13,12 +13,14 @@
  * @none: nothing can track the workload's heap (a static program): said
  * @output: the recording the log goes into
  * @log: the log's file while recording
+ * @min_size: --heap-min-size: smaller objects are left out of the recording
  */
 struct dprof_recorder {
 	bool			on;
 	bool			none;
 	char			*output;
 	struct dprof_heaplog_rec log;
+	unsigned int		min_size;
 	/* private */
 	char			*preload;
 	char			*old_preload;
@@ -29,8 +31,8 @@ struct dprof_recorder {
  * can have the recorder; when so, its log and environment are set up.
  * Says in one line why not, when it matters.  0, or -ENOMEM.
  */
-int dprof_recorder__init(struct dprof_recorder *rc, bool system_wide, int argc,
-			 const char **argv);
+int dprof_recorder__init(struct dprof_recorder *rc, bool system_wide, unsigned int min_size,
+			 int argc, const char **argv);
 /* perf record returned @record_err: the log into the recording (if 0). */
 int dprof_recorder__done(struct dprof_recorder *rc, int record_err);
 void dprof_recorder__exit(struct dprof_recorder *rc);

@@ -48,6 +48,7 @@
 #include "record.h"
 #include "replay.h"
 #include "replay-heap.h"
+#include "heaplog.h"
 #include "replay-heaplog.h"
 #include "replay-priv.h"
 #include "hashfn.h"
@@ -1900,6 +1901,9 @@ static int dprof_replay__check_file(const char *path)
 	}
 	/* the features' sections: a table right after the data */
 	nr = cut ? 0 : bitmap_weight(h.adds_features, HEADER_FEAT_BITS);
+	/* the allocator recorder's log, the last: heaplog.c judges it */
+	if (nr && test_bit(DPROF_HEAPLOG_FEAT, h.adds_features))
+		nr--;
 	for (i = 0; i < nr; i++) {
 		if (pread(fd, &sec, sizeof(sec), end + i * sizeof(sec)) != (ssize_t)sizeof(sec) ||
 		    sec.offset > size || sec.size > size - sec.offset) {
