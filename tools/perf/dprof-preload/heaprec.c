@@ -38,7 +38,6 @@
 #include "../util/dprof/heaplog.h"
 
 #define HEAPREC_EXPORT	__attribute__((visibility("default")))
-#define HEAPREC_TLS	__thread __attribute__((tls_model("initial-exec")))
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
 /* stack words above the allocator's frame looked at for return addresses */
@@ -48,22 +47,22 @@
 #define HEAPREC_MAX_RANGES	512
 
 struct heaprec_fns {
-	void	*(*malloc)(size_t);
-	void	*(*calloc)(size_t, size_t);
-	void	*(*realloc)(void *, size_t);
-	void	*(*reallocarray)(void *, size_t, size_t);
-	void	(*free)(void *);
-	void	*(*aligned_alloc)(size_t, size_t);
-	void	*(*memalign)(size_t, size_t);
-	int	(*posix_memalign)(void **, size_t, size_t);
-	void	*(*valloc)(size_t);
-	void	*(*pvalloc)(size_t);
-	void	*(*opnew)(size_t);
-	void	*(*opnewa)(size_t);
-	void	*(*opnew_nt)(size_t, const void *);
-	void	*(*opnewa_nt)(size_t, const void *);
-	void	*(*opnew_al)(size_t, size_t);
-	void	*(*opnewa_al)(size_t, size_t);
+	void	*(*malloc)(size_t size);
+	void	*(*calloc)(size_t nmemb, size_t size);
+	void	*(*realloc)(void *ptr, size_t size);
+	void	*(*reallocarray)(void *ptr, size_t nmemb, size_t size);
+	void	(*free)(void *ptr);
+	void	*(*aligned_alloc)(size_t align, size_t size);
+	void	*(*memalign)(size_t align, size_t size);
+	int	(*posix_memalign)(void **ptr, size_t align, size_t size);
+	void	*(*valloc)(size_t size);
+	void	*(*pvalloc)(size_t size);
+	void	*(*opnew)(size_t size);
+	void	*(*opnewa)(size_t size);
+	void	*(*opnew_nt)(size_t size, const void *nothrow);
+	void	*(*opnewa_nt)(size_t size, const void *nothrow);
+	void	*(*opnew_al)(size_t size, size_t align);
+	void	*(*opnewa_al)(size_t size, size_t align);
 };
 
 struct heaprec_range {
@@ -108,11 +107,12 @@ struct heaprec_thread {
 	uint64_t		scan_ips[DPROF_HEAPLOG_MAX_IPS];
 };
 
-static HEAPREC_TLS struct heaprec_thread heaprec_self;
-static HEAPREC_TLS int heaprec_booting;
+/* initial-exec: no __tls_get_addr(), which may allocate */
+static __thread struct heaprec_thread heaprec_self __attribute__((tls_model("initial-exec")));
+static __thread int heaprec_booting __attribute__((tls_model("initial-exec")));
 
 /* What dlsym() allocates while the real functions are looked up. */
-static char heaprec_boot[16384] __attribute__((aligned(16)));
+static _Alignas(16) char heaprec_boot[16384];
 static size_t heaprec_boot_used;
 
 static void *heaprec_boot_alloc(size_t size)
@@ -127,7 +127,9 @@ static void *heaprec_boot_alloc(size_t size)
 
 static int heaprec_is_boot(const void *p)
 {
-	return (const char *)p >= heaprec_boot && (const char *)p < heaprec_boot + sizeof(heaprec_boot);
+	const char *c = p;
+
+	return c >= heaprec_boot && c < heaprec_boot + sizeof(heaprec_boot);
 }
 
 static int heaprec_range_cmp(const void *a, const void *b)

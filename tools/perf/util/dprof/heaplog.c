@@ -506,6 +506,7 @@ static void *dprof_heaplog__encode(struct dprof_heaplog *log, const u8 *keep,
 			const struct dprof_heaplog_event *first = &log->ev[(u32)by_seg[a]];
 			struct dprof_heaplog_seg *s = (void *)(buf + len);
 			u8 *p = (u8 *)(s + 1);
+			unsigned int nr_ips;
 
 			s->magic = DPROF_HEAPLOG_SEG_MAGIC;
 			s->pid = first->pid;
@@ -514,21 +515,27 @@ static void *dprof_heaplog__encode(struct dprof_heaplog *log, const u8 *keep,
 			s->base = first->time;
 			s->cpu = first->cpu;
 			dprof_heaplog_enc__reset(enc, first->time, first->cpu);
-			for (b = a; b < nr_order && log->ev[(u32)by_seg[b]].seg == first->seg; b++) {
+			for (b = a; b < nr_order; b++) {
 				const struct dprof_heaplog_event *ev = &log->ev[(u32)by_seg[b]];
 				u8 kk = keep[(u32)by_seg[b]];
 				int kind = ev->kind;
 				u64 ptr = ev->ptr, old = ev->old;
 
+				if (ev->seg != first->seg)
+					break;
+
+				/* a realloc that ends or starts a kept object only */
 				if (kind == DPROF_HEAPLOG_REALLOC && !(kk & DPROF_KEEP_NEW)) {
-					kind = DPROF_HEAPLOG_FREE;	/* only the end of old */
+					kind = DPROF_HEAPLOG_FREE;
 					ptr = old;
-				} else if (kind == DPROF_HEAPLOG_REALLOC && !(kk & DPROF_KEEP_OLD)) {
+				} else if (kind == DPROF_HEAPLOG_REALLOC &&
+					   !(kk & DPROF_KEEP_OLD)) {
 					kind = DPROF_HEAPLOG_ALLOC;
 				}
+				nr_ips = kind == DPROF_HEAPLOG_FREE ? 0 : ev->nr_ips;
 				p = dprof_heaplog_enc__event(enc, p, kind, ev->time, ev->cpu, ptr,
 							     old, ev->size, log->ips + ev->ips,
-							     kind == DPROF_HEAPLOG_FREE ? 0 : ev->nr_ips);
+							     nr_ips);
 			}
 			s->used = p - (u8 *)(s + 1);
 			len = ((p - buf) + 7) & ~7UL;
@@ -639,7 +646,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	err = dprof_heaplog__append(fd, blob, len);
 	close(fd);
 	if (!err)
-		pr_info("[ perf dprof: heap log of %" PRIu64 " process%s: %" PRIu64 " allocations, %" PRIu64 " frees; %" PRIu64 " objects no sample fell in the life of left out; %.3f MB written ]\n",
+		pr_info("[ perf dprof: heap log of %" PRIu64 " process%s: %" PRIu64 " allocations, %" PRIu64 " frees; %" PRIu64 " objects left out (no sample in their life, or --heap-min-size); %.3f MB written ]\n",
 			f->procs, f->procs == 1 ? "" : "es", log.nr_allocs, log.nr_frees,
 			dropped, len / 1048576.0);
 	if (bad || f->lost)

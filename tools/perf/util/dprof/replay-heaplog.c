@@ -66,16 +66,49 @@ void dprof_replay__heaplog_close(struct dprof_replay *r)
 	}
 }
 
+/* x86: an indirect call (FF /2, with a REX prefix or not) ends at @end */
+static bool dprof_heaplog__indirect_call(const u8 *end)
+{
+	int len;
+
+	for (len = 2; len <= 8; len++) {
+		const u8 *p = end - len;
+		u8 modrm, mod, rm;
+		int n = 2;
+
+		if (*p >= 0x40 && *p <= 0x4f)
+			p++;
+		if (p >= end - 1 || p[0] != 0xff)
+			continue;
+		modrm = p[1];
+		mod = modrm >> 6;
+		rm = modrm & 7;
+		if (((modrm >> 3) & 7) != 2)
+			continue;
+		if (mod != 3 && rm == 4)
+			n++;			/* SIB */
+		if (mod == 1)
+			n += 1;
+		else if (mod == 2 || (mod == 0 && rm == 5))
+			n += 4;
+		else if (mod == 0 && rm == 4 && p + 2 < end && (p[2] & 7) == 5)
+			n += 4;
+		if (p + n == end)
+			return true;
+	}
+	return false;
+}
+
 /*
- * The function a return address @ip is in, and the call before @ip: its
- * target when direct (0 when indirect).  False when no call ends at @ip.
+ * The function a return address @ip is in, and whether a call ends at
+ * @ip: its target when direct (0 when indirect).
  */
 static bool dprof_heaplog__call_before(struct thread *thread, u64 ip, u64 *fn, u64 *target)
 {
-	struct addr_location al;
 	struct machine *machine = maps__machine(thread__maps(thread));
-	u8 code[7];
+	struct addr_location al;
 	bool call = false;
+	u8 code[8];
 
 	addr_location__init(&al);
 	*fn = 0;
@@ -87,19 +120,14 @@ static bool dprof_heaplog__call_before(struct thread *thread, u64 ip, u64 *fn, u
 	if (dso__data_read_addr(map__dso(al.map), al.map, machine, ip - sizeof(code), code,
 				sizeof(code)) != sizeof(code))
 		goto out;
-	if (code[2] == 0xe8) {			/* call rel32 */
+	if (code[3] == 0xe8) {			/* call rel32 */
 		s32 rel;
 
-		memcpy(&rel, code + 3, sizeof(rel));
+		memcpy(&rel, code + 4, sizeof(rel));
 		*target = ip + rel;
 		call = true;
-	} else if ((code[5] == 0xff && (code[6] & 0x38) == 0x10 && code[6] >= 0xd0) ||	/* call *%reg */
-		   (code[4] == 0xff && (code[5] & 0xf8) == 0x50) ||			/* call *d8(%reg) */
-		   (code[1] == 0xff && ((code[2] & 0xf8) == 0x90 || code[2] == 0x15)) ||	/* d32, rip */
-		   (code[3] == 0xff && code[4] == 0x54) ||				/* d8(sib) */
-		   (code[4] == 0x41 && code[5] == 0xff) ||				/* call *%r8-15 */
-		   (code[0] == 0xff && code[1] == 0x94)) {				/* d32(sib) */
-		call = true;
+	} else {
+		call = dprof_heaplog__indirect_call(code + sizeof(code));
 	}
 out:
 	addr_location__exit(&al);
@@ -117,6 +145,11 @@ static u32 dprof_heaplog__frames(struct dprof_replay *r, struct machine *machine
 	out[0] = ips[0];
 	if (ev->nr_ips < 2)
 		return ev->nr_ips;
+	/* the check decodes x86 calls: elsewhere the candidates stay */
+	if (!machine__is(machine, "x86_64")) {
+		memcpy(out, ips, ev->nr_ips * sizeof(*ips));
+		return ev->nr_ips;
+	}
 	thread = machine__findnew_thread(machine, ev->pid, ev->tid);
 	if (!thread)
 		return 1;
