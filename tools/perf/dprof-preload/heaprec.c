@@ -633,8 +633,9 @@ HEAPREC_EXPORT void *reallocarray(void *old, size_t nmemb, size_t size)
 	return p;
 }
 
-#define HEAPREC_ALIGNED(name, field)						\
-HEAPREC_EXPORT void *name(size_t align, size_t size)				\
+/* An allocator of @params (with "size") that returns the object. */
+#define HEAPREC_ALLOCATOR(name, field, params, args)				\
+HEAPREC_EXPORT void *name params						\
 {										\
 	int on;									\
 	void *p;								\
@@ -644,32 +645,15 @@ HEAPREC_EXPORT void *name(size_t align, size_t size)				\
 		return NULL;							\
 	}									\
 	on = heaprec_enter();							\
-	p = real.field(align, size);						\
+	p = real.field args;							\
 	heaprec_alloc(on, p, size, HEAPREC_IP, HEAPREC_SP);			\
 	return p;								\
 }
 
-HEAPREC_ALIGNED(aligned_alloc, aligned_alloc)
-HEAPREC_ALIGNED(memalign, memalign)
-
-#define HEAPREC_PAGED(name, field)						\
-HEAPREC_EXPORT void *name(size_t size)						\
-{										\
-	int on;									\
-	void *p;								\
-										\
-	if (unlikely(!real.field) && (!heaprec_init() || !real.field)) {	\
-		errno = ENOMEM;							\
-		return NULL;							\
-	}									\
-	on = heaprec_enter();							\
-	p = real.field(size);							\
-	heaprec_alloc(on, p, size, HEAPREC_IP, HEAPREC_SP);			\
-	return p;								\
-}
-
-HEAPREC_PAGED(valloc, valloc)
-HEAPREC_PAGED(pvalloc, pvalloc)
+HEAPREC_ALLOCATOR(aligned_alloc, aligned_alloc, (size_t align, size_t size), (align, size))
+HEAPREC_ALLOCATOR(memalign, memalign, (size_t align, size_t size), (align, size))
+HEAPREC_ALLOCATOR(valloc, valloc, (size_t size), (size))
+HEAPREC_ALLOCATOR(pvalloc, pvalloc, (size_t size), (size))
 
 HEAPREC_EXPORT int posix_memalign(void **memptr, size_t align, size_t size)
 {

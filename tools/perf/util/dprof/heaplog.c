@@ -97,27 +97,29 @@ void dprof_heaplog_rec__remove(struct dprof_heaplog_rec *h)
 /* ---------------------------------------------------------------------- */
 /* decoding                                                                */
 
+/* Room for @need more items of @elem bytes in *@arr, which holds *@nr of *@alloc. */
+static int dprof_heaplog__room(void **arr, size_t *alloc, size_t nr, size_t need, size_t elem)
+{
+	size_t n = *alloc ?: 4096;
+	void *p;
+
+	if (nr + need <= *alloc)
+		return 0;
+	while (n < nr + need)
+		n *= 2;
+	p = realloc(*arr, n * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*alloc = n;
+	return 0;
+}
+
 static int dprof_heaplog__grow(struct dprof_heaplog *log, unsigned int nr_ips)
 {
-	if (log->nr == log->alloc) {
-		size_t alloc = log->alloc ? 2 * log->alloc : 4096;
-		struct dprof_heaplog_event *ev = realloc(log->ev, alloc * sizeof(*ev));
-
-		if (!ev)
-			return -ENOMEM;
-		log->ev = ev;
-		log->alloc = alloc;
-	}
-	if (log->nr_ips + nr_ips > log->alloc_ips) {
-		size_t alloc = log->alloc_ips ? 2 * log->alloc_ips : 16384;
-		u64 *ips = realloc(log->ips, alloc * sizeof(*ips));
-
-		if (!ips)
-			return -ENOMEM;
-		log->ips = ips;
-		log->alloc_ips = alloc;
-	}
-	return 0;
+	return dprof_heaplog__room((void **)&log->ev, &log->alloc, log->nr, 1, sizeof(*log->ev)) ?:
+	       dprof_heaplog__room((void **)&log->ips, &log->alloc_ips, log->nr_ips, nr_ips,
+				   sizeof(*log->ips));
 }
 
 /*
@@ -262,15 +264,8 @@ static int dprof_heaplog_times__sample(const struct perf_tool *tool,
 
 	if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT)
 		return 0;
-	if (st->nr == st->alloc) {
-		size_t alloc = st->alloc ? 2 * st->alloc : 65536;
-		u64 *t = realloc(st->t, alloc * sizeof(*t));
-
-		if (!t)
-			return -ENOMEM;
-		st->t = t;
-		st->alloc = alloc;
-	}
+	if (dprof_heaplog__room((void **)&st->t, &st->alloc, st->nr, 1, sizeof(*st->t)))
+		return -ENOMEM;
 	st->t[st->nr++] = sample->time;
 	return 0;
 }
