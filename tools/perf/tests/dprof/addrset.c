@@ -136,7 +136,7 @@ static int addrset_test__move(void)
 	TEST_ASSERT_VAL("alloc", a && old);
 	a->priv = &cls;
 	a->cpu = 1;
-	a->sampled = true;
+	a->nr_seen = 2;
 	a->bounced = true;
 	a->earlier = true;
 	a->free_site = 0xdead;
@@ -151,7 +151,7 @@ static int addrset_test__move(void)
 	TEST_ASSERT_EQUAL("dead live", (int)d.as.nr_live, 1);
 	TEST_ASSERT_VAL("kept", a->priv == &cls && a->base == 0x3000 && a->size == 0x40);
 	TEST_ASSERT_VAL("new life", a->alloc_time == 5 && !a->cpu);
-	TEST_ASSERT_VAL("new life", !a->sampled && !a->bounced && !a->earlier);
+	TEST_ASSERT_VAL("new life", !a->nr_seen && !a->bounced && !a->earlier);
 	TEST_ASSERT_VAL("new life", !a->free_site);
 
 	/* the same range dead before: the moved object takes its place */

@@ -18,6 +18,7 @@ int test__dprof_types(struct test_suite *test, int subtest);
 int test__dprof_btf(struct test_suite *test, int subtest);
 int test__dprof_static(struct test_suite *test, int subtest);
 int test__dprof_profile(struct test_suite *test, int subtest);
+int test__dprof_estimate(struct test_suite *test, int subtest);
 int test__dprof_cachesim(struct test_suite *test, int subtest);
 int test__dprof_missmodel(struct test_suite *test, int subtest);
 int test__dprof_exact(struct test_suite *test, int subtest);

@@ -18,6 +18,7 @@ static struct test_case tests__dprof[] = {
 	TEST_CASE("dprof: user files sampled, from mmap, fork and exec records",
 		  dprof_userfiles),
 	TEST_CASE("dprof: per-class aggregation into rows", dprof_profile),
+	TEST_CASE("dprof: objects touched, share intervals, evidence of change", dprof_estimate),
 	TEST_CASE("dprof: cache model and geometry", dprof_cachesim),
 	TEST_CASE("dprof: miss classes against a cache model with ground truth", dprof_missmodel),
 	TEST_CASE("dprof: exact miss classes from object histories", dprof_exact),

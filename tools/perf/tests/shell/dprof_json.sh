@@ -50,13 +50,17 @@ for r in rows:
         bad.append("%s: in --stdio, not in --json" % r[0])
         continue
     if view == "profile":
-        # Type Cache Samples% Misses% AvgLat Objects WS Bounce ...
+        # Type Cache Samples% +-95% Misses% AvgLat Sampled Objects ...
         if "%.2f%%" % t["share"] != r[2]:
             bad.append("%s: share %s vs %s" % (r[0], t["share"], r[2]))
-        if "%.1f%%" % t["miss_share"] != r[3]:
-            bad.append("%s: miss share %s vs %s" % (r[0], t["miss_share"], r[3]))
-        if str(t["objects"]) != r[5]:
-            bad.append("%s: objects %s vs %s" % (r[0], t["objects"], r[5]))
+        if not t["share_lo"] <= t["share"] <= t["share_hi"]:
+            bad.append("%s: share %s outside [%s, %s]" % (r[0], t["share"], t["share_lo"], t["share_hi"]))
+        if "%.1f%%" % t["miss_share"] != r[4]:
+            bad.append("%s: miss share %s vs %s" % (r[0], t["miss_share"], r[4]))
+        if str(t["objects"]) != r[6]:
+            bad.append("%s: objects %s vs %s" % (r[0], t["objects"], r[6]))
+        if "%.0f" % t["objects_est"] != r[7].rstrip("?"):
+            bad.append("%s: objects estimated %s vs %s" % (r[0], t["objects_est"], r[7]))
     elif view == "classify":
         # Type Cache Misses Miss% TrueSh FalseSh Conflct Capacty Unknown
         if str(t["misses"]) != r[2]:

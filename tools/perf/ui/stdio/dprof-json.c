@@ -13,6 +13,7 @@
 #include "util/debug.h"
 #include "util/dprof/cachesim.h"
 #include "util/dprof/classify.h"
+#include "util/dprof/estimate.h"
 #include "util/dprof/profile.h"
 #include "util/dprof/ea.h"
 #include "util/dprof/workingset.h"
@@ -195,6 +196,35 @@ static void dprof_json__stats(const struct dprof_report *rep,
 		json_null(fp, "avg_latency", false);
 }
 
+/* The 95% (Wilson) interval of a share, in percent as the share is. */
+static void dprof_json__share_interval(FILE *fp, u64 k, u64 n)
+{
+	double lo, hi;
+
+	dprof_wilson(k, n, DPROF_Z95, &lo, &hi);
+	json_double(fp, "share_lo", 100 * lo, false);
+	json_double(fp, "share_hi", 100 * hi, false);
+}
+
+/*
+ * Distinct objects touched: "objects_est" with its 95% interval, the
+ * objects the address set knew of (null: no address set, no upper bound),
+ * and whether the samples were too few for the estimate to say much.
+ */
+static void dprof_json__estimate(FILE *fp, const struct dprof_estimate *e, double ws_bytes)
+{
+	json_double(fp, "objects_est", e->est, false);
+	json_double(fp, "objects_lo", e->lo, false);
+	json_double(fp, "objects_hi", e->hi, false);
+	if (e->bound)
+		json_u64(fp, "objects_known", e->bound, false);
+	else
+		json_null(fp, "objects_known", false);
+	json_bool(fp, "objects_counted", e->exact, false);
+	json_bool(fp, "few_samples", e->few, false);
+	json_double(fp, "ws_bytes_est", ws_bytes, false);
+}
+
 static void dprof_json__type(const struct dprof_report *rep, const struct dprof_rows *t,
 			     size_t i, FILE *fp)
 {
@@ -202,6 +232,7 @@ static void dprof_json__type(const struct dprof_report *rep, const struct dprof_
 	const struct dprof_row_info *ri = &t->info[i];
 	const struct dprof_class *row = t->row[i];
 	struct dprof_member_stats *ms;
+	struct dprof_estimate e;
 	struct dprof_members m;
 	size_t k;
 
@@ -210,6 +241,7 @@ static void dprof_json__type(const struct dprof_report *rep, const struct dprof_
 	json_string(fp, "desc", ri->desc.buf, false);
 	json_string(fp, "kind", dprof_kind__str(row->kind), false);
 	json_double(fp, "share", dprof_pct(row->stats.samples, prof->nr_samples), false);
+	dprof_json__share_interval(fp, row->stats.samples, prof->nr_samples);
 	if (prof->has_levels)
 		json_double(fp, "miss_share", dprof_pct(row->stats.misses,
 							prof->total.misses), false);
@@ -228,6 +260,8 @@ static void dprof_json__type(const struct dprof_report *rep, const struct dprof_
 		json_null(fp, "remote_share", false);
 	json_u64(fp, "objects", row->nr_objects, false);
 	json_u64(fp, "ws_bytes", row->ws_bytes, false);
+	dprof_row__estimate(row, &e);
+	dprof_json__estimate(fp, &e, dprof_row__ws_bytes(row, e.est));
 	json_u64(fp, "bounced_objects", row->nr_bounced, false);
 	json_u64(fp, "object_size", row->obj_size, false);
 	json_key(fp, "members", false);

@@ -356,13 +356,23 @@ void dprof_profile_cols__init(struct dprof_profile_cols *c, const struct dprof_r
 	c->desc_width = min_t(int, c->desc_width, DPROF_DESC_WIDTH_MAX);
 }
 
+/* What the sampled numbers of the profile mean, above its columns. */
+static void dprof_rows__fprintf_legend(FILE *fp)
+{
+	fprintf(fp, "# +-95%%: the share's 95%% interval (Wilson), in points; Sampled: objects the samples hit;\n"
+		"# Objects: distinct objects touched, estimated (Chao1) from how often each was sampled, at most\n"
+		"# the objects the address set knew of; WS size: their bytes.  '?': fewer than %d samples of the\n"
+		"# type, its estimate says little; (counted): known without sampling\n",
+		DPROF_FEW_SAMPLES);
+}
+
 void dprof_rows__fprintf_columns(const struct dprof_profile_cols *c, FILE *fp)
 {
 	fprintf(fp, "#");
 	dprof__fprint_column(fp, "Type", c->type_width);
 	dprof__fprint_column(fp, "Cache / kind", c->desc_width);
-	fprintf(fp, " %7s %7s %7s %8s %8s %6s", "Samples", "Misses",
-		"AvgLat", "Objects", "WS size", "Bounce");
+	fprintf(fp, " %7s %5s %7s %7s %8s %8s %-17s %8s %6s", "Samples", "+-95%", "Misses",
+		"AvgLat", "Sampled", "Objects", " (95% interval)", "WS size", "Bounce");
 	if (c->hitm)
 		fprintf(fp, " %6s", "HITM%");
 	if (c->remote)
@@ -377,6 +387,7 @@ void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_
 	const struct dprof_class *row = t->row[i];
 	double p = dprof_pct(row->stats.samples, rep->replay.prof.nr_samples);
 	struct dprof_member_stats *ms;
+	struct dprof_estimate e;
 	struct dprof_members m;
 	size_t k;
 
@@ -384,9 +395,12 @@ void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_
 	dprof__fprint_column(fp, dprof_row_info__name(ri), c->type_width);
 	dprof__fprint_column(fp, ri->desc.buf, c->desc_width);
 	color_fprintf(fp, get_percent_color(p), " %6.2f%%", p);
+	dprof__fprint_share_error(fp, row->stats.samples, rep->replay.prof.nr_samples);
 	dprof_report__fprintf_misses(rep, &row->stats, fp);
 	fprintf(fp, " %8" PRIu64, row->nr_objects);
-	dprof__fprint_size(fp, row->ws_bytes, true);
+	dprof_row__estimate(row, &e);
+	dprof__fprint_estimate(fp, &e);
+	dprof__fprint_size(fp, dprof_row__ws_bytes(row, e.est), true);
 	fprintf(fp, " %6s", row->nr_bounced ? "yes" : "no");
 	/* of the type's samples with a data source */
 	if (c->hitm)
@@ -491,6 +505,7 @@ static int dprof_report__fprintf_profile(struct dprof_report *rep, FILE *fp)
 		return err;
 	dprof_profile_cols__init(&c, rep, &t);
 	dprof_report__fprintf_header(rep, fp);
+	dprof_rows__fprintf_legend(fp);
 	dprof_rows__fprintf_columns(&c, fp);
 	for (i = 0; i < t.nr; i++) {
 		if (t.shown[i])

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/kernel.h>
@@ -17,6 +18,7 @@
 #include "util/map.h"
 #include "util/symbol.h"
 #include "util/dprof/classify.h"
+#include "util/dprof/estimate.h"
 #include "util/dprof/profile.h"
 #include "util/dprof/report.h"
 #include "util/dprof/typeinfo.h"
@@ -52,6 +54,34 @@ void dprof__fprint_size(FILE *fp, double bytes, bool unit)
 		fprintf(fp, " %7.0fB", bytes);
 	else
 		fprintf(fp, " %8.0f", bytes);
+}
+
+/*
+ * Objects estimated and their 95% interval in 27 columns: "     1204 [1100-1350]     ";
+ * a '?' after the estimate when its samples are too few to say much,
+ * "(counted)" when no sampling was involved.
+ */
+void dprof__fprint_estimate(FILE *fp, const struct dprof_estimate *e)
+{
+	char iv[40];
+
+	if (e->exact && !e->est)
+		iv[0] = '\0';
+	else if (e->exact)
+		scnprintf(iv, sizeof(iv), "(counted)");
+	else
+		scnprintf(iv, sizeof(iv), "[%.0f-%.0f]", floor(e->lo), ceil(e->hi));
+	fprintf(fp, " %8.0f%c%-17s", e->est, e->few ? '?' : ' ', iv);
+}
+
+/* The 95% (Wilson) interval of the share @k of @n, as +- points: 5 columns. */
+void dprof__fprint_share_error(FILE *fp, u64 k, u64 n)
+{
+	double lo, hi, p = n ? (double)k / n : 0, h;
+
+	dprof_wilson(k, n, DPROF_Z95, &lo, &hi);
+	h = 100 * fmax(p - lo, hi - p);
+	fprintf(fp, h < 10 ? " %5.2f" : " %5.1f", h);
 }
 
 /* The kernel function of @ip, or NULL. */

@@ -9,6 +9,7 @@
 
 struct dprof_class;
 struct dprof_classify;
+struct dprof_estimate;
 struct dprof_profile;
 struct dprof_row_info;
 struct dprof_workingset;
@@ -19,6 +20,8 @@ struct machine;
 
 void dprof__fprint_column(FILE *fp, const char *str, int width);
 void dprof__fprint_size(FILE *fp, double bytes, bool unit);
+void dprof__fprint_estimate(FILE *fp, const struct dprof_estimate *e);
+void dprof__fprint_share_error(FILE *fp, u64 k, u64 n);
 
 /* One row of a view: a data type, its classes point at @row (->row). */
 struct dprof_view_row {

@@ -23,7 +23,7 @@ struct dprof_obj {
 	void		*priv;		/* owned by the user of the set */
 	u64		free_site;	/* for the free hooks: call site */
 	u32		cpu;		/* allocating CPU */
-	bool		sampled;	/* an access sample hit it */
+	u8		nr_seen;	/* access samples that hit it, up to 3 */
 	bool		bounced;	/* touched by more than one CPU */
 	bool		earlier;	/* allocated before recording: no alloc event */
 };

@@ -394,11 +394,16 @@ const struct dprof_vote *dprof_class__best_vote(const struct dprof_class *cls)
  * @cpu: accessing CPU
  *
  * Keeps one entry per distinct object: memory grows with objects, not
- * with samples.
+ * with samples.  The entry: bit 0 bounced, bits 1-3 times sampled (up to
+ * DPROF_FREQ_SEEN_MAX), the first CPU above.
  */
+#define DPROF_OBJ_SEEN_MASK	7
+#define DPROF_OBJ_CPU_SHIFT	4
+
 int dprof_class__touch_base(struct dprof_class *cls, u64 base, u64 size,
 			    u32 cpu)
 {
+	unsigned int seen;
 	long state;
 
 	if (!cls->objs) {
@@ -411,13 +416,19 @@ int dprof_class__touch_base(struct dprof_class *cls, u64 base, u64 size,
 	if (!hashmap__find(cls->objs, base, &state)) {
 		cls->nr_objects++;
 		cls->ws_bytes += size;
-		return hashmap__add(cls->objs, base, (long)cpu << 1);
+		dprof_freq__sample(&cls->freq, 0);
+		return hashmap__add(cls->objs, base,
+				    (long)cpu << DPROF_OBJ_CPU_SHIFT | 1 << 1);
 	}
-	if (!(state & 1) && (u32)(state >> 1) != cpu) {
+	seen = (state >> 1) & DPROF_OBJ_SEEN_MASK;
+	dprof_freq__sample(&cls->freq, seen);
+	if (seen < DPROF_FREQ_SEEN_MAX)
+		state += 1 << 1;
+	if (!(state & 1) && (u32)(state >> DPROF_OBJ_CPU_SHIFT) != cpu) {
 		cls->nr_bounced++;
-		return hashmap__set(cls->objs, base, state | 1, NULL, NULL);
+		state |= 1;
 	}
-	return 0;
+	return hashmap__set(cls->objs, base, state, NULL, NULL);
 }
 
 /* Account a sample in the profile totals, resolved or not. */
@@ -518,6 +529,10 @@ static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls)
 
 	dprof_stats__add(&row->stats, &cls->stats);
 	row->nr_objects += cls->nr_objects;
+	dprof_freq__add(&row->freq, &cls->freq);
+	row->nr_known += cls->nr_known;
+	if (cls->freq.n && !cls->nr_known)
+		row->no_bound = true;
 	row->nr_bounced += cls->nr_bounced;
 	row->ws_bytes += cls->ws_bytes;
 	row->nr_allocs += cls->nr_allocs;
@@ -607,6 +622,19 @@ struct dprof_class **dprof_profile__rows(struct dprof_profile *prof, size_t *nr)
 		if (dprof_row__merge(row, cls))
 			goto out_err;
 	}
+	/* objects of a row's type that no sample hit still bound its estimate */
+	hashmap__for_each_entry(prof->classes, cur, bkt) {
+		struct dprof_class *cls = cur->pvalue;
+
+		if (cls->stats.samples || !cls->nr_known)
+			continue;
+		for (i = 0; i < n; i++) {
+			if (dprof_class__same_row(rows[i], cls)) {
+				rows[i]->nr_known += cls->nr_known;
+				break;
+			}
+		}
+	}
 	free(classes);
 	*nr = n;
 	return rows;
@@ -624,6 +652,29 @@ void dprof_rows__free(struct dprof_class **rows, size_t nr)
 	for (i = 0; i < nr; i++)
 		dprof_class__delete(rows[i]);
 	free(rows);
+}
+
+/**
+ * dprof_row__estimate - the distinct objects of a row touched, estimated
+ * @row: a row of dprof_profile__rows()
+ * @e: the estimate
+ *
+ * Objects counted without sampling (statics, per-cpu copies) count as
+ * they are; sampled objects by Chao1, bounded by the objects of the type
+ * the address set knew of when every class of the row has an address set.
+ */
+void dprof_row__estimate(const struct dprof_class *row, struct dprof_estimate *e)
+{
+	dprof_estimate__objects(e, &row->freq, row->nr_objects - row->freq.s_obs,
+				row->no_bound ? 0 : row->nr_known);
+}
+
+/* The bytes of @objects of @row's objects, at the mean size of those sampled. */
+double dprof_row__ws_bytes(const struct dprof_class *row, double objects)
+{
+	if (!row->nr_objects)
+		return 0;
+	return (double)row->ws_bytes / row->nr_objects * objects;
 }
 
 int dprof_sort__parse(const char *str, enum dprof_sort *sort)

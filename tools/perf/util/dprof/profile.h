@@ -6,6 +6,7 @@
 #include <linux/types.h>
 #include "datasrc.h"
 #include "ea.h"
+#include "estimate.h"
 
 struct hashmap;
 struct dso;
@@ -126,6 +127,10 @@ struct dprof_class {
 	u64			alloc_size;	/* bytes handed out */
 	struct dprof_stats	stats;
 	u64			nr_objects;	/* distinct objects sampled */
+	struct dprof_freq	freq;		/* ... by how often: the estimate */
+	/* objects the address set knew of: allocated, or in the snapshot's slabs */
+	u64			nr_known;
+	bool			no_bound;	/* row: a class of it has none */
 	u64			nr_bounced;	/* ... touched by more than one CPU */
 	u64			ws_bytes;	/* bytes of those objects */
 	u64			nr_allocs;
@@ -195,6 +200,8 @@ void dprof_profile__count(struct dprof_profile *prof,
 struct dprof_class **dprof_profile__rows(struct dprof_profile *prof,
 					 size_t *nr);
 void dprof_rows__free(struct dprof_class **rows, size_t nr);
+void dprof_row__estimate(const struct dprof_class *row, struct dprof_estimate *e);
+double dprof_row__ws_bytes(const struct dprof_class *row, double objects);
 
 enum dprof_sort {
 	DPROF_SORT_SAMPLES,

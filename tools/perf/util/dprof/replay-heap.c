@@ -220,6 +220,7 @@ int dprof_replay__heap_alloc(struct dprof_replay *r, const struct dprof_heap_all
 	if (a->size > cls->alloc_size)
 		cls->alloc_size = a->size;
 	cls->nr_allocs++;
+	cls->nr_known++;
 	return dprof_replay__start_obj(r, as, cls, a->ptr, a->size ?: 1, a->time, a->cpu);
 }
 
@@ -426,11 +427,7 @@ int dprof_replay__heap_access(struct dprof_replay *r, struct thread *thread,
 	/* the site's own row: what no operand type places */
 	r->prof.heap_untyped[why]++;
 	cls = obj->priv;
-	if (!obj->sampled) {
-		obj->sampled = true;
-		cls->nr_objects++;
-		cls->ws_bytes += obj->size;
-	}
+	dprof_obj__sampled(obj);
 	dprof_obj__mark_bounce(obj, acc->cpu);
 	err = dprof_replay__count_access(r, cls, thread, offset, acc);
 	return err ?: dprof_replay__heap_hit(r, obj, acc);

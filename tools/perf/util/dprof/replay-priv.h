@@ -43,6 +43,7 @@ int dprof_replay__count_access(struct dprof_replay *r, struct dprof_class *cls,
 			       struct dprof_access *acc);
 
 /* @obj is touched by @cpu: it bounced if that is not its allocating CPU. */
+void dprof_obj__sampled(struct dprof_obj *obj);
 void dprof_obj__mark_bounce(struct dprof_obj *obj, u32 cpu);
 
 /* The allocator's uprobes (heapprobe.c): @evsel's handler, by its @name. */

@@ -268,6 +268,7 @@ static int dprof_replay__new_obj(struct dprof_replay *r, struct perf_sample *sam
 		r->rec.alloc_has_name = true;
 	}
 	cls->nr_allocs++;
+	cls->nr_known++;
 
 	return dprof_replay__start_obj(r, &r->as, cls, ptr, bytes_alloc,
 				       sample->time, sample->cpu);
@@ -313,11 +314,28 @@ static int dprof_replay__kmalloc(struct dprof_replay *r, struct evsel *evsel,
 	return dprof_replay__alloc(r, evsel, sample, machine, DPROF_KIND_KMALLOC);
 }
 
+/*
+ * An access sample hit @obj: its class counts it as sampled, and how often
+ * the samples saw it (the estimate of the objects touched).
+ */
+void dprof_obj__sampled(struct dprof_obj *obj)
+{
+	struct dprof_class *cls = obj->priv;
+
+	if (!obj->nr_seen) {
+		cls->nr_objects++;
+		cls->ws_bytes += obj->size;
+	}
+	dprof_freq__sample(&cls->freq, obj->nr_seen);
+	if (obj->nr_seen < DPROF_FREQ_SEEN_MAX)
+		obj->nr_seen++;
+}
+
 void dprof_obj__mark_bounce(struct dprof_obj *obj, u32 cpu)
 {
 	struct dprof_class *cls = obj->priv;
 
-	if (obj->cpu != cpu && obj->sampled && !obj->bounced) {
+	if (obj->cpu != cpu && obj->nr_seen && !obj->bounced) {
 		obj->bounced = true;
 		cls->nr_bounced++;
 	}
@@ -576,10 +594,13 @@ static int dprof_replay__slab(struct dprof_replay *r, struct evsel *evsel,
 		return -ENOMEM;
 	}
 	slab->priv = ss;
-	if (born)
+	if (born) {
 		r->rec.nr_new_slabs++;
-	else
+	} else {
 		r->rec.nr_snapshot_slabs++;
+		/* objects allocated earlier: at most the slab's */
+		ss->cls->nr_known += objects;
+	}
 	return 0;
 }
 
@@ -1388,11 +1409,7 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 	if (obj) {
 		cls = obj->priv;
 		r->prof.resolved_earlier += obj->earlier;
-		if (!obj->sampled) {
-			obj->sampled = true;
-			cls->nr_objects++;
-			cls->ws_bytes += obj->size;
-		}
+		dprof_obj__sampled(obj);
 		dprof_obj__mark_bounce(obj, acc->cpu);
 		return dprof_replay__count_access(r, cls, thread, acc->addr - obj->base, acc);
 	}

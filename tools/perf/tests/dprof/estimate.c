@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The estimates of dprof: share intervals, objects touched, evidence of a
+ * change, against known values and samples of known truth.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include "tests/tests.h"
+#include "util/dprof/estimate.h"
+#include "dprof-tests.h"
+
+static bool near(double v, double want, double tol)
+{
+	return fabs(v - want) <= tol;
+}
+
+static unsigned long xorshift(unsigned long *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * @n samples of @nr objects, object i with weight w(i): @hot of them 50
+ * times the others'; the objects' times seen in @seen.
+ */
+static void sample_objects(struct dprof_freq *f, unsigned char *seen, unsigned long nr,
+			   unsigned long hot, unsigned long n, unsigned long *x)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		unsigned long r = xorshift(x), o;
+
+		/* hot: half the samples */
+		if (hot && (r & 1))
+			o = (r >> 1) % hot;
+		else
+			o = hot + (r >> 1) % (nr - hot);
+		dprof_freq__sample(f, seen[o]);
+		if (seen[o] < DPROF_FREQ_SEEN_MAX)
+			seen[o]++;
+	}
+}
+
+static int check_objects(unsigned long nr, unsigned long hot, unsigned long n,
+			 double tol, bool covers)
+{
+	unsigned char *seen = calloc(nr, 1);
+	struct dprof_freq f = { 0 };
+	struct dprof_estimate e;
+	unsigned long x = 88172645463325252UL, i, s = 0;
+	u64 fk[DPROF_FREQ_RARE] = { 0 };
+
+	TEST_ASSERT_VAL("alloc", seen);
+	sample_objects(&f, seen, nr, hot, n, &x);
+	for (i = 0; i < nr; i++) {
+		s += seen[i] > 0;
+		if (seen[i] && seen[i] <= DPROF_FREQ_RARE)
+			fk[seen[i] - 1] += 1;
+	}
+	free(seen);
+	DPROF_TEST_EQ_U64("n", f.n, n);
+	DPROF_TEST_EQ_U64("objects sampled", f.s_obs, s);
+	for (i = 0; i < DPROF_FREQ_RARE; i++)
+		DPROF_TEST_EQ_U64("objects seen i times", f.f[i], fk[i]);
+
+	dprof_estimate__objects(&e, &f, 0, 0);
+	pr_debug("%lu objects (%lu hot), %lu samples: sampled %" PRIu64
+		 ", estimate %.0f [%.0f, %.0f]\n", nr, hot, n, e.sampled, e.est, e.lo, e.hi);
+	TEST_ASSERT_VAL("sampled", e.sampled == s);
+	TEST_ASSERT_VAL("estimate", near(e.est, nr, tol * nr));
+	TEST_ASSERT_VAL("interval", e.lo <= e.est && e.est <= e.hi && e.lo >= s);
+	if (covers)
+		TEST_ASSERT_VAL("interval covers", e.lo <= nr && nr <= e.hi);
+
+	/* the address set's bound: never above, never below the sampled */
+	dprof_estimate__objects(&e, &f, 0, s + 1);
+	TEST_ASSERT_VAL("bounded", e.est <= s + 1 && e.hi <= s + 1 && e.lo >= s);
+	dprof_estimate__objects(&e, &f, 0, s - 1);
+	TEST_ASSERT_VAL("a bound below the sampled is none", !e.bound);
+	return TEST_OK;
+}
+
+int test__dprof_estimate(struct test_suite *test __maybe_unused, int subtest __maybe_unused)
+{
+	struct dprof_freq f = { 0 };
+	struct dprof_estimate e;
+	double lo, hi;
+
+	/* Wilson: the textbook values */
+	dprof_wilson(50, 100, DPROF_Z95, &lo, &hi);
+	TEST_ASSERT_VAL("wilson 50/100", near(lo, 0.4038, 0.0001) && near(hi, 0.5962, 0.0001));
+	dprof_wilson(0, 10, DPROF_Z95, &lo, &hi);
+	TEST_ASSERT_VAL("wilson 0/10", lo == 0 && near(hi, 0.2775, 0.0001));
+	dprof_wilson(0, 0, DPROF_Z95, &lo, &hi);
+	TEST_ASSERT_VAL("wilson of nothing", lo == 0 && hi == 1);
+
+	/* two proportions: 60/100 against 40/100 is z = 2.83 */
+	TEST_ASSERT_VAL("z", near(dprof_two_prop_z(40, 100, 60, 100), 2.8284, 0.001));
+	TEST_ASSERT_VAL("z sign", near(dprof_two_prop_z(60, 100, 40, 100), -2.8284, 0.001));
+	TEST_ASSERT_VAL("z same", dprof_two_prop_z(5, 10, 50, 100) == 0);
+	TEST_ASSERT_VAL("z empty", dprof_two_prop_z(5, 0, 5, 10) == 0);
+	TEST_ASSERT_VAL("z of 1 test", near(dprof_z_family(0.05, 1), 1.95996, 0.0001));
+	TEST_ASSERT_VAL("z of 10 tests", near(dprof_z_family(0.05, 10), 2.8070, 0.001));
+
+	/* nothing sampled, and every object seen often: counted as is */
+	dprof_estimate__objects(&e, &f, 1, 0);
+	TEST_ASSERT_VAL("static", e.exact && e.est == 1 && e.lo == 1 && e.hi == 1 && !e.few);
+	/* few samples: said */
+	dprof_freq__sample(&f, 0);
+	dprof_estimate__objects(&e, &f, 0, 0);
+	TEST_ASSERT_VAL("few", e.few && !e.exact && e.est >= 1);
+
+	/* uniform: within 30% (10% with more samples), covering the truth */
+	if (check_objects(100, 0, 5000, 0.01, true) ||
+	    check_objects(10000, 0, 5000, 0.3, true) ||
+	    check_objects(100000, 0, 5000, 0.3, true) ||
+	    check_objects(100000, 0, 30000, 0.1, true))
+		return TEST_FAIL;
+	/* a few hot objects take half the samples: within 50%, covering it */
+	if (check_objects(10000, 100, 6000, 0.5, true) ||
+	    check_objects(100000, 1000, 30000, 0.5, true))
+		return TEST_FAIL;
+
+	/* a change of objects: evidence grows with the ratio */
+	{
+		struct dprof_estimate a = { .est = 100, .lo = 90, .hi = 110 };
+		struct dprof_estimate b = { .est = 1000, .lo = 900, .hi = 1100 };
+		struct dprof_estimate c = { .est = 1, .lo = 1, .hi = 1, .exact = true };
+
+		TEST_ASSERT_VAL("log ratio z", dprof_log_ratio_z(&a, &b) > 10);
+		TEST_ASSERT_VAL("log ratio z down", dprof_log_ratio_z(&b, &a) < -10);
+		TEST_ASSERT_VAL("log ratio same", near(dprof_log_ratio_z(&a, &a), 0, 0.000001));
+		TEST_ASSERT_VAL("counted: no evidence", dprof_log_ratio_z(&c, &c) == 0);
+	}
+	return TEST_OK;
+}

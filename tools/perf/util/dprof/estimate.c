@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof: estimates from samples, with their intervals.
+ *
+ * The working set of a type is the number of distinct objects the program
+ * touched, of which the samples see a few: with a few hundred samples of
+ * a type, the objects sampled count the samples, not the objects.  How
+ * often each sampled object was seen tells how many were missed: many
+ * objects seen once and few seen twice say most objects were never
+ * sampled.  That is the species-richness problem of ecology, and Chao1
+ * (Chao 1984) its standard lower-bound estimator; the bias-corrected form
+ * (Chao 2005) stays finite when no object was seen twice, and its variance
+ * gives a log-normal interval that never goes below the objects sampled
+ * (Chao 1987).  Chao1 is exact in the limit for objects sampled equally
+ * often, and a lower bound when some are sampled more than others;
+ * objects seen five times or more (the hot ones) do not move it, so a few
+ * hot objects do not hide many cold ones.  The improved Chao1 (iChao1)
+ * adds what objects seen three and four times say of the rest.
+ */
+#include <math.h>
+
+#include "estimate.h"
+
+/**
+ * dprof_freq__sample - count a sample of an object
+ * @f: the frequencies of the object's type
+ * @seen: how often the samples hit the object before, saturated at
+ *        DPROF_FREQ_SEEN_MAX
+ */
+void dprof_freq__sample(struct dprof_freq *f, unsigned int seen)
+{
+	f->n++;
+	if (!seen)
+		f->s_obs++;
+	else if (seen <= DPROF_FREQ_RARE)
+		f->f[seen - 1]--;
+	if (seen < DPROF_FREQ_RARE)
+		f->f[seen]++;
+}
+
+void dprof_freq__add(struct dprof_freq *dst, const struct dprof_freq *src)
+{
+	int i;
+
+	dst->n += src->n;
+	dst->s_obs += src->s_obs;
+	for (i = 0; i < DPROF_FREQ_RARE; i++)
+		dst->f[i] += src->f[i];
+}
+
+/* Chao1, bias-corrected, and its variance (Chao 2005, EstimateS 9). */
+static double chao1(const struct dprof_freq *f, double *var)
+{
+	double n = f->n, s = f->s_obs, f1 = f->f[0], f2 = f->f[1];
+	double k = n > 1 ? (n - 1) / n : 0, est;
+
+	if (f1 == 0 || !f->n) {
+		/* no singletons: every object was seen, up to this term */
+		double p = s ? exp(-n / s) : 0;
+
+		*var = s * p * (1 - p);
+		return s;
+	}
+	est = s + k * f1 * (f1 - 1) / (2 * (f2 + 1));
+	if (f2 > 0) {
+		*var = k * f1 * (f1 - 1) / (2 * (f2 + 1)) +
+		       k * k * f1 * pow(2 * f1 - 1, 2) / (4 * pow(f2 + 1, 2)) +
+		       k * k * f1 * f1 * f2 * pow(f1 - 1, 2) / (4 * pow(f2 + 1, 4));
+	} else {
+		*var = k * f1 * (f1 - 1) / 2 +
+		       k * k * f1 * pow(2 * f1 - 1, 2) / 4 -
+		       k * k * pow(f1, 4) / (4 * est);
+	}
+	if (*var < 0)
+		*var = 0;
+	return est;
+}
+
+/*
+ * The improved Chao1 (Chiu, Wang, Walther and Chao 2014): what objects
+ * seen three and four times say of those Chao1 misses when some objects
+ * are sampled more often than others.  A timer samples an object by the
+ * time spent on it, and a cache miss takes longer than a hit: objects
+ * touched equally often are not sampled equally often, and Chao1 alone,
+ * a lower bound, comes out low by 10-20% on such programs.
+ */
+static double ichao1_term(const struct dprof_freq *f)
+{
+	double n = f->n, f1 = f->f[0], f2 = f->f[1], f3 = f->f[2];
+	double f4 = f->f[3] ?: 1;
+
+	if (n < 4 || !f3)
+		return 0;
+	return (n - 3) / (4 * n) * f3 / f4 *
+	       fmax(f1 - (n - 3) / (2 * (n - 1)) * f2 * f3 / f4, 0);
+}
+
+/**
+ * dprof_estimate__objects - distinct objects touched, with a 95% interval
+ * @e: the estimate
+ * @f: the sampled objects by how often they were seen
+ * @exact: objects counted without sampling (a static: one)
+ * @bound: the objects the address set knew of (allocated, or in the slabs
+ *         of the cache when recording began), 0 when it knows none
+ *
+ * The interval is Chao's log-normal one, [S_obs + T/K, S_obs + T*K] with
+ * T the objects estimated unseen and K = exp(z * sqrt(ln(1 + var/T^2))):
+ * it never goes below the objects sampled.  Estimate and interval are
+ * then bounded by @bound.
+ */
+void dprof_estimate__objects(struct dprof_estimate *e, const struct dprof_freq *f,
+			     u64 exact, u64 bound)
+{
+	double var, c = ichao1_term(f), est = chao1(f, &var) + c;
+	double s = f->s_obs, t = est - s;
+
+	/* how far off Chao1 is, as the correction says, is uncertain as much */
+	var += c * c;
+	e->var = var;
+	e->sampled = f->s_obs + exact;
+	e->exact = !f->n;
+	e->few = f->n && f->n < DPROF_FEW_SAMPLES;
+	if (t > 0) {
+		double k = exp(DPROF_Z95 * sqrt(log(1 + var / (t * t))));
+
+		e->lo = s + t / k;
+		e->hi = s + t * k;
+	} else {
+		e->lo = s;
+		e->hi = s + DPROF_Z95 * sqrt(var);
+	}
+	e->est = est;
+	/* an address set that saw fewer objects than were sampled knows nothing */
+	e->bound = bound >= e->sampled ? bound : 0;
+	if (e->bound) {
+		double b = e->bound - exact;
+
+		e->est = fmin(e->est, b);
+		e->lo = fmin(e->lo, b);
+		e->hi = fmin(e->hi, b);
+	}
+	e->est += exact;
+	e->lo += exact;
+	e->hi += exact;
+}
+
+/*
+ * The variance of ln(est), from the interval (so that a bound narrows it):
+ * half its width on the log scale is z standard errors.
+ */
+double dprof_estimate__log_var(const struct dprof_estimate *e)
+{
+	double se;
+
+	if (e->lo <= 0 || e->hi <= e->lo)
+		return 0;
+	se = (log(e->hi) - log(e->lo)) / (2 * DPROF_Z95);
+	return se * se;
+}
+
+/**
+ * dprof_wilson - Wilson score interval of a binomial share
+ * @k: samples of the row
+ * @n: samples in all
+ * @z: its z (DPROF_Z95)
+ * @lo: lower end, a fraction
+ * @hi: upper end
+ *
+ * Unlike the normal approximation it stays inside [0, 1] and is not empty
+ * for a row of 0 or n samples.
+ */
+void dprof_wilson(u64 k, u64 n, double z, double *lo, double *hi)
+{
+	double p, d, c, h;
+
+	if (!n) {
+		*lo = 0;
+		*hi = 1;
+		return;
+	}
+	p = (double)k / n;
+	d = 1 + z * z / n;
+	c = (p + z * z / (2.0 * n)) / d;
+	h = z * sqrt(p * (1 - p) / n + z * z / (4.0 * n * n)) / d;
+	*lo = fmax(0, c - h);
+	*hi = fmin(1, c + h);
+}
+
+/**
+ * dprof_two_prop_z - how sure a change of share is: the pooled two-proportion z
+ * @ka: samples of the row in A
+ * @na: samples of A
+ * @kb: ... in B
+ * @nb: ... of B
+ *
+ * Return: (kb/nb - ka/na) over its standard error when both shares are
+ * the same; 0 when either recording is empty.
+ */
+double dprof_two_prop_z(u64 ka, u64 na, u64 kb, u64 nb)
+{
+	double p, se;
+
+	if (!na || !nb)
+		return 0;
+	p = (double)(ka + kb) / (na + nb);
+	se = sqrt(p * (1 - p) * (1.0 / na + 1.0 / nb));
+	if (se == 0)
+		return 0;
+	return ((double)kb / nb - (double)ka / na) / se;
+}
+
+/**
+ * dprof_log_ratio_z - how sure a change of the objects touched is
+ * @a: the estimate in A
+ * @b: ... in B
+ *
+ * Return: ln(b/a) over its standard error; 0 when either is not an
+ * estimate (no objects, or counted without sampling on both sides).
+ */
+double dprof_log_ratio_z(const struct dprof_estimate *a, const struct dprof_estimate *b)
+{
+	double v = dprof_estimate__log_var(a) + dprof_estimate__log_var(b);
+
+	if (a->est <= 0 || b->est <= 0 || v <= 0)
+		return 0;
+	return (log(b->est) - log(a->est)) / sqrt(v);
+}
+
+/**
+ * dprof_z_family - the |z| a change must reach among @m
+ * @alpha: the chance that any of the @m is flagged when none changed
+ * @m: the changes tested
+ *
+ * Bonferroni: each two-sided test at alpha / m.
+ */
+double dprof_z_family(double alpha, size_t m)
+{
+	double lo = 0, hi = 40, target = alpha / (m ?: 1);
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (erfc(mid / M_SQRT2) > target)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
