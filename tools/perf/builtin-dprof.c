@@ -213,6 +213,7 @@ static int cmd_dprof_diff(int argc, const char **argv)
 		{ .path = "perf.data.old" }, { .path = "perf.data" },
 	};
 	float limit = 0;
+	bool json = false;
 	const char * const usage[] = {
 		"perf dprof diff [<options>] [old.data new.data]",
 		NULL
@@ -223,6 +224,7 @@ static int cmd_dprof_diff(int argc, const char **argv)
 	OPT_CALLBACK(0, "percent-limit", &limit, "percent",
 		     "hide types below this share in both recordings",
 		     parse_percent_limit),
+	OPT_BOOLEAN(0, "json", &json, "print the diff as one JSON document"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
 	};
@@ -243,7 +245,9 @@ static int cmd_dprof_diff(int argc, const char **argv)
 
 	for (i = 0; i < 2 && !err; i++)
 		err = dprof_diff_side__load(&sides[i]);
-	if (!err) {
+	if (!err && json) {
+		err = dprof_diff__fprintf_json(stdout, &sides[0], &sides[1]);
+	} else if (!err) {
 		setup_pager();
 		err = dprof_diff__fprintf(stdout, &sides[0], &sides[1], limit);
 	}

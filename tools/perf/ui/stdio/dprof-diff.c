@@ -30,26 +30,45 @@ static void fprint_latency(FILE *fp, const struct dprof_diff_side *side,
 		fprintf(fp, " %6s", "n/a");
 }
 
+/* Objects estimated in 9 columns, '?' after too few samples to estimate. */
+static void fprint_objects(FILE *fp, const struct dprof_diff_row *row)
+{
+	if (!row)
+		fprintf(fp, " %8s ", "-");
+	else
+		fprintf(fp, " %8.0f%c", row->objects.est, row->objects.few ? '?' : ' ');
+}
+
 int dprof_diff__fprintf(FILE *fp, const struct dprof_diff_side *a,
 			const struct dprof_diff_side *b, float limit)
 {
-	struct dprof_diff_pair *pairs;
-	bool misses;
-	size_t n, i;
+	struct dprof_diff_result res;
+	size_t i;
+	int err;
 
-	pairs = dprof_diff__pairs(a, b, &misses, &n);
-	if (!pairs)
-		return -ENOMEM;
+	err = dprof_diff__pairs(a, b, &res);
+	if (err)
+		return err;
 	fprintf(fp, "# perf dprof diff: A = %s, B = %s\n", a->path, b->path);
 	fprintf(fp, "# shares are of each recording's %s; lifetime: mean alloc->free (us) of objects freed while recording\n",
-		misses ? "sampled misses" : "access samples (no misses measured in both)");
-	fprintf(fp, "#\n# %-*s %-*s %7s %7s %7s  %9s %9s  %6s %6s  %9s %9s\n",
+		res.misses ? "sampled misses" : "access samples (no misses measured in both)");
+	fprintf(fp, "# ranked by how sure the change is: z, the change over its standard error, of the share\n"
+		"# (two proportions) or of the objects touched (log of the estimates' ratio), the stronger;\n"
+		"# '*': |z| >= %.2f, a change at 95%% over all %zu types (Bonferroni); no mark: within noise\n",
+		res.z_crit, res.nr);
+	fprintf(fp, "# Obj: distinct objects touched, estimated from how often each was sampled (iChao1)\n");
+	if (res.nr_few)
+		fprintf(fp, "# %zu types have fewer than %d samples in A or B ('?'): sampling says little of their objects, only their shares are compared\n",
+			res.nr_few, DPROF_FEW_SAMPLES);
+	fprintf(fp, "#\n# %-*s %-*s %7s %7s %7s %7s  %9s %9s  %9s %9s  %6s %6s  %9s %9s\n",
 		DPROF_DIFF_TYPE_WIDTH, "Type", DPROF_DIFF_DESC_WIDTH, "Cache / kind",
-		"A", "B", "Delta", "WS A", "WS B", "Lat A", "Lat B", "Life A", "Life B");
-	for (i = 0; i < n; i++) {
-		const struct dprof_diff_row *any = pairs[i].b ?: pairs[i].a;
-		double sa = dprof_diff__share(a, pairs[i].a, misses);
-		double sb = dprof_diff__share(b, pairs[i].b, misses);
+		"A", "B", "Delta", "z", "Obj A", "Obj B", "WS A", "WS B",
+		"Lat A", "Lat B", "Life A", "Life B");
+	for (i = 0; i < res.nr; i++) {
+		const struct dprof_diff_pair *p = &res.pairs[i];
+		const struct dprof_diff_row *any = p->b ?: p->a;
+		double sa = dprof_diff__share(a, p->a, res.misses);
+		double sb = dprof_diff__share(b, p->b, res.misses);
 
 		if (sa < limit && sb < limit)
 			continue;
@@ -57,19 +76,22 @@ int dprof_diff__fprintf(FILE *fp, const struct dprof_diff_side *a,
 		dprof__fprint_column(fp, any->type, DPROF_DIFF_TYPE_WIDTH);
 		dprof__fprint_column(fp, any->desc, DPROF_DIFF_DESC_WIDTH);
 		fprintf(fp, " %6.2f%% %6.2f%%", sa, sb);
-		color_fprintf(fp, pairs[i].delta > 0 ? PERF_COLOR_RED : PERF_COLOR_GREEN,
-			      " %+6.2f", pairs[i].delta);
+		color_fprintf(fp, p->delta > 0 ? PERF_COLOR_RED : PERF_COLOR_GREEN,
+			      " %+6.2f", p->delta);
+		fprintf(fp, " %+6.1f%c", p->z, p->significant ? '*' : ' ');
 		fprintf(fp, " ");
-		dprof__fprint_size(fp, pairs[i].a ? pairs[i].a->ws_bytes : 0, true);
-		dprof__fprint_size(fp, pairs[i].b ? pairs[i].b->ws_bytes : 0, true);
+		fprint_objects(fp, p->a);
+		fprint_objects(fp, p->b);
+		dprof__fprint_size(fp, p->a ? p->a->ws_est : 0, true);
+		dprof__fprint_size(fp, p->b ? p->b->ws_est : 0, true);
 		fprintf(fp, " ");
-		fprint_latency(fp, a, pairs[i].a);
-		fprint_latency(fp, b, pairs[i].b);
+		fprint_latency(fp, a, p->a);
+		fprint_latency(fp, b, p->b);
 		fprintf(fp, " ");
-		fprint_lifetime(fp, pairs[i].a);
-		fprint_lifetime(fp, pairs[i].b);
+		fprint_lifetime(fp, p->a);
+		fprint_lifetime(fp, p->b);
 		fprintf(fp, "\n");
 	}
-	free(pairs);
+	free(res.pairs);
 	return 0;
 }

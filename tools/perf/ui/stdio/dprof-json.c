@@ -13,6 +13,7 @@
 #include "util/debug.h"
 #include "util/dprof/cachesim.h"
 #include "util/dprof/classify.h"
+#include "util/dprof/diff.h"
 #include "util/dprof/estimate.h"
 #include "util/dprof/profile.h"
 #include "util/dprof/ea.h"
@@ -441,4 +442,60 @@ int dprof_report__fprintf_json(struct dprof_report *rep, FILE *fp)
 		       dprof_view_kind__str(rep->opts.view));
 		return -EINVAL;
 	}
+}
+
+/* One side of a diff pair: null when the type is not in that recording. */
+static void dprof_json__diff_side(FILE *fp, const char *key, const struct dprof_diff_side *side,
+				  const struct dprof_diff_row *row, bool misses)
+{
+	json_key(fp, key, false);
+	if (!row) {
+		fprintf(fp, "null");
+		return;
+	}
+	fprintf(fp, "{");
+	json_u64(fp, "samples", row->stats.samples, true);
+	json_double(fp, "share", dprof_diff__share(side, row, misses), false);
+	json_u64(fp, "objects", row->nr_objects, false);
+	dprof_json__estimate(fp, &row->objects, row->ws_est);
+	fprintf(fp, "}");
+}
+
+int dprof_diff__fprintf_json(FILE *fp, const struct dprof_diff_side *a,
+			     const struct dprof_diff_side *b)
+{
+	struct dprof_diff_result res;
+	size_t i;
+	int err;
+
+	err = dprof_diff__pairs(a, b, &res);
+	if (err)
+		return err;
+	fprintf(fp, "{");
+	json_string(fp, "a", a->path, true);
+	json_string(fp, "b", b->path, false);
+	json_string(fp, "share_of", res.misses ? "misses" : "samples", false);
+	json_double(fp, "z_critical", res.z_crit, false);
+	json_u64(fp, "few_samples", res.nr_few, false);
+	json_key(fp, "types", false);
+	fprintf(fp, "[");
+	for (i = 0; i < res.nr; i++) {
+		const struct dprof_diff_pair *p = &res.pairs[i];
+		const struct dprof_diff_row *any = p->b ?: p->a;
+
+		fprintf(fp, "%s{", i ? ", " : "");
+		json_string(fp, "type", any->type, true);
+		json_string(fp, "desc", any->desc, false);
+		json_double(fp, "delta", p->delta, false);
+		json_double(fp, "z_share", p->z_share, false);
+		json_double(fp, "z_objects", p->z_objects, false);
+		json_double(fp, "z", p->z, false);
+		json_bool(fp, "significant", p->significant, false);
+		dprof_json__diff_side(fp, "A", a, p->a, res.misses);
+		dprof_json__diff_side(fp, "B", b, p->b, res.misses);
+		fprintf(fp, "}");
+	}
+	fprintf(fp, "]}\n");
+	free(res.pairs);
+	return 0;
 }

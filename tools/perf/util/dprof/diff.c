@@ -49,6 +49,8 @@ int dprof_diff_side__load(struct dprof_diff_side *side)
 		d->stats = row->stats;
 		d->ws_bytes = row->ws_bytes;
 		d->nr_objects = row->nr_objects;
+		dprof_row__estimate(row, &d->objects);
+		d->ws_est = dprof_row__ws_bytes(row, d->objects.est);
 		d->life_sum = row->life_sum;
 		d->life_n = row->life_n;
 	}
@@ -104,22 +106,54 @@ double dprof_diff__share(const struct dprof_diff_side *side,
 static int diff_pair__cmp(const void *x, const void *y)
 {
 	const struct dprof_diff_pair *p = x, *q = y;
-	double a = fabs(p->delta), b = fabs(q->delta);
+	double a = fabs(p->z), b = fabs(q->z);
 
+	if (a != b)
+		return a < b ? 1 : -1;
+	a = fabs(p->delta);
+	b = fabs(q->delta);
 	return a < b ? 1 : a > b ? -1 : 0;
 }
 
-struct dprof_diff_pair *dprof_diff__pairs(const struct dprof_diff_side *a,
-					  const struct dprof_diff_side *b,
-					  bool *misses, size_t *nr)
+static u64 diff_row__count(const struct dprof_diff_row *row, bool misses)
+{
+	if (!row)
+		return 0;
+	return misses ? row->stats.misses : row->stats.samples;
+}
+
+static bool diff_row__few(const struct dprof_diff_row *row)
+{
+	return !row || row->stats.samples < DPROF_FEW_SAMPLES;
+}
+
+static void dprof_diff_pair__score(struct dprof_diff_pair *p, const struct dprof_diff_side *a,
+				   const struct dprof_diff_side *b, bool misses)
+{
+	u64 na = misses ? a->nr_misses : a->nr_samples;
+	u64 nb = misses ? b->nr_misses : b->nr_samples;
+
+	p->delta = dprof_diff__share(b, p->b, misses) - dprof_diff__share(a, p->a, misses);
+	p->z_share = dprof_two_prop_z(diff_row__count(p->a, misses), na,
+				      diff_row__count(p->b, misses), nb);
+	/* objects touched: only where both sides have samples enough to estimate */
+	p->z_objects = 0;
+	if (!diff_row__few(p->a) && !diff_row__few(p->b))
+		p->z_objects = dprof_log_ratio_z(&p->a->objects, &p->b->objects);
+	p->z = fabs(p->z_objects) > fabs(p->z_share) ? p->z_objects : p->z_share;
+}
+
+int dprof_diff__pairs(const struct dprof_diff_side *a, const struct dprof_diff_side *b,
+		      struct dprof_diff_result *res)
 {
 	struct dprof_diff_pair *pairs;
-	size_t n = 0, i;
+	size_t n = 0, i, tests = 0;
 
-	*misses = a->has_levels && b->has_levels;
+	memset(res, 0, sizeof(*res));
+	res->misses = a->has_levels && b->has_levels;
 	pairs = calloc(a->nr + b->nr + 1, sizeof(*pairs));
 	if (!pairs)
-		return NULL;
+		return -ENOMEM;
 	for (i = 0; i < b->nr; i++) {
 		pairs[n].b = &b->rows[i];
 		pairs[n].a = dprof_diff_side__find(a, &b->rows[i]);
@@ -129,10 +163,18 @@ struct dprof_diff_pair *dprof_diff__pairs(const struct dprof_diff_side *a,
 		if (!dprof_diff_side__find(b, &a->rows[i]))
 			pairs[n++].a = &a->rows[i];
 	}
+	for (i = 0; i < n; i++) {
+		dprof_diff_pair__score(&pairs[i], a, b, res->misses);
+		/* each pair is tested on its share, and on its objects where estimated */
+		tests += 1 + (pairs[i].z_objects != 0);
+		if (diff_row__few(pairs[i].a) || diff_row__few(pairs[i].b))
+			res->nr_few++;
+	}
+	res->z_crit = dprof_z_family(DPROF_DIFF_ALPHA, tests);
 	for (i = 0; i < n; i++)
-		pairs[i].delta = dprof_diff__share(b, pairs[i].b, *misses) -
-				 dprof_diff__share(a, pairs[i].a, *misses);
+		pairs[i].significant = fabs(pairs[i].z) >= res->z_crit;
 	qsort(pairs, n, sizeof(*pairs), diff_pair__cmp);
-	*nr = n;
-	return pairs;
+	res->pairs = pairs;
+	res->nr = n;
+	return 0;
 }

@@ -18,6 +18,8 @@ struct dprof_diff_row {
 	struct dprof_stats	stats;
 	u64			ws_bytes;
 	u64			nr_objects;
+	struct dprof_estimate	objects;	/* distinct objects touched */
+	double			ws_est;		/* their bytes */
 	u64			life_sum;	/* alloc -> free, of the freed */
 	u64			life_n;
 };
@@ -36,19 +38,39 @@ struct dprof_diff_side {
 int dprof_diff_side__load(struct dprof_diff_side *side);
 void dprof_diff_side__exit(struct dprof_diff_side *side);
 
-/* A type of either recording, and how much its share changed from A to B. */
+/*
+ * A type of either recording, and how sure its change from A to B is:
+ * the change of its share over the share's standard error (two
+ * proportions), and that of its objects touched (the log of the ratio of
+ * the estimates over its standard error); the stronger of the two ranks.
+ */
 struct dprof_diff_pair {
 	const struct dprof_diff_row	*a, *b;		/* NULL: not in it */
 	double				delta;		/* share points */
+	double				z_share;
+	double				z_objects;	/* 0: not estimated in both */
+	double				z;		/* the stronger */
+	bool				significant;	/* |z| >= the family's */
 };
 
+/* How the pairs were ranked and flagged. */
+struct dprof_diff_result {
+	struct dprof_diff_pair	*pairs;
+	size_t			nr;
+	bool			misses;		/* shares of the misses, else samples */
+	double			z_crit;		/* |z| a change needs: Bonferroni over nr */
+	size_t			nr_few;		/* types with too few samples in A or B */
+};
+
+/* The families' false alarm rate: any pair flagged when none changed. */
+#define DPROF_DIFF_ALPHA	0.05
+
 /*
- * Every type of @a or @b, the biggest change first; shares of the misses
- * when both measured them (*@misses), else of the samples.
+ * Every type of @a or @b, the surest change first; shares of the misses
+ * when both measured them, else of the samples.
  */
-struct dprof_diff_pair *dprof_diff__pairs(const struct dprof_diff_side *a,
-					  const struct dprof_diff_side *b,
-					  bool *misses, size_t *nr);
+int dprof_diff__pairs(const struct dprof_diff_side *a, const struct dprof_diff_side *b,
+		      struct dprof_diff_result *res);
 double dprof_diff__share(const struct dprof_diff_side *side,
 			 const struct dprof_diff_row *row, bool misses);
 

@@ -1,0 +1,74 @@
+#!/bin/bash
+# perf dprof: diff ranks by evidence, and tells a change from noise
+# SPDX-License-Identifier: GPL-2.0
+#
+# touch.c touches four types of 1,000 objects each; run B touches struct
+# alpha twice as often.  Two recordings of the same run must show no
+# significant change for at least 95% of the types; against B, struct
+# alpha must rank first, flagged, growing.  The numbers come from --json.
+
+set -u
+
+err=0
+dprof_test="dprof diff evidence test"
+# shellcheck source=lib/dprof_user.sh
+. "$(dirname "$0")/lib/dprof_user.sh"
+dprof_user_setup dprof_diff_evidence
+
+if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
+	skip "perf built without DWARF support: no data-type profiling"
+fi
+command -v python3 >/dev/null || skip "no python3 to read --json"
+if ! gcc -O1 -g -fno-inline -o "${dir}/touch" "${src}/touch.c" 2> "${dir}/cc.err"; then
+	echo "${dprof_test} [Failed: build touch]"
+	cat "${dir}/cc.err"
+	exit 1
+fi
+
+for run in "a1 1" "a2 1" "b 2"; do
+	set -- ${run}
+	if ! perf dprof record --sampler=soft --no-kmem --no-heap -c 20000 -o "${dir}/$1.data" \
+			-- "${dir}/touch" types 1000 400 "$2" > "${dir}/rec.out" 2>&1; then
+		echo "${dprof_test} [Failed: record $1]"
+		cat "${dir}/rec.out"
+		exit 1
+	fi
+done
+for d in "a1 a2" "a1 b"; do
+	set -- ${d}
+	if ! perf dprof diff --json "${dir}/$1.data" "${dir}/$2.data" > "${dir}/$1-$2.json" \
+			2> "${dir}/diff.err"; then
+		echo "${dprof_test} [Failed: diff $1 $2: $(cat "${dir}/diff.err")]"
+		exit 1
+	fi
+done
+
+python3 - "${dir}/a1-a2.json" "${dir}/a1-b.json" <<'PY' || err=1
+import json, sys
+
+same, changed = (json.load(open(f)) for f in sys.argv[1:])
+bad = []
+types = same["types"]
+flagged = [t for t in types if t["significant"]]
+print("dprof diff evidence test: same program: %d of %d types flagged (|z| >= %.2f)%s"
+      % (len(flagged), len(types), same["z_critical"],
+         "".join(", %s %+.1f" % (t["type"], t["z"]) for t in flagged)))
+if not types or len(flagged) > 0.05 * len(types):
+    bad.append("same program: %d of %d types flagged" % (len(flagged), len(types)))
+top = changed["types"][0]
+alpha = [t for t in changed["types"] if t["type"] == "struct alpha" and t["A"] and t["A"]["objects"]]
+if alpha:
+    a = alpha[0]
+    print("dprof diff evidence test: alpha twice as often: share %.2f%% -> %.2f%%, z %+.1f, first: %s"
+          % (a["A"]["share"], a["B"]["share"], a["z"], top["type"]))
+if top["type"] != "struct alpha" or not top["significant"] or top["z"] <= 0:
+    bad.append("alpha twice as often: first is %s (z %+.1f, significant %s)"
+               % (top["type"], top["z"], top["significant"]))
+for b in bad:
+    print("dprof diff evidence test [Failed: %s]" % b)
+sys.exit(1 if bad else 0)
+PY
+
+[ ${err} -eq 0 ] && echo "${dprof_test} [Success]"
+cleanup
+exit ${err}
