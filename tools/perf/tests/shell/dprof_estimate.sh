@@ -20,15 +20,7 @@ dprof_test="dprof estimate test"
 . "$(dirname "$0")/lib/dprof_user.sh"
 dprof_user_setup dprof_estimate
 
-if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
-	skip "perf built without DWARF support: no data-type profiling"
-fi
-command -v python3 >/dev/null || skip "no python3 to read --json"
-if ! gcc -O1 -g -fno-inline -o "${dir}/touch" "${src}/touch.c" 2> "${dir}/cc.err"; then
-	echo "${dprof_test} [Failed: build touch]"
-	cat "${dir}/cc.err"
-	exit 1
-fi
+dprof_user_touch
 
 # check PATTERN N PERIOD MS TOLERANCE COVERS
 check() {

@@ -42,6 +42,23 @@ dprof_user_setup() {
 	command -v gcc >/dev/null || skip "no gcc to build the test programs"
 }
 
+# dprof_user_touch
+# touch.c, objects of known number touched in a known pattern, built with
+# DWARF into ${dir}/touch; skip when perf has no DWARF support (no
+# data-type profiling) or no python3 reads its --json; exit 1 when the
+# build fails.
+dprof_user_touch() {
+	if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
+		skip "perf built without DWARF support: no data-type profiling"
+	fi
+	command -v python3 >/dev/null || skip "no python3 to read --json"
+	if ! gcc -O1 -g -fno-inline -o "${dir}/touch" "${src}/touch.c" 2> "${dir}/cc.err"; then
+		echo "${dprof_test} [Failed: build touch]"
+		cat "${dir}/cc.err"
+		exit 1
+	fi
+}
+
 # dprof_user_twins
 # A program and a library that each have a "struct worker" of their own
 # layout (twins.c, twins-lib.c), built with DWARF into ${dir} and recorded
