@@ -359,10 +359,11 @@ void dprof_profile_cols__init(struct dprof_profile_cols *c, const struct dprof_r
 /* What the sampled numbers of the profile mean, above its columns. */
 static void dprof_rows__fprintf_legend(FILE *fp)
 {
-	fprintf(fp, "# +-95%%: the share's 95%% interval (Wilson), in points; Sampled: objects the samples hit;\n"
-		"# Objects: distinct objects touched, estimated (Chao1) from how often each was sampled, at most\n"
-		"# the objects the address set knew of; WS size: their bytes.  '?': fewer than %d samples of the\n"
-		"# type, its estimate says little; (counted): known without sampling\n",
+	fprintf(fp, "# Samples +-95%%: the share's 95%% interval (Wilson), in points; Sampled: objects the samples hit;\n"
+		"# Objects: distinct objects touched, estimated (iChao1) from how often each was sampled, at most\n"
+		"# the objects the address set knew of, +-95%%: how far its 95%% interval reaches, in percent\n"
+		"# (--json has both ends); WS size: their bytes.  '?': fewer than %d samples of the type, its\n"
+		"# estimate says little\n",
 		DPROF_FEW_SAMPLES);
 }
 
@@ -371,8 +372,8 @@ void dprof_rows__fprintf_columns(const struct dprof_profile_cols *c, FILE *fp)
 	fprintf(fp, "#");
 	dprof__fprint_column(fp, "Type", c->type_width);
 	dprof__fprint_column(fp, "Cache / kind", c->desc_width);
-	fprintf(fp, " %7s %5s %7s %7s %8s %8s %-17s %8s %6s", "Samples", "+-95%", "Misses",
-		"AvgLat", "Sampled", "Objects", " (95% interval)", "WS size", "Bounce");
+	fprintf(fp, " %7s %5s %7s %7s %8s %8s %-5s %8s %6s", "Samples", "+-95%", "Misses",
+		"AvgLat", "Sampled", "Objects", " +-95%", "WS size", "Bounce");
 	if (c->hitm)
 		fprintf(fp, " %6s", "HITM%");
 	if (c->remote)

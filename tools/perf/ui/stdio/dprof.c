@@ -57,21 +57,23 @@ void dprof__fprint_size(FILE *fp, double bytes, bool unit)
 }
 
 /*
- * Objects estimated and their 95% interval in 27 columns: "     1204 [1100-1350]     ";
- * a '?' after the estimate when its samples are too few to say much,
- * "(counted)" when no sampling was involved.
+ * Objects estimated and how far their 95% interval reaches, in percent of
+ * the estimate, in 15 columns: "    1204 +-12%", "wide" from 100% on; a '?'
+ * after the estimate when its samples are too few to say much, no
+ * interval when no sampling was involved.
  */
 void dprof__fprint_estimate(FILE *fp, const struct dprof_estimate *e)
 {
-	char iv[40];
+	double reach = e->est > 0 ? 100 * fmax(e->hi - e->est, e->est - e->lo) / e->est : 0;
+	char iv[16];
 
-	if (e->exact && !e->est)
+	if (e->exact)
 		iv[0] = '\0';
-	else if (e->exact)
-		scnprintf(iv, sizeof(iv), "(counted)");
+	else if (reach < 99.5)
+		scnprintf(iv, sizeof(iv), "+-%.0f%%", reach);
 	else
-		scnprintf(iv, sizeof(iv), "[%.0f-%.0f]", floor(e->lo), ceil(e->hi));
-	fprintf(fp, " %8.0f%c%-17s", e->est, e->few ? '?' : ' ', iv);
+		scnprintf(iv, sizeof(iv), "wide");
+	fprintf(fp, " %8.0f%c%-5s", e->est, e->few ? '?' : ' ', iv);
 }
 
 /* The 95% (Wilson) interval of the share @k of @n, as +- points: 5 columns. */
