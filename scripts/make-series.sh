@@ -110,7 +110,7 @@ group_of() {
 	tools/perf/util/dprof/addrset.*|tools/perf/util/dprof/profile.*|\
 	tools/perf/util/dprof/resolve.*|tools/perf/util/dprof/sink.h|\
 	tools/perf/util/dprof/ea.*|tools/perf/util/dprof/hashfn.h|\
-	tools/perf/util/dprof/typecache.*)
+	tools/perf/util/dprof/typecache.*|tools/perf/util/dprof/estimate.*)
 		echo 10-profile ;;
 	tools/perf/arch/x86/util/Build|tools/perf/arch/x86/util/dprof-ea.*)
 		echo 20-softsample ;;

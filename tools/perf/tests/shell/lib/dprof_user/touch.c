@@ -8,7 +8,8 @@
  *	touch types N MS FACTOR		struct alpha touched FACTOR times as
  *					often as beta, gamma and delta
  *
- * for MS milliseconds.
+ * for MS milliseconds of its own CPU time (what cpu-clock samples: as many
+ * samples on a loaded machine as on an idle one).
  *
  * The objects live in one anonymous mapping (no allocator call: nothing
  * for a heap probe to see), so perf dprof types them by the DWARF type of
@@ -155,8 +156,8 @@ int main(int argc, char **argv)
 	ms = strtoul(argv[3], NULL, 0);
 	it.it_value.tv_sec = ms / 1000;
 	it.it_value.tv_usec = ms % 1000 * 1000;
-	signal(SIGALRM, stop);
-	setitimer(ITIMER_REAL, &it, NULL);
+	signal(SIGVTALRM, stop);
+	setitimer(ITIMER_VIRTUAL, &it, NULL);
 	if (!strcmp(argv[1], "uniform") || !strcmp(argv[1], "skewed"))
 		items(n, argv[1][0] == 's');
 	else if (!strcmp(argv[1], "types") && argc > 4)
