@@ -371,6 +371,7 @@ static void dprof_json__workingset(const struct dprof_report *rep,
 	const struct dprof_cache_geom *g = &ws->cache.geom;
 	struct dprof_view_ws_row *rows = dprof_view__ws_rows(ws, v);
 	u64 nr_lines = (u64)g->nr_sets * g->ways;
+	struct dprof_estimate e;
 	size_t i, n = 0;
 
 	dprof_json__geom(g, fp);
@@ -390,6 +391,10 @@ static void dprof_json__workingset(const struct dprof_report *rep,
 		json_double(fp, "bytes", rows[i].lines * g->line, false);
 		json_double(fp, "cache_share", dprof_pct(rows[i].lines, nr_lines), false);
 		json_u64(fp, "lines_seen", rows[i].seen, false);
+		dprof_estimate__objects(&e, &rows[i].lines_freq, 0, 0);
+		json_double(fp, "lines_est", e.est, false);
+		json_double(fp, "lines_lo", e.lo, false);
+		json_double(fp, "lines_hi", e.hi, false);
 		json_u64(fp, "conflict_sets", rows[i].nr_conflict, false);
 		fprintf(fp, "}");
 	}

@@ -709,6 +709,7 @@ struct dprof_view_ws_row *dprof_view__ws_rows(const struct dprof_workingset *ws,
 		rows[r].lines += wc->lines_sum / w;
 		rows[r].objs += wc->objs_sum / w;
 		rows[r].seen += wc->nr_lines;
+		dprof_freq__add(&rows[r].lines_freq, &wc->lines_freq);
 		for (s = 0; s < g->nr_sets; s++)
 			rows[r].set_lines[s] += wc->set_lines[s];
 	}
@@ -736,6 +737,7 @@ int dprof_workingset__fprintf(const struct dprof_workingset *ws,
 	struct dprof_view_ws_row *rows = dprof_view__ws_rows(ws, v);
 	u64 nr_lines = (u64)g->nr_sets * g->ways;
 	u32 s, nr_conflict = 0, shown = 0;
+	struct dprof_estimate e;
 	char geom[128];
 	size_t i;
 
@@ -760,16 +762,19 @@ int dprof_workingset__fprintf(const struct dprof_workingset *ws,
 			"averaged over the whole replay, cold start included");
 	fprintf(fp,
 		"# from access samples (statistical): only sampled lines enter the model, so residency is a\n"
-		"#   lower bound%s\n",
-		v->has_soft ? " (software sampler: a small fraction of the accesses)" : "");
+		"#   lower bound%s\n"
+		"# Lines: distinct lines sampled; Touched: distinct lines touched, estimated (iChao1) from how\n"
+		"#   often each was sampled, +-95%%: how far its interval reaches ('?': < %d samples)\n",
+		v->has_soft ? " (software sampler: a small fraction of the accesses)" : "",
+		DPROF_FEW_SAMPLES);
 	fprintf(fp, "# distinct lines seen: %" PRIu64 " (%.1f MB), conflict-prone sets %u of %u\n",
 		ws->nr_lines, (double)ws->nr_lines * g->line / (1 << 20),
 		nr_conflict, g->nr_sets);
 	fprintf(fp, "#\n#");
 	dprof__fprint_column(fp, "Type", DPROF_VIEW_TYPE_WIDTH);
 	dprof__fprint_column(fp, "Cache / kind", DPROF_VIEW_DESC_WIDTH);
-	fprintf(fp, " %8s %8s %7s %8s %8s\n", "Objects", "Bytes", "Share",
-		"Lines", "ConflSet");
+	fprintf(fp, " %8s %8s %7s %8s %8s %-5s %8s\n", "Objects", "Bytes", "Share",
+		"Lines", "Touched", " +-95%", "ConflSet");
 	for (i = 0; i < v->nr; i++) {
 		const struct dprof_view_row *vr = &v->rows[rows[i].idx];
 
@@ -782,8 +787,10 @@ int dprof_workingset__fprintf(const struct dprof_workingset *ws,
 		dprof__fprint_size(fp, rows[i].lines * g->line, false);
 		color_fprintf(fp, get_percent_color(dprof_pct(rows[i].lines, nr_lines)),
 			      " %6.2f%%", dprof_pct(rows[i].lines, nr_lines));
-		fprintf(fp, " %8" PRIu64 " %8u\n", rows[i].seen,
-			rows[i].nr_conflict);
+		fprintf(fp, " %8" PRIu64, rows[i].seen);
+		dprof_estimate__objects(&e, &rows[i].lines_freq, 0, 0);
+		dprof__fprint_estimate(fp, &e);
+		fprintf(fp, " %8u\n", rows[i].nr_conflict);
 	}
 	for (i = 0; i < v->nr; i++) {
 		const struct dprof_view_row *vr = &v->rows[rows[i].idx];

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "util/dprof/classify.h"
+#include "util/dprof/estimate.h"
 
 struct dprof_class;
 struct dprof_classify;
@@ -52,7 +53,8 @@ struct dprof_view_cl_row {
 struct dprof_view_ws_row {
 	double	lines;		/* average resident lines */
 	double	objs;		/* average resident objects */
-	u64	seen;		/* distinct lines touched */
+	u64	seen;		/* distinct lines touched, sampled */
+	struct dprof_freq lines_freq;	/* ... by how often: the estimate */
 	u32	*set_lines;	/* distinct lines per set */
 	u32	nr_conflict;	/* conflict-prone sets it uses */
 	size_t	idx;		/* in the view's rows */

@@ -19,6 +19,8 @@
 
 #define DPROF_WS_INTERVAL	1024	/* first snapshot interval, accesses */
 #define DPROF_WS_SNAPS		64	/* then the interval doubles */
+/* a line's entry in a class's seen lines: its set, and how often it was sampled */
+#define DPROF_WS_SEEN_ONE	(1L << 32)
 
 struct ws_pair {
 	struct dprof_ws_class	*wc;
@@ -137,17 +139,26 @@ static int dprof_workingset__access(struct dprof_sink *sink,
 	struct dprof_ws_class *wc = dprof_workingset__findnew(ws, cls);
 	u64 tag = acc->addr / ws->cache.geom.line;
 	u32 set = tag % ws->cache.geom.nr_sets;
+	long seen;
 
 	if (!wc)
 		return -ENOMEM;
 	dprof_cache__access(&ws->cache, acc->addr, wc, acc->addr - offset, NULL);
-	if (!hashmap__find(wc->seen, (long)tag, NULL)) {
-		if (hashmap__add(wc->seen, (long)tag, (long)set))
+	if (!hashmap__find(wc->seen, (long)tag, &seen)) {
+		if (hashmap__add(wc->seen, (long)tag, (long)set | DPROF_WS_SEEN_ONE))
 			return -ENOMEM;
 		wc->set_lines[set]++;
 		wc->nr_lines++;
 		ws->set_lines[set]++;
 		ws->nr_lines++;
+		dprof_freq__sample(&wc->lines_freq, 0);
+	} else {
+		unsigned int times = seen / DPROF_WS_SEEN_ONE;
+
+		dprof_freq__sample(&wc->lines_freq, times);
+		if (times < DPROF_FREQ_SEEN_MAX &&
+		    hashmap__set(wc->seen, (long)tag, seen + DPROF_WS_SEEN_ONE, NULL, NULL))
+			return -ENOMEM;
 	}
 	if (!ws->warm_at &&
 	    ws->cache.nr_miss >= (u64)ws->cache.geom.nr_sets * ws->cache.geom.ways)

@@ -5,6 +5,7 @@
 #include <linux/types.h>
 
 #include "cachesim.h"
+#include "estimate.h"
 #include "sink.h"
 
 struct dprof_class;
@@ -17,7 +18,8 @@ struct dprof_ws_class {
 	double		lines_sum;	/* resident lines, summed over snapshots */
 	double		objs_sum;	/* resident distinct objects, ditto */
 	u64		nr_lines;	/* distinct lines ever touched */
-	struct hashmap	*seen;		/* line tag -> set */
+	struct dprof_freq lines_freq;	/* ... by how often: the estimate */
+	struct hashmap	*seen;		/* line tag -> set | times seen << 32 */
 	u32		*set_lines;	/* distinct lines per set, ever */
 	/* object histories: who brings the lines of its objects in */
 	struct hashmap	*first;		/* ip -> lines first touched there */
