@@ -1,18 +1,25 @@
 #!/bin/bash
-# Benchmark (not a test): the cost of the allocator's uprobes.
+# Benchmark (not a test): the cost of tracking the user heap.
 #
 #   scripts/bench-heap.sh
 #
 # Builds the heap test program (tools/perf/tests/shell/lib/dprof_user/heap.c)
-# and times two runs of it, each alone, under 'perf dprof record --no-heap'
-# and under 'perf dprof record' (uprobes on malloc & co.), and with
-# --heap-min-size=128 (all its objects are smaller: filtered in the kernel):
-#   churn: CHURN malloc + free pairs (default 200000), allocation-heavy
+# and times it, each run alone, under 'perf dprof record --no-heap', under
+# 'perf dprof record' (the allocator recorder preloaded into it) and under
+# 'perf dprof record --heap-uprobes' (uprobes on malloc & co.):
+#   churn: malloc + free pairs, allocation-heavy: CHURN pairs (default
+#          200000) with the uprobes, 10 times as many with the recorder and
+#          100 times as many alone and with --no-heap, scaled back
 #   work:  20000 nodes then WORK random touches (default 100000000), typical
 # Each time is the program's own CPU time (user + system, from
 # /usr/bin/time inside the recording: the machine may be shared), best of
-# REPS (default 3).  Prints the slowdown against the run alone and, for
-# churn, the cost of one malloc + free with their probes.
+# REPS (default 3).
+#
+# Then, when REALPROG_DIR (default /work/realprogs) holds the SQLite shell
+# and its workload (see its README), the real program: the wall time of
+# the whole 'perf dprof record' (the recorder's log stored included), the
+# program's CPU time, the file's size, the share of samples in the
+# recorder, each against --no-heap, with the goals (1.3x time, 2x size).
 set -eu
 
 # shellcheck source=lib/env.sh
@@ -21,6 +28,7 @@ PERF=${PERF:-$BUILD_DIR/perf/perf}
 reps=${REPS:-3}
 churn=${CHURN:-200000}
 work=${WORK:-100000000}
+realdir=${REALPROG_DIR:-/work/realprogs}
 
 [ -x "$PERF" ] || { echo "bench-heap: no perf at $PERF (make)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "bench-heap: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
@@ -29,54 +37,97 @@ trap 'rm -rf "$tmp"' EXIT
 gcc -g -O1 -fno-inline -pthread -o "$tmp/heap" \
 	"$REPO/tools/perf/tests/shell/lib/dprof_user/heap.c"
 
-# best CPU seconds of REPS runs of: [perf dprof record OPTS --] heap ARGS
-# usage: cpu "OPTS|-" ARGS...   ("-": the program alone)
-cpu() {
-	local opts=$1 best="" t i
+# best "CPU wall size" of REPS runs of: [perf dprof record OPTS --] PROG ARGS
+# usage: run "OPTS|-" PROG ARGS...   ("-": the program alone); stdin: INPUT
+run() {
+	local opts=$1 best="" t w s i
 
 	shift
 	for ((i = 0; i < reps; i++)); do
 		if [ "$opts" = - ]; then
-			/usr/bin/time -f '%U %S' -o "$tmp/t" "$tmp/heap" "$@" > /dev/null
+			/usr/bin/time -f '%U %S' -o "$tmp/t" "$@" < "${INPUT:-/dev/null}" > /dev/null
+			w=0 s=0
 		else
+			local t0 t1
+			t0=$(date +%s.%N)
 			# shellcheck disable=SC2086
 			"$PERF" dprof record -q --sampler=soft --no-kmem $opts -o "$tmp/p.data" \
-				-- /usr/bin/time -f '%U %S' -o "$tmp/t" "$tmp/heap" "$@" \
-				> /dev/null 2> "$tmp/err" ||
+				-- /usr/bin/time -f '%U %S' -o "$tmp/t" "$@" \
+				< "${INPUT:-/dev/null}" > /dev/null 2> "$tmp/err" ||
 				{ cat "$tmp/err" >&2; exit 1; }
+			t1=$(date +%s.%N)
 			if grep -q 'cannot place uprobes' "$tmp/err"; then
 				grep -m1 'cannot place uprobes' "$tmp/err" >&2
 				exit 1
 			fi
+			w=$(echo "$t1 - $t0" | bc)
+			s=$(stat -c %s "$tmp/p.data")
+			cp "$tmp/p.data" "$tmp/last.data"
 		fi
 		t=$(awk '{ printf "%.3f", $1 + $2 }' "$tmp/t")
-		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; fi
+		if [ -z "$best" ] || [ "$(echo "$t < ${best%% *}" | bc)" = 1 ]; then
+			best="$t $w $s"
+		fi
 	done
 	echo "$best"
 }
 
 ratio() {
-	echo "scale=1; $1 / $2" | bc
+	echo "scale=2; $1 / $2" | bc
 }
 
-printf '%-34s %10s %10s %10s %10s\n' program alone --no-heap heap heap-min-128
+cpu_of() { echo "$1" | cut -d' ' -f1; }
+
+printf '%-28s %10s %10s %10s %10s\n' program alone --no-heap recorder uprobes
 for prog in "churn $churn" "work 20000 $work"; do
 	# shellcheck disable=SC2086
 	set -- $prog
 	if [ "$1" = churn ]; then
-		# too fast to time without probes: 100 times the pairs, scaled back
-		alone=$(echo "scale=4; $(cpu - churn $(($2 * 100))) / 100" | bc)
-		noheap=$(echo "scale=4; $(cpu --no-heap churn $(($2 * 100))) / 100" | bc)
+		# too fast to time without uprobes: more pairs, scaled back
+		alone=$(echo "scale=4; $(cpu_of "$(run - "$tmp/heap" churn $(($2 * 100)))") / 100" | bc)
+		noheap=$(echo "scale=4; $(cpu_of "$(run --no-heap "$tmp/heap" churn $(($2 * 100)))") / 100" | bc)
+		rec=$(echo "scale=4; $(cpu_of "$(run "" "$tmp/heap" churn $(($2 * 10)))") / 10" | bc)
 	else
-		alone=$(cpu - "$@")
-		noheap=$(cpu --no-heap "$@")
+		alone=$(cpu_of "$(run - "$tmp/heap" "$@")")
+		noheap=$(cpu_of "$(run --no-heap "$tmp/heap" "$@")")
+		rec=$(cpu_of "$(run "" "$tmp/heap" "$@")")
 	fi
-	heap=$(cpu "" "$@")
-	minsz=$(cpu --heap-min-size=128 "$@")
-	printf '%-34s %9.3fs %9.3fs %9.3fs %9.3fs\n' "$prog (CPU s)" "$alone" "$noheap" "$heap" "$minsz"
-	printf '%-34s %10s %9sx %9sx %9sx\n' "  slowdown" 1 "$(ratio "$noheap" "$alone")" \
-		"$(ratio "$heap" "$alone")" "$(ratio "$minsz" "$alone")"
+	probes=$(cpu_of "$(run --heap-uprobes "$tmp/heap" "$@")")
+	printf '%-28s %9.3fs %9.3fs %9.3fs %9.3fs\n' "$prog (CPU s)" "$alone" "$noheap" "$rec" "$probes"
+	printf '%-28s %10s %9sx %9sx %9sx\n' "  against the program alone" 1 "$(ratio "$noheap" "$alone")" \
+		"$(ratio "$rec" "$alone")" "$(ratio "$probes" "$alone")"
+	printf '%-28s %10s %10s %9sx %9sx\n' "  against --no-heap" "" 1 \
+		"$(ratio "$rec" "$noheap")" "$(ratio "$probes" "$noheap")"
 	if [ "$1" = churn ]; then
-		echo "  one malloc + free with their probes: $(echo "scale=2; ($heap - $noheap) * 1000000 / $churn" | bc) us more (--heap-min-size: $(echo "scale=2; ($minsz - $noheap) * 1000000 / $churn" | bc) us)"
+		echo "  one malloc + free pair: $(echo "scale=1; ($rec - $noheap) * 1000000000 / $churn" | bc) ns more with the recorder, $(echo "scale=1; ($probes - $noheap) * 1000000 / $churn" | bc) us with the uprobes (goal for the loop: recorder <= 3x --no-heap)"
 	fi
 done
+
+if [ ! -x "$realdir/sqlite3" ] || [ ! -f "$realdir/workload.sql" ]; then
+	echo "real program: no $realdir/sqlite3 and workload.sql: not measured"
+	exit 0
+fi
+echo
+echo "real program: sqlite3 :memory: < workload.sql ($realdir)"
+printf '%-28s %10s %10s %10s %10s\n' "" alone --no-heap recorder uprobes
+export INPUT=$realdir/workload.sql
+alone=$(run - "$realdir/sqlite3" :memory:)
+noheap=$(run --no-heap "$realdir/sqlite3" :memory:)
+rec=$(run "" "$realdir/sqlite3" :memory:)
+"$PERF" dprof report --stdio -i "$tmp/last.data" > "$tmp/rec.rep" 2>/dev/null || true
+probes=$(REPS=1 run --heap-uprobes "$realdir/sqlite3" :memory:)
+"$PERF" dprof report --stdio -i "$tmp/last.data" > "$tmp/probes.rep" 2>/dev/null || true
+read -r ac _ _ <<< "$alone"; read -r nc nw ns <<< "$noheap"
+read -r rc rw rs <<< "$rec"; read -r pc pw ps <<< "$probes"
+printf '%-28s %9.2fs %9.2fs %9.2fs %9.2fs\n' "  program CPU" "$ac" "$nc" "$rc" "$pc"
+printf '%-28s %10s %9.2fs %9.2fs %9.2fs\n' "  record wall (all of it)" "" "$nw" "$rw" "$pw"
+printf '%-28s %10s %9.2fM %9.2fM %9.2fM\n' "  perf.data" "" "$(echo "$ns / 1048576" | bc -l)" \
+	"$(echo "$rs / 1048576" | bc -l)" "$(echo "$ps / 1048576" | bc -l)"
+printf '%-28s %10s %10s %9sx %9sx  (goal <= 1.3x)\n' "  wall against --no-heap" "" 1 \
+	"$(ratio "$rw" "$nw")" "$(ratio "$pw" "$nw")"
+printf '%-28s %10s %10s %9sx %9sx  (goal <= 2x)\n' "  size against --no-heap" "" 1 \
+	"$(ratio "$rs" "$ns")" "$(ratio "$ps" "$ns")"
+recs=$(sed -nE 's/^# ([0-9]+) samples in the allocator recorder itself.*/\1/p' "$tmp/rec.rep")
+all=$(sed -nE 's/^# resolved .* of ([0-9]+) samples.*/\1/p' "$tmp/rec.rep")
+nocode=$(sed -nE 's/.*no code bytes ([0-9.]+)%.*/\1/p' "$tmp/probes.rep")
+echo "  samples in the tracking: recorder $(echo "scale=1; 100 * ${recs:-0} / (${all:-1} + ${recs:-0})" | bc)% (counted apart, out of the shares), uprobes' traps ~${nocode:-?}% ('no code bytes', in the shares)"

@@ -227,7 +227,6 @@ static void heaprec_atfork_child(void)
 		munmap(t->seg, heaprec_file->seg_size);
 	t->seg = NULL;
 	t->cur = t->end = NULL;
-	__atomic_fetch_add(&heaprec_file->procs, 1, __ATOMIC_RELAXED);
 }
 
 static uint64_t heaprec_mono(void)

@@ -463,6 +463,31 @@ out:
 	return err;
 }
 
+static int dprof_u32__cmp(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The processes with events in @log: forked children too, exec'd ones once. */
+static u64 dprof_heaplog__procs(const struct dprof_heaplog *log)
+{
+	u32 *pids = calloc(log->nr + 1, sizeof(*pids));
+	size_t i;
+	u64 n = 0;
+
+	if (!pids)
+		return 0;
+	for (i = 0; i < log->nr; i++)
+		pids[i] = log->ev[i].pid;
+	qsort(pids, log->nr, sizeof(*pids), dprof_u32__cmp);
+	for (i = 0; i < log->nr; i++)
+		n += !i || pids[i] != pids[i - 1];
+	free(pids);
+	return n;
+}
+
 /* The recording's section: events @keep says, by segment, in time order. */
 static void *dprof_heaplog__encode(struct dprof_heaplog *log, const u8 *keep,
 				   const struct dprof_heaplog_file *f, u64 dropped,
@@ -542,7 +567,7 @@ static void *dprof_heaplog__encode(struct dprof_heaplog *log, const u8 *keep,
 	feat->version = 1;
 	feat->nr_segs = f->nr_segs;
 	feat->lost = f->lost;
-	feat->procs = f->procs;
+	feat->procs = dprof_heaplog__procs(log);
 	feat->dropped = dropped;
 	feat->size = len - sizeof(*feat);
 	free(order);
@@ -580,7 +605,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	struct dprof_heaplog_times st = { .t = NULL, };
 	struct dprof_heaplog log = { .ev = NULL, };
 	struct dprof_heaplog_file *f;
-	u64 i, nr_segs, dropped = 0, bad = 0;
+	u64 i, nr_segs, dropped = 0, bad = 0, procs;
 	size_t len = 0;
 	void *blob = NULL;
 	u8 *keep = NULL;
@@ -640,9 +665,10 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	}
 	err = dprof_heaplog__append(fd, blob, len);
 	close(fd);
+	procs = ((struct dprof_heaplog_feat *)blob)->procs;
 	if (!err)
 		pr_info("[ perf dprof: heap log of %" PRIu64 " process%s: %" PRIu64 " allocations, %" PRIu64 " frees; %" PRIu64 " objects left out (no sample in their life, or --heap-min-size); %.3f MB written ]\n",
-			f->procs, f->procs == 1 ? "" : "es", log.nr_allocs, log.nr_frees,
+			procs, procs == 1 ? "" : "es", log.nr_allocs, log.nr_frees,
 			dropped, len / 1048576.0);
 	if (bad || f->lost)
 		pr_warning("dprof: the heap log lost %" PRIu64 " events (%" PRIu64 " damaged segments)\n",

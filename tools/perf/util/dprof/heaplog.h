@@ -76,7 +76,7 @@ struct dprof_heaplog_file {
 	uint32_t	seg_size;
 	uint64_t	nr_segs;	/* taken (atomic) */
 	uint64_t	lost;		/* events with no segment to go to (atomic) */
-	uint64_t	procs;		/* processes that loaded the recorder (atomic) */
+	uint64_t	procs;		/* programs that loaded the recorder (atomic) */
 	/* written by perf once the workload ended: TSC ticks to nanoseconds */
 	uint64_t	end_tsc;
 	uint64_t	end_time;
@@ -101,7 +101,7 @@ struct dprof_heaplog_feat {
 	uint32_t	flags;
 	uint64_t	nr_segs;
 	uint64_t	lost;
-	uint64_t	procs;
+	uint64_t	procs;		/* processes with events */
 	uint64_t	dropped;	/* objects left out: no sample in their life */
 	uint64_t	size;		/* bytes after this header */
 };
