@@ -69,12 +69,26 @@ struct heaprec_range {
 	uintptr_t	lo, hi;
 };
 
-/* The executable code of the loaded objects but this one, sorted. */
+/*
+ * The executable code of the loaded objects but this one, sorted, and a
+ * filter of the 2 MiB granules it is in: most stack words are data
+ * pointers between the lowest and the highest code, which the filter
+ * turns away without a search.
+ */
+#define HEAPREC_GRANULE_SHIFT	21
+#define HEAPREC_FILTER_BITS	4096
+
 struct heaprec_ranges {
 	int			nr;
 	uintptr_t		lo, hi;		/* of them all */
+	uint64_t		filter[HEAPREC_FILTER_BITS / 64];
 	struct heaprec_range	r[HEAPREC_MAX_RANGES];
 };
+
+static unsigned int heaprec_granule_bit(uintptr_t v)
+{
+	return ((uint64_t)(v >> HEAPREC_GRANULE_SHIFT) * 0x9e3779b97f4a7c15ull) >> 52;
+}
 
 enum { HEAPREC_OFF, HEAPREC_INIT, HEAPREC_ON, HEAPREC_PASS };
 
@@ -170,6 +184,7 @@ static int heaprec_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
 static void heaprec_read_ranges(void)
 {
 	struct heaprec_ranges *rs;
+	int i;
 
 	rs = mmap(NULL, sizeof(*rs), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (rs == MAP_FAILED)
@@ -181,6 +196,16 @@ static void heaprec_read_ranges(void)
 		return;
 	}
 	qsort(rs->r, rs->nr, sizeof(rs->r[0]), heaprec_range_cmp);
+	for (i = 0; i < rs->nr; i++) {
+		uintptr_t g;
+
+		for (g = rs->r[i].lo >> HEAPREC_GRANULE_SHIFT;
+		     g <= (rs->r[i].hi - 1) >> HEAPREC_GRANULE_SHIFT; g++) {
+			unsigned int bit = heaprec_granule_bit(g << HEAPREC_GRANULE_SHIFT);
+
+			rs->filter[bit / 64] |= 1ull << (bit % 64);
+		}
+	}
 	rs->lo = rs->r[0].lo;
 	rs->hi = rs->r[rs->nr - 1].hi;
 	__atomic_store_n(&heaprec_ranges, rs, __ATOMIC_RELEASE);
@@ -188,9 +213,10 @@ static void heaprec_read_ranges(void)
 
 static int heaprec_in_code(const struct heaprec_ranges *rs, uintptr_t v)
 {
+	unsigned int bit = heaprec_granule_bit(v);
 	int lo = 0, hi = rs->nr - 1;
 
-	if (v < rs->lo || v >= rs->hi)
+	if (v < rs->lo || v >= rs->hi || !(rs->filter[bit / 64] & (1ull << (bit % 64))))
 		return 0;
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
@@ -428,16 +454,6 @@ static unsigned int heaprec_ips(struct heaprec_thread *t, uintptr_t ip, uintptr_
 	ips[n++] = ip;
 	if (!rs || !t->stack_hi)
 		return n;
-	if (!heaprec_in_code(rs, ip)) {
-		/* a library loaded since: read the ranges again, a few times */
-		if (heaprec_rescans < HEAPREC_MAX_RESCANS &&
-		    !__atomic_exchange_n(&heaprec_rescan_lock, 1, __ATOMIC_ACQUIRE)) {
-			heaprec_rescans++;
-			heaprec_read_ranges();
-			__atomic_store_n(&heaprec_rescan_lock, 0, __ATOMIC_RELEASE);
-			rs = __atomic_load_n(&heaprec_ranges, __ATOMIC_ACQUIRE);
-		}
-	}
 	/* called again from the same frame: are the words found still there? */
 	if (ip == t->scan_ip && sp == t->scan_sp) {
 		for (i = 0; i < t->scan_nr; i++) {
@@ -448,6 +464,16 @@ static unsigned int heaprec_ips(struct heaprec_thread *t, uintptr_t ip, uintptr_
 		if (i == t->scan_nr)
 			return n;
 		n = 1;
+	}
+	if (!heaprec_in_code(rs, ip)) {
+		/* a library loaded since: read the ranges again, a few times */
+		if (heaprec_rescans < HEAPREC_MAX_RESCANS &&
+		    !__atomic_exchange_n(&heaprec_rescan_lock, 1, __ATOMIC_ACQUIRE)) {
+			heaprec_rescans++;
+			heaprec_read_ranges();
+			__atomic_store_n(&heaprec_rescan_lock, 0, __ATOMIC_RELEASE);
+			rs = __atomic_load_n(&heaprec_ranges, __ATOMIC_ACQUIRE);
+		}
 	}
 	top = (uintptr_t *)t->stack_hi;
 	if (sp >= top)

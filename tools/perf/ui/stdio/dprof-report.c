@@ -112,6 +112,9 @@ static void dprof_report__fprintf_recorder(const struct dprof_recording *rec, FI
 		PRIu64 " allocs, %" PRIu64 " frees (%" PRIu64 " short-lived objects no sample fell in left out when recorded)\n",
 		rec->heap_procs, rec->heap_procs == 1 ? "" : "es", rec->nr_heap_allocs,
 		rec->nr_heap_frees, rec->heap_dropped);
+	if (rec->heap_frames || rec->heap_stale_ips)
+		fprintf(fp, "# allocation call chains: %" PRIu64 " return addresses above the allocator's callers, %" PRIu64 " stack words that were none dropped (no call to the frame below before them)\n",
+			rec->heap_frames, rec->heap_stale_ips);
 	if (rec->nr_recorder_samples)
 		fprintf(fp, "# %" PRIu64 " samples in the allocator recorder itself: not the program's, left out of the shares\n",
 			rec->nr_recorder_samples);

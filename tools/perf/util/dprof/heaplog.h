@@ -161,6 +161,7 @@ struct dprof_heaplog_enc {
 	uint64_t	ptr;
 	uint64_t	ip;
 	uint32_t	cpu;
+	unsigned int	last;		/* the slot of the last chain */
 	uint8_t		chain_nr[DPROF_HEAPLOG_CHAIN_SLOTS];
 	uint64_t	chain[DPROF_HEAPLOG_CHAIN_SLOTS][DPROF_HEAPLOG_MAX_IPS];
 };
@@ -175,8 +176,24 @@ static inline void dprof_heaplog_enc__reset(struct dprof_heaplog_enc *e, uint64_
 	e->ptr = 0;
 	e->ip = 0;
 	e->cpu = cpu;
+	e->last = 0;
 	for (i = 0; i < DPROF_HEAPLOG_CHAIN_SLOTS; i++)
 		e->chain_nr[i] = 0;
+}
+
+/* Slot @slot of the chain cache holds @nr return addresses @ips. */
+static inline int dprof_heaplog_enc__cached(const struct dprof_heaplog_enc *e, unsigned int slot,
+					    const uint64_t *ips, unsigned int nr)
+{
+	unsigned int i;
+
+	if (e->chain_nr[slot] != nr)
+		return 0;
+	for (i = 0; i < nr; i++) {
+		if (e->chain[slot][i] != ips[i])
+			return 0;
+	}
+	return 1;
 }
 
 /*
@@ -195,12 +212,11 @@ static inline uint8_t *dprof_heaplog_enc__event(struct dprof_heaplog_enc *e, uin
 	if (kind == DPROF_HEAPLOG_FREE)
 		tag = kind;
 	else if (nr) {
-		slot = dprof_heaplog__chain_slot(ips, nr);
-		for (i = 0; e->chain_nr[slot] == nr && i < nr; i++) {
-			if (e->chain[slot][i] != ips[i])
-				break;
-		}
-		if (e->chain_nr[slot] == nr && i == nr)
+		/* the last chain again (a loop) needs no hash */
+		slot = e->last;
+		if (!dprof_heaplog_enc__cached(e, slot, ips, nr))
+			slot = dprof_heaplog__chain_slot(ips, nr);
+		if (dprof_heaplog_enc__cached(e, slot, ips, nr))
 			tag = kind | DPROF_HEAPLOG_IPS_CACHED << DPROF_HEAPLOG_IPS_SHIFT;
 	}
 	if (cpu != e->cpu)
@@ -231,6 +247,7 @@ static inline uint8_t *dprof_heaplog_enc__event(struct dprof_heaplog_enc *e, uin
 		}
 		e->chain_nr[slot] = nr;
 	}
+	e->last = slot;
 	e->ip = ips[0];
 	return p;
 }

@@ -14,6 +14,7 @@
  * innermost first); the others are dropped, and counted.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/zalloc.h>
@@ -165,7 +166,20 @@ static u32 dprof_heaplog__frames(struct dprof_replay *r, struct machine *machine
 			continue;
 		}
 		out[n++] = ips[i];
+		r->rec.heap_frames++;
 		prev_fn = fn;
+	}
+	if (verbose > 1) {
+		pr_debug2("dprof: heap log: allocation of %" PRIu64 " bytes, frames:", ev->size);
+		for (i = 0; i < n; i++) {
+			struct addr_location al;
+
+			addr_location__init(&al);
+			thread__find_symbol(thread, PERF_RECORD_MISC_USER, out[i] - 1, &al);
+			pr_debug2(" %s", al.sym ? al.sym->name : "?");
+			addr_location__exit(&al);
+		}
+		pr_debug2("\n");
 	}
 	thread__put(thread);
 	return n;

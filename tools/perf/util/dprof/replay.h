@@ -72,6 +72,7 @@ struct perf_session;
  * @heap_dropped: objects left out at record time: no sample in their life
  * @heap_stale_ips: stack words the recorder took for return addresses, not
  *		    after a call to the function of the frame below
+ * @heap_frames: ... and those that are (above the allocator's caller)
  * @nr_recorder_samples: samples in the recorder: left out of the shares
  * @nr_heap_allocs: user allocations replayed
  * @nr_heap_frees: user frees of a live object
@@ -118,6 +119,7 @@ struct dprof_recording {
 	u64			heap_lost;
 	u64			heap_dropped;
 	u64			heap_stale_ips;
+	u64			heap_frames;
 	u64			nr_recorder_samples;
 	u64			nr_heap_allocs;
 	u64			nr_heap_frees;
