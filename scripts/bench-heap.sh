@@ -93,7 +93,7 @@ for prog in "churn $churn" "work 20000 $work"; do
 		rec=$(cpu_of "$(run "" "$tmp/heap" "$@")")
 	fi
 	probes=$(cpu_of "$(run --heap-uprobes "$tmp/heap" "$@")")
-	printf '%-28s %9.3fs %9.3fs %9.3fs %9.3fs\n' "$prog (CPU s)" "$alone" "$noheap" "$rec" "$probes"
+	printf '%-28s %9.4fs %9.4fs %9.4fs %9.4fs\n' "$prog (CPU s)" "$alone" "$noheap" "$rec" "$probes"
 	printf '%-28s %10s %9sx %9sx %9sx\n' "  against the program alone" 1 "$(ratio "$noheap" "$alone")" \
 		"$(ratio "$rec" "$alone")" "$(ratio "$probes" "$alone")"
 	printf '%-28s %10s %10s %9sx %9sx\n' "  against --no-heap" "" 1 \

@@ -236,7 +236,15 @@ static int dprof_heaplog_event__cmp(const void *a, const void *b)
 /* Events of one segment keep their order: it is the thread's. */
 static void dprof_heaplog__sort(struct dprof_heaplog *log)
 {
-	qsort(log->ev, log->nr, sizeof(*log->ev), dprof_heaplog_event__cmp);
+	size_t i;
+
+	/* one thread's log is in order already */
+	for (i = 1; i < log->nr; i++) {
+		if (dprof_heaplog_event__cmp(&log->ev[i - 1], &log->ev[i]) > 0)
+			break;
+	}
+	if (i < log->nr)
+		qsort(log->ev, log->nr, sizeof(*log->ev), dprof_heaplog_event__cmp);
 }
 
 void dprof_heaplog__exit(struct dprof_heaplog *log)
@@ -315,32 +323,108 @@ static bool dprof_heaplog_times__any(const struct dprof_heaplog_times *st, u64 f
 	return lo < st->nr && st->t[lo] <= to;
 }
 
-/* a pointer's place in a lifetime: the event that starts or ends it */
-struct dprof_heaplog_end {
-	u64	pid;
-	u64	addr;
-	u64	time;
-	u32	ev;
-	int	start;
+/*
+ * The live objects while the log is walked in time order: (pid, address)
+ * to the event that started the object, open addressing, linear probing.
+ */
+struct dprof_heaplog_live {
+	u64	*key;		/* address | pid << 47; 0: empty */
+	u32	*ev;
+	size_t	mask, nr;
 };
 
-static int dprof_heaplog_end__cmp(const void *a, const void *b)
-{
-	const struct dprof_heaplog_end *x = a, *y = b;
+/*
+ * User addresses are below 2^47: the pid's low 16 bits above them (two
+ * processes whose pids share those, with an object at one address at
+ * once, would pair each other's frees: the object then lives on, kept).
+ */
+#define DPROF_LIVE_KEY(pid, addr)	((addr) | (u64)((pid) & 0xffff) << 47 | 1ULL << 63)
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	/* the events are in time order, which breaks ties in time as read */
-	if (x->ev != y->ev)
-		return x->ev < y->ev ? -1 : 1;
-	/* realloc in place: the old object ends, then the new one starts */
-	return x->start - y->start;
+static size_t dprof_heaplog_live__slot(const struct dprof_heaplog_live *lv, u64 key)
+{
+	size_t i = (key * 0x9e3779b97f4a7c15ULL) >> 20 & lv->mask;
+
+	while (lv->key[i] && lv->key[i] != key)
+		i = (i + 1) & lv->mask;
+	return i;
+}
+
+static int dprof_heaplog_live__grow(struct dprof_heaplog_live *lv)
+{
+	struct dprof_heaplog_live old = *lv;
+	size_t i, n = old.key ? 2 * (old.mask + 1) : 1 << 16;
+
+	lv->key = calloc(n, sizeof(*lv->key));
+	lv->ev = calloc(n, sizeof(*lv->ev));
+	if (!lv->key || !lv->ev) {
+		free(lv->key);
+		free(lv->ev);
+		*lv = old;
+		return -ENOMEM;
+	}
+	lv->mask = n - 1;
+	for (i = 0; old.key && i <= old.mask; i++) {
+		if (old.key[i]) {
+			size_t j = dprof_heaplog_live__slot(lv, old.key[i]);
+
+			lv->key[j] = old.key[i];
+			lv->ev[j] = old.ev[i];
+		}
+	}
+	free(old.key);
+	free(old.ev);
+	return 0;
+}
+
+/* Take the entry at slot @i out, moving up the ones its probe passed. */
+static void dprof_heaplog_live__del(struct dprof_heaplog_live *lv, size_t i)
+{
+	size_t j = i;
+
+	lv->key[i] = 0;
+	lv->nr--;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & lv->mask;
+		if (!lv->key[j])
+			return;
+		home = (lv->key[j] * 0x9e3779b97f4a7c15ULL) >> 20 & lv->mask;
+		/* stays when its home is cyclically in (i, j] */
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		lv->key[i] = lv->key[j];
+		lv->ev[i] = lv->ev[j];
+		lv->key[j] = 0;
+		i = j;
+	}
 }
 
 #define DPROF_KEEP_NEW	0x1	/* the object it starts is kept */
 #define DPROF_KEEP_OLD	0x2	/* the object it ends is kept */
+
+struct dprof_heaplog_keep {
+	const struct dprof_heaplog	*log;
+	const struct dprof_heaplog_times *st;
+	unsigned int			min_size;
+	u8				*keep;
+	u64				dropped;
+};
+
+/* The object event @start began lives to @to, ended by event @end (or -1). */
+static void dprof_heaplog_keep__life(struct dprof_heaplog_keep *k, u32 start, u64 to,
+				     s64 end)
+{
+	const struct dprof_heaplog_event *ev = &k->log->ev[start];
+
+	if (ev->size < k->min_size || !dprof_heaplog_times__any(k->st, ev->time, to)) {
+		k->dropped++;
+		return;
+	}
+	k->keep[start] |= DPROF_KEEP_NEW;
+	if (end >= 0)
+		k->keep[end] |= DPROF_KEEP_OLD;
+}
 
 /*
  * Which events the replay needs: a sample resolves to a heap object only
@@ -354,45 +438,47 @@ static int dprof_heaplog__keep(struct dprof_heaplog *log,
 			       const struct dprof_heaplog_times *st, unsigned int min_size,
 			       u8 *keep, u64 *dropped)
 {
-	struct dprof_heaplog_end *e = calloc(2 * log->nr + 1, sizeof(*e));
-	size_t nr = 0, i, j;
+	struct dprof_heaplog_keep k = { .log = log, .st = st, .min_size = min_size, .keep = keep };
+	struct dprof_heaplog_live lv = { .key = NULL, };
+	size_t i, slot;
 
-	if (!e)
+	if (dprof_heaplog_live__grow(&lv))
 		return -ENOMEM;
 	for (i = 0; i < log->nr; i++) {
 		const struct dprof_heaplog_event *ev = &log->ev[i];
+		u64 end = ev->kind == DPROF_HEAPLOG_FREE ? ev->ptr : ev->old;
 
-		if (ev->kind != DPROF_HEAPLOG_FREE)
-			e[nr++] = (struct dprof_heaplog_end){ ev->pid, ev->ptr, ev->time, i, true };
-		if (ev->kind == DPROF_HEAPLOG_FREE || ev->old)
-			e[nr++] = (struct dprof_heaplog_end){ ev->pid,
-				ev->kind == DPROF_HEAPLOG_FREE ? ev->ptr : ev->old,
-				ev->time, i, false };
-	}
-	qsort(e, nr, sizeof(*e), dprof_heaplog_end__cmp);
-	*dropped = 0;
-	for (i = 0; i < nr; i = j) {
-		bool seen = false;
-		u64 to = ~0ULL;
-
-		j = i + 1;
-		if (!e[i].start)
-			continue;	/* started before the log: left out */
-		if (j < nr && !e[j].start && e[j].pid == e[i].pid && e[j].addr == e[i].addr) {
-			to = e[j].time;
-			j++;
+		/* a free, or the realloc's old object: its life ends here */
+		if (end) {
+			slot = dprof_heaplog_live__slot(&lv, DPROF_LIVE_KEY(ev->pid, end));
+			if (lv.key[slot]) {
+				dprof_heaplog_keep__life(&k, lv.ev[slot], ev->time, i);
+				dprof_heaplog_live__del(&lv, slot);
+			}
 		}
-		seen = log->ev[e[i].ev].size >= min_size &&
-		       dprof_heaplog_times__any(st, e[i].time, to);
-		if (!seen) {
-			(*dropped)++;
+		if (ev->kind == DPROF_HEAPLOG_FREE)
 			continue;
+		if (2 * (lv.nr + 1) > lv.mask && dprof_heaplog_live__grow(&lv)) {
+			free(lv.key);
+			free(lv.ev);
+			return -ENOMEM;
 		}
-		keep[e[i].ev] |= DPROF_KEEP_NEW;
-		if (to != ~0ULL)
-			keep[e[j - 1].ev] |= DPROF_KEEP_OLD;
+		slot = dprof_heaplog_live__slot(&lv, DPROF_LIVE_KEY(ev->pid, ev->ptr));
+		/* its free was not seen: the replay ends it here */
+		if (lv.key[slot])
+			dprof_heaplog_keep__life(&k, lv.ev[slot], ev->time, -1);
+		else
+			lv.nr++;
+		lv.key[slot] = DPROF_LIVE_KEY(ev->pid, ev->ptr);
+		lv.ev[slot] = i;
 	}
-	free(e);
+	for (i = 0; i <= lv.mask; i++) {
+		if (lv.key[i])
+			dprof_heaplog_keep__life(&k, lv.ev[i], ~0ULL, -1);
+	}
+	free(lv.key);
+	free(lv.ev);
+	*dropped = k.dropped;
 	return 0;
 }
 
@@ -605,7 +691,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	struct dprof_heaplog_times st = { .t = NULL, };
 	struct dprof_heaplog log = { .ev = NULL, };
 	struct dprof_heaplog_file *f;
-	u64 i, nr_segs, dropped = 0, bad = 0, procs;
+	u64 i, nr_segs, dropped = 0, bad = 0, procs, t0;
 	size_t len = 0;
 	void *blob = NULL;
 	u8 *keep = NULL;
@@ -617,6 +703,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 		return -errno;
 	f->end_tsc = rdtsc();
 	f->end_time = dprof_heaplog__mono();
+	t0 = f->end_time;
 	nr_segs = min_t(u64, f->nr_segs, (s.st_size - DPROF_HEAPLOG_HDR_SIZE) / f->seg_size);
 	for (i = 0, err = 0; i < nr_segs && !err; i++) {
 		off_t off = DPROF_HEAPLOG_HDR_SIZE + i * f->seg_size;
@@ -646,9 +733,13 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 		err = 0;
 		goto out;
 	}
+	pr_debug("dprof: heap log: %zu events decoded in %.3f s\n", log.nr,
+		 (dprof_heaplog__mono() - t0) / 1e9);
 	dprof_heaplog__sort(&log);
 	keep = calloc(log.nr + 1, 1);
 	err = keep ? dprof_heaplog_times__read(&st, output) : -ENOMEM;
+	pr_debug("dprof: heap log: sorted, %zu sample times read at %.3f s\n", st.nr,
+		 (dprof_heaplog__mono() - t0) / 1e9);
 	if (!err)
 		err = dprof_heaplog__keep(&log, &st, min_size, keep, &dropped);
 	if (err)
@@ -665,6 +756,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	}
 	err = dprof_heaplog__append(fd, blob, len);
 	close(fd);
+	pr_debug("dprof: heap log: stored at %.3f s\n", (dprof_heaplog__mono() - t0) / 1e9);
 	procs = ((struct dprof_heaplog_feat *)blob)->procs;
 	if (!err)
 		pr_info("[ perf dprof: heap log of %" PRIu64 " process%s: %" PRIu64 " allocations, %" PRIu64 " frees; %" PRIu64 " objects left out (no sample in their life, or --heap-min-size); %.3f MB written ]\n",
