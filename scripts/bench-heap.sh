@@ -37,10 +37,11 @@ trap 'rm -rf "$tmp"' EXIT
 gcc -g -O1 -fno-inline -pthread -o "$tmp/heap" \
 	"$REPO/tools/perf/tests/shell/lib/dprof_user/heap.c"
 
-# best "CPU wall size" of REPS runs of: [perf dprof record OPTS --] PROG ARGS
+# "CPU wall size" of REPS runs of: [perf dprof record OPTS --] PROG ARGS,
+# the least CPU time and the least wall time (each its own run), the last size
 # usage: run "OPTS|-" PROG ARGS...   ("-": the program alone); stdin: INPUT
 run() {
-	local opts=$1 best="" t w s i
+	local opts=$1 best="" bestw="" t w s i
 
 	shift
 	for ((i = 0; i < reps; i++)); do
@@ -65,11 +66,14 @@ run() {
 			cp "$tmp/p.data" "$tmp/last.data"
 		fi
 		t=$(awk '{ printf "%.3f", $1 + $2 }' "$tmp/t")
-		if [ -z "$best" ] || [ "$(echo "$t < ${best%% *}" | bc)" = 1 ]; then
-			best="$t $w $s"
+		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then
+			best=$t
+		fi
+		if [ -z "$bestw" ] || [ "$(echo "$w < $bestw" | bc)" = 1 ]; then
+			bestw=$w
 		fi
 	done
-	echo "$best"
+	echo "$best $bestw $s"
 }
 
 ratio() {
@@ -112,8 +116,8 @@ echo "real program: sqlite3 :memory: < workload.sql ($realdir)"
 printf '%-28s %10s %10s %10s %10s\n' "" alone --no-heap recorder uprobes
 export INPUT=$realdir/workload.sql
 alone=$(run - "$realdir/sqlite3" :memory:)
-noheap=$(run --no-heap "$realdir/sqlite3" :memory:)
-rec=$(run "" "$realdir/sqlite3" :memory:)
+noheap=$(REPS=$((reps + 2)) run --no-heap "$realdir/sqlite3" :memory:)
+rec=$(REPS=$((reps + 2)) run "" "$realdir/sqlite3" :memory:)
 "$PERF" dprof report --stdio -i "$tmp/last.data" > "$tmp/rec.rep" 2>/dev/null || true
 probes=$(REPS=1 run --heap-uprobes "$realdir/sqlite3" :memory:)
 "$PERF" dprof report --stdio -i "$tmp/last.data" > "$tmp/probes.rep" 2>/dev/null || true
