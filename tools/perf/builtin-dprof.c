@@ -144,6 +144,8 @@ static int cmd_dprof_report(int argc, const char **argv)
 		   "where the typings are kept (default: .dprof in the build-id cache directory)"),
 	OPT_BOOLEAN(0, "no-snapshot", &opts.no_snapshot,
 		    "ignore the slab snapshot: objects allocated before recording typed by DWARF only"),
+	OPT_STRING(0, "heap-wrapper", &opts.heap_wrappers, "sym[,sym]",
+		   "user functions that wrap the allocator: a heap row's site is past them"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
 	};

@@ -9,9 +9,15 @@
 # structs from it; a C++ one places objects with placement new in an
 # arena.  Each struct must be a row of its own, by the type its accesses'
 # operands name, with the program's object count (distinct objects inside
-# the blocks, within sampling: 90% of them at least); the pool's and the
-# arena's say the block they live in; no untyped heap row comes first;
-# --type selects an untyped heap row by the description it prints.
+# the blocks, within sampling: 90% of them at least), and as site the
+# function that called the wrapper (new_apple, new_pear, new_plum: the
+# wrappers found from the callchains, not named), or past a function
+# --heap-wrapper names; the pool's and the arena's say the block they live
+# in; no untyped heap row comes first; --type selects an untyped heap row
+# by the description it prints.  The wrappers' program is recorded twice:
+# with the allocator recorder (the default) and with the uprobes
+# (--heap-uprobes): the same rows.  A static binary gets one line saying
+# its heap is not tracked.
 
 set -u
 
@@ -30,12 +36,14 @@ if ! gcc -g -O1 -fno-inline -o "${dir}/wrap" "${src}/wrap.c" 2> "${dir}/cc.err";
 	exit 1
 fi
 
-# record TAG PROG ARGS...: ${dir}/TAG.data and its report TAG.rep
+# record TAG PROG ARGS...: ${dir}/TAG.data and its report TAG.rep (and
+# TAG.json); RECORD_OPTS: for the recording
 record() {
 	local tag=$1
 
 	shift
-	if ! perf dprof record --sampler=soft --no-kmem -o "${dir}/${tag}.data" \
+	# shellcheck disable=SC2086
+	if ! perf dprof record --sampler=soft --no-kmem ${RECORD_OPTS:-} -o "${dir}/${tag}.data" \
 			-- "$@" > "${dir}/${tag}.out" 2>&1; then
 		echo "${dprof_test} [Failed: record ${tag}]"
 		cat "${dir}/${tag}.out"
@@ -44,8 +52,16 @@ record() {
 	if grep -q 'cannot place uprobes' "${dir}/${tag}.out"; then
 		skip "$(grep -m1 'cannot place uprobes' "${dir}/${tag}.out")"
 	fi
-	perf dprof report --stdio -i "${dir}/${tag}.data" > "${dir}/${tag}.rep" 2>&1
-	perf dprof report --json -i "${dir}/${tag}.data" > "${dir}/${tag}.json" 2>&1
+	report "${tag}" "${tag}"
+}
+
+# report TAG OUT [OPTS...]: the report of TAG.data into OUT.rep and OUT.json
+report() {
+	local tag=$1 out=$2
+
+	shift 2
+	perf dprof report --stdio -i "${dir}/${tag}.data" "$@" > "${dir}/${out}.rep" 2>&1
+	perf dprof report --json -i "${dir}/${tag}.data" "$@" > "${dir}/${out}.json" 2>&1
 }
 
 # check_row TAG TYPE SITE N: TYPE's heap row of site SITE ('func \(file:N\)',
@@ -83,10 +99,17 @@ check_order() {
 }
 
 nr=40
+RECORD_OPTS=--heap-uprobes record wrap-uprobes "${dir}/wrap" wrap ${nr} 2 || exit 1
 record wrap "${dir}/wrap" wrap ${nr} 2 || exit 1
-for type in apple pear plum; do
-	check_row wrap "struct ${type}" 'my_alloc \(wrap\.c:[0-9]+\)' ${nr}
+for tag in wrap wrap-uprobes; do
+	for type in apple pear plum; do
+		check_row ${tag} "struct ${type}" "new_${type} \\(wrap\\.c:[0-9]+\\)" ${nr}
+	done
 done
+# new_pear named a wrapper: the pears' site is its caller
+report wrap named --heap-wrapper=new_pear
+check_row named "struct pear" 'main \(wrap\.c:[0-9]+\)' ${nr}
+check_row named "struct plum" 'new_plum \(wrap\.c:[0-9]+\)' ${nr}
 check_order wrap
 if ! grep -qE '^# user heap objects: .*% by the type their operand names' "${dir}/wrap.rep"; then
 	echo "${dprof_test} [Failed: the header does not count the heap's typed and untyped samples]"
@@ -122,6 +145,19 @@ if command -v g++ > /dev/null; then
 	check_order arena
 else
 	echo "${dprof_test}: no g++, the C++ arena not tested"
+fi
+
+gcc -g -O1 -static -o "${dir}/wrap-static" "${src}/wrap.c" 2> /dev/null
+if [ -x "${dir}/wrap-static" ]; then
+	perf dprof record --sampler=soft --no-kmem -o "${dir}/static.data" \
+		-- "${dir}/wrap-static" wrap 4 0.1 > "${dir}/static.out" 2>&1
+	if [ "$(grep -c 'wrap-static is statically linked: its heap objects are not tracked' "${dir}/static.out")" != 1 ]; then
+		echo "${dprof_test} [Failed: a static binary does not get one line saying its heap is not tracked]"
+		cat "${dir}/static.out"
+		err=1
+	fi
+else
+	echo "${dprof_test}: no static C library, the static binary not tested"
 fi
 
 if [ ${err} -eq 0 ]; then

@@ -302,12 +302,24 @@ static int dprof_heap__write(const char *line)
 	return ret;
 }
 
+/*
+ * The entry of an allocating function takes the top of the user stack and
+ * the registers with it (a DWARF callchain, unwound by the report): the
+ * frames above the allocator, enough to get past the program's wrappers.
+ */
 static int dprof_heap__add_event(struct dprof_heap_probes *hp, const char *event,
-				 const char *filter)
+				 const char *filter, bool chain)
 {
+	int ret;
+
 	if (hp->nr == ARRAY_SIZE(hp->events))
 		return -ENOSPC;
-	if (asprintf(&hp->events[hp->nr], "%s:%s", hp->group, event) < 0)
+	if (chain)
+		ret = asprintf(&hp->events[hp->nr], "%s:%s/call-graph=dwarf,stack-size=%u/",
+			       hp->group, event, DPROF_HEAP_STACK);
+	else
+		ret = asprintf(&hp->events[hp->nr], "%s:%s", hp->group, event);
+	if (ret < 0)
 		return -ENOMEM;
 	hp->filters[hp->nr] = filter ? strdup(filter) : NULL;
 	hp->nr++;
@@ -441,7 +453,7 @@ int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size
 		hp->placed = true;
 		items[i].off = off;
 		err = dprof_heap__add_event(hp, items[i].event,
-					    fn->sized && min_size ? filter : NULL);
+					    fn->sized && min_size ? filter : NULL, fn->ret);
 		if (err || !fn->ret)
 			continue;
 		snprintf(line, sizeof(line), "r:%s/%s_ret %s:%#llx %s\n",
@@ -450,7 +462,7 @@ int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size
 		err = dprof_heap__write(line);
 		if (!err) {
 			snprintf(line, sizeof(line), "%s_ret", items[i].event);
-			err = dprof_heap__add_event(hp, line, NULL);
+			err = dprof_heap__add_event(hp, line, NULL, /*chain=*/false);
 		}
 	}
 	for (i = 0; i < nr; i++) {
@@ -474,8 +486,11 @@ void dprof_heap_probes__remove(struct dprof_heap_probes *hp)
 	size_t i;
 
 	for (i = 0; hp->placed && i < hp->nr; i++) {
-		snprintf(line, sizeof(line), "-:%s/%s\n", hp->group,
-			 hp->events[i] + strlen(hp->group) + 1);
+		const char *event = hp->events[i] + strlen(hp->group) + 1;
+
+		/* without its terms ("/call-graph=.../") */
+		snprintf(line, sizeof(line), "-:%s/%.*s\n", hp->group,
+			 (int)strcspn(event, "/"), event);
 		if (dprof_heap__write(line))
 			pr_warning("dprof: could not remove the uprobe %s\n", hp->events[i]);
 	}

@@ -16,6 +16,9 @@
  */
 #define DPROF_HEAP_GROUP	"dprof_heap_"
 
+/* bytes of user stack an allocating call's entry takes (its callchain) */
+#define DPROF_HEAP_STACK	512
+
 struct dprof_heap_probes {
 	char	group[32];
 	char	*events[96];	/* "-e" arguments: group:event */

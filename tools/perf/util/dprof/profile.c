@@ -14,6 +14,7 @@
 #include <linux/zalloc.h>
 #include <internal/cpumap.h>
 
+#include "util/debug.h"
 #include "util/dso.h"
 #include "util/hashmap.h"
 #include "hashfn.h"
@@ -145,14 +146,14 @@ static size_t class__hash(long key, void *ctx __maybe_unused)
 {
 	const struct dprof_class *c = (const struct dprof_class *)key;
 
-	return hash_64(c->key ^ c->type_key, 32) ^ hash_ptr(dprof_dso_id(c->dso), 32) ^
-	       c->kind;
+	return hash_64(c->key ^ c->type_key ^ c->chain_key, 32) ^
+	       hash_ptr(dprof_dso_id(c->dso), 32) ^ c->kind;
 }
 
 static bool dprof_class__is(const struct dprof_class *a, const struct dprof_class *b)
 {
 	return a->kind == b->kind && a->key == b->key && a->type_key == b->type_key &&
-	       dprof_dso_id(a->dso) == dprof_dso_id(b->dso);
+	       a->chain_key == b->chain_key && dprof_dso_id(a->dso) == dprof_dso_id(b->dso);
 }
 
 static bool class__equal(long k1, long k2, void *ctx __maybe_unused)
@@ -228,16 +229,17 @@ void dprof_profile__exit(struct dprof_profile *prof)
 	memset(prof->recent, 0, sizeof(prof->recent));
 }
 
-static struct dprof_class *dprof_class__new(enum dprof_kind kind, u64 key,
-					    struct dso *dso, u64 type_key)
+static struct dprof_class *dprof_class__new(const struct dprof_class *id)
 {
 	struct dprof_class *cls = zalloc(sizeof(*cls));
+	struct dso *dso = id->dso;
 
 	if (!cls)
 		return NULL;
-	cls->kind = kind;
-	cls->key = key;
-	cls->type_key = type_key;
+	cls->kind = id->kind;
+	cls->key = id->key;
+	cls->type_key = id->type_key;
+	cls->chain_key = id->chain_key;
 	/* a thread's exit may drop its maps' dsos before the rows are shown */
 	cls->dso = dso__get(dso);
 	cls->sites = hashmap__new(site__hash, site__equal, NULL);
@@ -245,6 +247,34 @@ static struct dprof_class *dprof_class__new(enum dprof_kind kind, u64 key,
 		free(cls);
 		return NULL;
 	}
+	return cls;
+}
+
+/* The class of identity @id (kind, key, DSO, heap type and callchain). */
+static struct dprof_class *dprof_profile__findnew(struct dprof_profile *prof,
+						  const struct dprof_class *id)
+{
+	struct dprof_class **recent, *cls;
+
+	/*
+	 * Every slab event asks for its class, and a few call sites make
+	 * most of them: look at the one found last for this hash first.
+	 */
+	recent = &prof->recent[class__hash((long)id, NULL) % DPROF_RECENT_CLASSES];
+	if (*recent && dprof_class__is(*recent, id))
+		return *recent;
+	if (hashmap__find(prof->classes, id, &cls))
+		goto out;
+
+	cls = dprof_class__new(id);
+	if (!cls)
+		return NULL;
+	if (hashmap__add(prof->classes, cls, cls)) {
+		dprof_class__delete(cls);
+		return NULL;
+	}
+out:
+	*recent = cls;
 	return cls;
 }
 
@@ -259,45 +289,28 @@ struct dprof_class *dprof_profile__findnew_class(struct dprof_profile *prof,
 						 enum dprof_kind kind, u64 key,
 						 struct dso *dso)
 {
-	return dprof_profile__findnew_typed_class(prof, kind, key, dso, /*type_key=*/0);
+	struct dprof_class id = { .kind = kind, .key = key, .dso = dso };
+
+	return dprof_profile__findnew(prof, &id);
 }
 
 /**
- * dprof_profile__findnew_typed_class - a site's objects, by a type inside them
+ * dprof_profile__findnew_heap_class - user heap objects of a site
  * @prof: the profile
- * @kind: the site's kind (user heap)
- * @key: its allocation site
- * @dso: the DSO of the site
- * @type_key: the type's identity (struct dprof_typed), 0: the site's own
+ * @key: the allocator's caller (the return address)
+ * @dso: its DSO
+ * @type_key: a type inside the objects (struct dprof_typed), 0: the site's
+ *	      own class, for what no operand types
+ * @chain_key: the identity of the allocations' callchain, 0: none
  */
-struct dprof_class *dprof_profile__findnew_typed_class(struct dprof_profile *prof,
-						       enum dprof_kind kind, u64 key,
-						       struct dso *dso, u64 type_key)
+struct dprof_class *dprof_profile__findnew_heap_class(struct dprof_profile *prof,
+						      u64 key, struct dso *dso,
+						      u64 type_key, u64 chain_key)
 {
-	struct dprof_class tmp = { .kind = kind, .key = key, .dso = dso,
-				   .type_key = type_key };
-	struct dprof_class **recent, *cls;
+	struct dprof_class id = { .kind = DPROF_KIND_HEAP, .key = key, .dso = dso,
+				  .type_key = type_key, .chain_key = chain_key };
 
-	/*
-	 * Every slab event asks for its class, and a few call sites make
-	 * most of them: look at the one found last for this hash first.
-	 */
-	recent = &prof->recent[class__hash((long)&tmp, NULL) % DPROF_RECENT_CLASSES];
-	if (*recent && dprof_class__is(*recent, &tmp))
-		return *recent;
-	if (hashmap__find(prof->classes, &tmp, &cls))
-		goto out;
-
-	cls = dprof_class__new(kind, key, dso, type_key);
-	if (!cls)
-		return NULL;
-	if (hashmap__add(prof->classes, cls, cls)) {
-		dprof_class__delete(cls);
-		return NULL;
-	}
-out:
-	*recent = cls;
-	return cls;
+	return dprof_profile__findnew(prof, &id);
 }
 
 static struct dprof_site *dprof_class__findnew_site(struct dprof_class *cls,
@@ -489,6 +502,17 @@ static int dprof_class__cmp(const void *a, const void *b)
 				   *(const struct dprof_class * const *)b);
 }
 
+/* The frame a heap class's row names (its chain's site). */
+static const struct dprof_heap_frame *dprof_class__site(const struct dprof_class *c)
+{
+	return &c->chain->f[c->chain->site];
+}
+
+static u64 dprof_class__site_ip(const struct dprof_class *c)
+{
+	return c->chain ? dprof_class__site(c)->ip : c->key;
+}
+
 /* Classes that hold the same data type become one row. */
 static bool dprof_class__same_row(const struct dprof_class *a,
 				  const struct dprof_class *b)
@@ -512,9 +536,13 @@ static bool dprof_class__same_row(const struct dprof_class *a,
 		 */
 		return a->name && b->name && !strcmp(a->name, b->name) &&
 		       dprof_dso_id(a->dso) == dprof_dso_id(b->dso);
+	case DPROF_KIND_HEAP:
+		/* per type and allocation site, past the wrappers */
+		return a->type_key == b->type_key &&
+		       dprof_class__site_ip(a) == dprof_class__site_ip(b) &&
+		       dprof_dso_id(a->dso) == dprof_dso_id(b->dso);
 	case DPROF_KIND_STATIC:
 	case DPROF_KIND_PERCPU:
-	case DPROF_KIND_HEAP:	/* per allocation site */
 	case DPROF_KIND__MAX:
 	default:
 		return a == b;
@@ -538,6 +566,9 @@ static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls)
 	row->nr_allocs += cls->nr_allocs;
 	row->life_sum += cls->life_sum;
 	row->life_n += cls->life_n;
+	row->inst_whole |= cls->inst_whole;
+	if (cls->inst_min < row->inst_min)
+		row->inst_min = cls->inst_min;
 	row->inst_whole |= cls->inst_whole;
 	if (!row->obj_size)
 		row->obj_size = cls->obj_size;
@@ -565,6 +596,231 @@ static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls)
 	}
 	cls->row = row;
 	return 0;
+}
+
+/*
+ * A function of heap allocation callchains: the call sites it is called
+ * from, the functions those are in, the types at the start of the objects
+ * allocated through it (a few of each are enough to tell).
+ */
+#define DPROF_HEAP_SEEN		4
+
+struct dprof_heap_func {
+	u64	callers[DPROF_HEAP_SEEN];	/* call sites (struct dprof_heap_frame::call) */
+	u64	caller_funcs[DPROF_HEAP_SEEN];
+	u64	calls[DPROF_HEAP_SEEN];		/* its own, toward the allocator */
+	u64	types[DPROF_HEAP_SEEN];
+	u32	nr_callers, nr_caller_funcs, nr_calls, nr_types;
+	bool	caller_unknown;		/* a chain ended in it */
+	bool	calls_named;		/* it calls an "alloc" function */
+	const char *name;
+	bool	runtime;		/* of the C or C++ runtime (strdup) */
+	bool	wrapper;
+};
+
+/* a wrapper calls the allocator (or the next wrapper) from few places */
+#define DPROF_HEAP_WRAPPER_CALLS	4
+
+/* ... or, when none of its objects was typed, called from this many sites */
+#define DPROF_HEAP_UNTYPED_CALLERS	3
+
+/* a type bigger than a scalar: "u8" and "unsigned char" are not two types */
+#define DPROF_HEAP_SCALAR	8
+
+/* the deepest offset a type heading an object is at (after a header) */
+#define DPROF_HEAP_HEAD		16
+
+static void dprof_seen__add(u64 *seen, u32 *nr, u64 val)
+{
+	u32 i;
+
+	for (i = 0; i < *nr && i < DPROF_HEAP_SEEN; i++) {
+		if (seen[i] == val)
+			return;
+	}
+	if (*nr < DPROF_HEAP_SEEN)
+		seen[*nr] = val;
+	/* counts on past DPROF_HEAP_SEEN: "more than that" */
+	if (*nr <= DPROF_HEAP_SEEN)
+		(*nr)++;
+}
+
+static bool dprof_heap__named_wrapper(const char *list, const char *name)
+{
+	size_t len = name ? strlen(name) : 0;
+	const char *p = list;
+
+	while (p && len && (p = strstr(p, name)) != NULL) {
+		if ((p == list || p[-1] == ',') && (!p[len] || p[len] == ','))
+			return true;
+		p += len;
+	}
+	return false;
+}
+
+/* "alloc" in its name: xmalloc, my_alloc, sqlite3DbRealloc */
+static bool dprof_heap_func__named(const struct dprof_heap_func *f)
+{
+	return f->name && strcasestr(f->name, "alloc");
+}
+
+/* A function named so calls @f: a run of them above the allocator. */
+static bool dprof_heap_func__called_named(struct hashmap *funcs,
+					  const struct dprof_heap_func *f)
+{
+	struct dprof_heap_func *c;
+	u32 i;
+
+	for (i = 0; i < f->nr_caller_funcs && i < DPROF_HEAP_SEEN; i++) {
+		if (hashmap__find(funcs, f->caller_funcs[i], &c) && dprof_heap_func__named(c))
+			return true;
+	}
+	return false;
+}
+
+/* All the functions @f is called from are wrappers (and it has callers). */
+static bool dprof_heap_func__callers_wrap(struct hashmap *funcs,
+					  const struct dprof_heap_func *f)
+{
+	struct dprof_heap_func *c;
+	u32 i;
+
+	if (f->caller_unknown || !f->nr_caller_funcs ||
+	    f->nr_caller_funcs > DPROF_HEAP_SEEN)
+		return false;
+	for (i = 0; i < f->nr_caller_funcs; i++) {
+		if (!hashmap__find(funcs, f->caller_funcs[i], &c) || !c->wrapper)
+			return false;
+	}
+	return true;
+}
+
+/**
+ * dprof_profile__heap_sites - the site each heap allocation chain's rows name
+ * @prof: the profile (its --heap-wrapper list)
+ * @classes: the classes about to become rows
+ * @nr: how many
+ *
+ * The site is the first frame of the chain past the allocator's wrappers
+ * and the C and C++ runtime's functions (strdup).  A wrapper is found from
+ * what went through it: a function that makes its allocations from four
+ * places of its code at most, of objects of two struct types or more (the
+ * types their accesses name at the objects' start), called from two call
+ * sites or more; of objects no access typed, called from three or more;
+ * named so ("alloc" in its name: realloc paths are narrow) unless it
+ * allocates one type and no function named so calls it or is called by
+ * it (a run of them: sqlite3DbRealloc, sqlite3Realloc); or called only
+ * by wrappers (a wrapper's helper: a malloc hook behind a function
+ * pointer); and the functions --heap-wrapper names.  A function
+ * that allocates one type is never a wrapper by its callers' number;
+ * neither is one that allocates from many places of its code (a
+ * dispatcher: the allocations are its callees'), nor one called from one
+ * call site that is not a wrapper.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+static int dprof_profile__heap_sites(struct dprof_profile *prof,
+				     struct dprof_class **classes, size_t nr)
+{
+	struct hashmap_entry *cur;
+	struct hashmap *funcs;
+	bool changed = true;
+	size_t bkt, c;
+	u32 i, round;
+	int err = 0;
+
+	funcs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(funcs))
+		return -ENOMEM;
+	for (c = 0; c < nr && !err; c++) {
+		const struct dprof_class *cls = classes[c];
+		const struct dprof_heap_chain *ch = cls->chain;
+
+		if (cls->kind != DPROF_KIND_HEAP || !ch)
+			continue;
+		for (i = 0; i < ch->nr; i++) {
+			const struct dprof_heap_frame *fr = &ch->f[i];
+			struct dprof_heap_func *f;
+
+			if (!fr->func)
+				continue;
+			if (!hashmap__find(funcs, fr->func, &f)) {
+				f = zalloc(sizeof(*f));
+				if (!f || hashmap__add(funcs, fr->func, f)) {
+					free(f);
+					err = -ENOMEM;
+					break;
+				}
+				f->runtime = fr->runtime;
+				f->name = fr->func_name;
+				f->wrapper = dprof_heap__named_wrapper(prof->heap_wrappers,
+								       fr->func_name);
+			}
+			dprof_seen__add(f->calls, &f->nr_calls, fr->call);
+			if (i && ch->f[i - 1].func_name &&
+			    strcasestr(ch->f[i - 1].func_name, "alloc"))
+				f->calls_named = true;
+			if (i + 1 < ch->nr && ch->f[i + 1].func) {
+				dprof_seen__add(f->callers, &f->nr_callers, ch->f[i + 1].call);
+				dprof_seen__add(f->caller_funcs, &f->nr_caller_funcs,
+						ch->f[i + 1].func);
+			} else {
+				f->caller_unknown = true;
+			}
+			/* an array of it from the start counts: its first element unsampled */
+			if (cls->type_key && cls->obj_size > DPROF_HEAP_SCALAR &&
+			    cls->inst_min % cls->obj_size <= DPROF_HEAP_HEAD)
+				dprof_seen__add(f->types, &f->nr_types, cls->type_key);
+		}
+	}
+	/* a wrapper's helpers are wrappers: a chain is at most this deep */
+	for (round = 0; !err && changed && round <= DPROF_HEAP_SEEN * 2; round++) {
+		changed = false;
+		hashmap__for_each_entry(funcs, cur, bkt) {
+			struct dprof_heap_func *f = cur->pvalue;
+
+			/* the runtime's are skipped, and make no wrapper of their callers */
+			if (f->wrapper || f->runtime || f->nr_calls > DPROF_HEAP_WRAPPER_CALLS)
+				continue;
+			if ((dprof_heap_func__named(f) &&
+			     (f->nr_types != 1 || f->calls_named ||
+			      dprof_heap_func__called_named(funcs, f))) ||
+			    (f->nr_types != 1 &&
+			     ((f->nr_types && f->nr_callers >= 2) ||
+			      f->nr_callers >= DPROF_HEAP_UNTYPED_CALLERS)) ||
+			    dprof_heap_func__callers_wrap(funcs, f)) {
+				f->wrapper = true;
+				changed = true;
+			}
+		}
+	}
+	prof->nr_heap_wrappers = 0;
+	hashmap__for_each_entry(funcs, cur, bkt) {
+		struct dprof_heap_func *f = cur->pvalue;
+
+		prof->nr_heap_wrappers += f->wrapper;
+		pr_debug2("dprof: heap frame %s: %u types, %u call sites, calls at %u: %s\n",
+			  f->name, f->nr_types, f->nr_callers, f->nr_calls,
+			  f->wrapper ? "wrapper" : f->runtime ? "runtime" : "site");
+	}
+	for (c = 0; c < nr && !err; c++) {
+		struct dprof_heap_chain *ch = classes[c]->chain;
+
+		if (classes[c]->kind != DPROF_KIND_HEAP || !ch)
+			continue;
+		for (ch->site = 0; ch->site + 1 < ch->nr; ch->site++) {
+			struct dprof_heap_func *f;
+
+			if (!ch->f[ch->site].func ||
+			    !hashmap__find(funcs, ch->f[ch->site].func, &f) ||
+			    !(f->wrapper || f->runtime))
+				break;
+		}
+	}
+	hashmap__for_each_entry(funcs, cur, bkt)
+		free(cur->pvalue);
+	hashmap__free(funcs);
+	return err;
 }
 
 /**
@@ -599,6 +855,8 @@ struct dprof_class **dprof_profile__rows(struct dprof_profile *prof, size_t *nr)
 		if (cls->stats.samples)
 			classes[nr_classes++] = cls;
 	}
+	if (dprof_profile__heap_sites(prof, classes, nr_classes))
+		goto out_err;
 	qsort(classes, nr_classes, sizeof(*classes), dprof_class__cmp);
 
 	for (c = 0; c < nr_classes; c++) {
@@ -611,12 +869,19 @@ struct dprof_class **dprof_profile__rows(struct dprof_profile *prof, size_t *nr)
 			}
 		}
 		if (!row) {
-			row = dprof_class__new(cls->kind, cls->key, cls->dso, cls->type_key);
+			row = dprof_class__new(cls);
 			if (!row)
 				goto out_err;
 			row->name = cls->name ? strdup(cls->name) : NULL;
 			row->site_name = cls->site_name ? strdup(cls->site_name) : NULL;
 			row->type_dso = dso__get(cls->type_dso);
+			row->chain = cls->chain;
+			row->inst_min = cls->inst_min;
+			/* a heap row is named by the site past the wrappers */
+			if (cls->chain) {
+				free(row->site_name);
+				row->site_name = strdup(dprof_class__site(cls)->name ?: "?");
+			}
 			rows[n++] = row;
 		}
 		if (dprof_row__merge(row, cls))

@@ -117,6 +117,28 @@ struct dprof_vote {
 	u64		count;
 };
 
+/* A frame of a user heap allocation's callchain. */
+struct dprof_heap_frame {
+	u64		ip;		/* a return address */
+	u64		func;		/* its function's identity, 0: unknown */
+	u64		call;		/* the call's, whatever the load address */
+	struct dso	*dso;		/* ... held: the identity is its address */
+	const char	*func_name;	/* "my_alloc", NULL: unknown */
+	const char	*name;		/* "my_alloc (wrap.c:49)" */
+	bool		runtime;	/* in the C or C++ runtime (strdup) */
+};
+
+/*
+ * The callchain of user heap allocations, innermost first (f[0] called the
+ * allocator), and the frame their rows name: the first past the
+ * allocator's wrappers (see dprof_profile__heap_sites()).
+ */
+struct dprof_heap_chain {
+	u32			nr;
+	u32			site;
+	struct dprof_heap_frame	f[];
+};
+
 struct dprof_class {
 	enum dprof_kind		kind;
 	u64			key;		/* call site, or symbol start */
@@ -153,6 +175,15 @@ struct dprof_class {
 	u64			type_key;
 	struct dso		*type_dso;
 	bool			inst_whole;
+	/*
+	 * ... and their lowest offset inside the objects: a type at the
+	 * start of the objects (a header before it at most) is what the
+	 * site allocates; one deeper inside is part of it.
+	 */
+	u64			inst_min;
+	/* the allocations' callchain (not held: the replay's), its identity */
+	struct dprof_heap_chain	*chain;
+	u64			chain_key;
 };
 
 /* the classes found last, by their key's hash (see dprof_profile__findnew_class()) */
@@ -179,6 +210,9 @@ struct dprof_profile {
 	/* samples in live user heap objects: typed by operand, or why not */
 	u64		heap_typed;
 	u64		heap_untyped[DPROF_HEAP_UNTYPED__MAX];
+	/* --heap-wrapper: functions that are allocator wrappers, "a,b" */
+	const char	*heap_wrappers;
+	u64		nr_heap_wrappers;	/* found by dprof_profile__rows() */
 	bool		has_levels;	/* some sample carried a cache level */
 	bool		has_latency;
 };
@@ -188,9 +222,9 @@ void dprof_profile__exit(struct dprof_profile *prof);
 struct dprof_class *dprof_profile__findnew_class(struct dprof_profile *prof,
 						 enum dprof_kind kind, u64 key,
 						 struct dso *dso);
-struct dprof_class *dprof_profile__findnew_typed_class(struct dprof_profile *prof,
-						       enum dprof_kind kind, u64 key,
-						       struct dso *dso, u64 type_key);
+struct dprof_class *dprof_profile__findnew_heap_class(struct dprof_profile *prof,
+						      u64 key, struct dso *dso,
+						      u64 type_key, u64 chain_key);
 struct dprof_site *dprof_class__add(struct dprof_class *cls, u64 offset,
 				    const struct dprof_access *acc);
 void dprof_profile__count(struct dprof_profile *prof,

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <linux/err.h>
 #include <linux/hash.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
 #include <linux/zalloc.h>
 
 #include "util/addr_location.h"
@@ -64,22 +66,6 @@ static void dprof_replay__user_funcs_free(struct dprof_replay *r)
 	r->user_funcs = NULL;
 }
 
-void dprof_replay__heaps_exit(struct dprof_replay *r)
-{
-	struct hashmap_entry *cur;
-	size_t bkt;
-
-	if (r->heaps) {
-		hashmap__for_each_entry(r->heaps, cur, bkt) {
-			dprof_addrset__exit(cur->pvalue);
-			free(cur->pvalue);
-		}
-		hashmap__free(r->heaps);
-	}
-	r->heaps = NULL;
-	dprof_replay__user_funcs_free(r);
-}
-
 /* The live heap objects of process @pid. */
 static struct dprof_addrset *dprof_replay__heap(struct dprof_replay *r, u32 pid,
 						bool create)
@@ -122,17 +108,44 @@ static struct dso *dprof_heap_site_dso(struct machine *machine, u32 pid, u32 tid
 	return dso;
 }
 
-/* "insert (hash.c:24)": the function and line that called the allocator. */
-static char *dprof_heap_site_name(struct machine *machine, u32 pid, u32 tid, u64 site)
+/* The C and C++ runtime and the malloc replacements: their callers allocate. */
+static bool dprof_heap__runtime_dso(const struct dso *dso)
+{
+	static const char * const libs[] = {
+		"libc.so", "libc-", "libstdc++.so", "libjemalloc.so", "libtcmalloc",
+	};
+	const char *name = dso__short_name(dso);
+	size_t i;
+
+	for (i = 0; name && i < ARRAY_SIZE(libs); i++) {
+		if (strstarts(name, libs[i]))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A frame of an allocation's callchain, @ip a return address in process
+ * @pid: "insert (hash.c:24)", the function and line of the call; its
+ * function's identity (per DSO, whatever the process mapped it at).
+ * false on allocation failures.
+ */
+static bool dprof_heap_frame__resolve(struct dprof_heap_frame *fr, struct machine *machine,
+				      u32 pid, u32 tid, u64 ip)
 {
 	struct thread *thread = machine__findnew_thread(machine, pid, tid);
 	struct addr_location al;
 	char *name = NULL, *srcline = NULL;
 
+	memset(fr, 0, sizeof(*fr));
+	fr->ip = ip;
 	addr_location__init(&al);
 	/* the call instruction ends right before the return address */
-	if (thread && thread__find_symbol(thread, PERF_RECORD_MISC_USER, site - 1, &al)) {
-		srcline = get_srcline(map__dso(al.map), map__rip_2objdump(al.map, al.addr),
+	if (thread && thread__find_symbol(thread, PERF_RECORD_MISC_USER, ip - 1, &al)) {
+		struct dso *dso = map__dso(al.map);
+		const void *id = dprof_dso_id(dso);
+
+		srcline = get_srcline(dso, map__rip_2objdump(al.map, al.addr),
 				      al.sym, false, false, al.addr);
 		if (srcline && strcmp(srcline, SRCLINE_UNKNOWN)) {
 			const char *base = strrchr(srcline, '/');
@@ -144,12 +157,117 @@ static char *dprof_heap_site_name(struct machine *machine, u32 pid, u32 tid, u64
 			name = strdup(al.sym->name);
 		}
 		zfree_srcline(&srcline);
+		fr->func = (hash_64(al.sym->start, 64) ^ (u64)(unsigned long)id) ?: 1;
+		fr->dso = dso__get(dso);
+		fr->call = hash_64(fr->func ^ (al.addr - al.sym->start), 64);
+		fr->func_name = strdup(al.sym->name);
+		fr->runtime = dprof_heap__runtime_dso(dso);
 	}
-	if (!name && asprintf(&name, "%#" PRIx64, site) < 0)
+	if (!name && asprintf(&name, "%#" PRIx64, ip) < 0)
 		name = NULL;
+	fr->name = name;
 	addr_location__exit(&al);
 	thread__put(thread);
+	return name && (!fr->func || fr->func_name);
+}
+
+static void dprof_heap_frame__exit(struct dprof_heap_frame *fr)
+{
+	dso__put(fr->dso);
+	free((char *)fr->name);
+	free((char *)fr->func_name);
+}
+
+/* "insert (hash.c:24)": the function and line that called the allocator. */
+static char *dprof_heap_site_name(struct machine *machine, u32 pid, u32 tid, u64 site)
+{
+	struct dprof_heap_frame fr;
+	char *name = NULL;
+
+	if (dprof_heap_frame__resolve(&fr, machine, pid, tid, site))
+		name = strdup(fr.name);
+	dprof_heap_frame__exit(&fr);
 	return name;
+}
+
+/*
+ * The callchain of @a, kept per process and chain until the replay ends:
+ * the classes of its allocations point to it; NULL when out of memory.
+ */
+static struct dprof_heap_chain *dprof_replay__heap_chain(struct dprof_replay *r,
+							 struct machine *machine,
+							 const struct dprof_heap_alloc *a,
+							 u64 *key)
+{
+	u32 i, nr = min_t(u32, a->nr_ips, DPROF_HEAP_FRAMES);
+	struct dprof_heap_chain *ch;
+
+	*key = hash_64(a->pid, 64);
+	for (i = 0; i < nr; i++)
+		*key = hash_64(*key ^ a->ips[i], 64);
+	*key = *key ?: 1;
+	if (!r->heap_chains) {
+		r->heap_chains = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+		if (IS_ERR(r->heap_chains)) {
+			r->heap_chains = NULL;
+			return NULL;
+		}
+	}
+	if (hashmap__find(r->heap_chains, *key, &ch))
+		return ch;
+	ch = zalloc(sizeof(*ch) + nr * sizeof(ch->f[0]));
+	if (!ch)
+		return NULL;
+	for (i = 0; i < nr; i++) {
+		ch->nr++;
+		if (!dprof_heap_frame__resolve(&ch->f[i], machine, a->pid, a->tid, a->ips[i]))
+			goto out_err;
+	}
+	if (hashmap__add(r->heap_chains, *key, ch))
+		goto out_err;
+	return ch;
+
+out_err:
+	for (i = 0; i < ch->nr; i++)
+		dprof_heap_frame__exit(&ch->f[i]);
+	free(ch);
+	return NULL;
+}
+
+static void dprof_replay__heap_chains_free(struct dprof_replay *r)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+	u32 i;
+
+	if (!r->heap_chains)
+		return;
+	hashmap__for_each_entry(r->heap_chains, cur, bkt) {
+		struct dprof_heap_chain *ch = cur->pvalue;
+
+		for (i = 0; i < ch->nr; i++)
+			dprof_heap_frame__exit(&ch->f[i]);
+		free(ch);
+	}
+	hashmap__free(r->heap_chains);
+	r->heap_chains = NULL;
+}
+
+void dprof_replay__heaps_exit(struct dprof_replay *r)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (r->heaps) {
+		hashmap__for_each_entry(r->heaps, cur, bkt) {
+			dprof_addrset__exit(cur->pvalue);
+			free(cur->pvalue);
+		}
+		hashmap__free(r->heaps);
+	}
+	r->heaps = NULL;
+	dprof_replay__user_funcs_free(r);
+	dprof_replay__heap_chains_free(r);
 }
 
 /* @ptr's object ends: a free, a realloc that moved it. */
@@ -184,7 +302,8 @@ int dprof_replay__heap_free(struct dprof_replay *r, u32 pid, u32 cpu, u64 time, 
 int dprof_replay__heap_alloc(struct dprof_replay *r, const struct dprof_heap_alloc *a,
 			     struct machine *machine)
 {
-	u64 site = a->nr_ips ? a->ips[0] : 0;
+	u64 site = a->nr_ips ? a->ips[0] : 0, chain_key = 0;
+	struct dprof_heap_chain *chain = NULL;
 	struct dprof_addrset *as;
 	struct dprof_class *cls;
 	int err;
@@ -204,17 +323,25 @@ int dprof_replay__heap_alloc(struct dprof_replay *r, const struct dprof_heap_all
 			return err;
 	}
 	r->rec.nr_heap_allocs++;
+	/* a chain to choose the site from, past the wrappers, at the end */
+	if (a->nr_ips > 1) {
+		chain = dprof_replay__heap_chain(r, machine, a, &chain_key);
+		if (!chain)
+			return -ENOMEM;
+	}
 	/*
 	 * Per site of a program: two programs built without PIE can call
 	 * malloc from the same address, for objects of different types.
 	 */
-	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_HEAP, site,
-					   dprof_heap_site_dso(machine, a->pid, a->tid, site));
+	cls = dprof_profile__findnew_heap_class(&r->prof, site,
+						dprof_heap_site_dso(machine, a->pid, a->tid, site),
+						/*type_key=*/0, chain_key);
 	if (!cls)
 		return -ENOMEM;
 	if (!cls->nr_allocs) {
 		cls->obj_size = a->size;
 		cls->site_name = dprof_heap_site_name(machine, a->pid, a->tid, site);
+		cls->chain = chain;
 	}
 	/* a type is checked against the largest object of the site */
 	if (a->size > cls->alloc_size)
@@ -372,8 +499,8 @@ static int dprof_replay__heap_typed(struct dprof_replay *r, struct thread *threa
 	struct dprof_class *cls;
 	int err;
 
-	cls = dprof_profile__findnew_typed_class(&r->prof, DPROF_KIND_HEAP, site->key,
-						 site->dso, typed->key);
+	cls = dprof_profile__findnew_heap_class(&r->prof, site->key, site->dso,
+						typed->key, site->chain_key);
 	if (!cls)
 		return -ENOMEM;
 	if (!cls->name) {
@@ -383,7 +510,11 @@ static int dprof_replay__heap_typed(struct dprof_replay *r, struct thread *threa
 			return -ENOMEM;
 		cls->obj_size = typed->type_size;
 		cls->type_dso = dso__get(typed->dso);
+		cls->chain = site->chain;
+		cls->inst_min = inst;
 	}
+	if (inst < cls->inst_min)
+		cls->inst_min = inst;
 	/* an object with no room for a second instance is one */
 	if (obj->size < 2 * typed->type_size)
 		cls->inst_whole = true;

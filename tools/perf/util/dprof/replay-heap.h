@@ -35,6 +35,9 @@ struct thread;
  * @ips: return addresses, innermost first: ips[0] is in the allocator's
  *	 caller, after its call instruction
  */
+/* frames of an allocation's callchain its site is chosen from */
+#define DPROF_HEAP_FRAMES	8
+
 struct dprof_heap_alloc {
 	u32		pid, tid, cpu;
 	u64		time;

@@ -13,9 +13,13 @@
 #include <linux/err.h>
 #include <linux/zalloc.h>
 
+#include "util/callchain.h"
 #include "util/evsel.h"
 #include "util/hashmap.h"
+#include "util/machine.h"
 #include "util/sample.h"
+#include "util/thread.h"
+#include "util/unwind.h"
 #include "hashfn.h"
 #include "replay.h"
 #include "replay-heap.h"
@@ -24,17 +28,62 @@
 /* operator new calls malloc: nested calls to follow per thread */
 #define DPROF_HEAP_DEPTH	4
 
-/* A thread's allocator calls whose entry was seen, not yet their return. */
+/*
+ * A thread's allocator calls whose entry was seen, not yet their return;
+ * the outer call's user callchain, when its entry took the stack.
+ */
 struct dprof_heap_call {
 	int	depth;
 	u64	size[DPROF_HEAP_DEPTH];
 	u64	old[DPROF_HEAP_DEPTH];	/* realloc: the object it moves */
 	u64	inner[DPROF_HEAP_DEPTH]; /* what the call it made returned */
+	u32	nr_ips;
+	u64	ips[DPROF_HEAP_FRAMES];
 };
 
+struct dprof_uprobe_unwind {
+	struct dprof_heap_call	*c;
+	u64			probe_ip;
+	bool			past;	/* the allocator's own frames are behind */
+};
+
+static int dprof_uprobe__frame(struct unwind_entry *entry, void *arg)
+{
+	struct dprof_uprobe_unwind *u = arg;
+
+	/* the first frame is the probed function itself */
+	if (!u->past) {
+		u->past = true;
+		if (entry->ip == u->probe_ip)
+			return 0;
+	}
+	if (u->c->nr_ips < DPROF_HEAP_FRAMES)
+		u->c->ips[u->c->nr_ips++] = entry->ip;
+	return 0;
+}
+
+/* The user callchain of an outer allocator call (DWARF unwinding). */
+static void dprof_uprobe__chain(struct dprof_heap_call *c, struct perf_sample *sample,
+				struct machine *machine)
+{
+	struct dprof_uprobe_unwind u = { .c = c, .probe_ip = sample->ip };
+	struct thread *thread;
+
+	c->nr_ips = 0;
+	if (!sample->user_stack.size)
+		return;
+	thread = machine__findnew_thread(machine, sample->pid, sample->tid);
+	if (!thread)
+		return;
+	/* one more: the probed function's own */
+	if (unwind__get_entries(dprof_uprobe__frame, &u, thread, sample,
+				DPROF_HEAP_FRAMES + 1, /*best_effort=*/false))
+		c->nr_ips = 0;
+	thread__put(thread);
+}
+
 static int dprof_uprobe__entry(struct dprof_replay *r, struct evsel *evsel,
-			       struct perf_sample *sample,
-			       struct machine *machine __maybe_unused)
+			       struct perf_sample *sample, struct machine *machine)
 {
 	u64 size = evsel__intval(evsel, sample, "size");
 	struct dprof_heap_call *c;
@@ -57,6 +106,8 @@ static int dprof_uprobe__entry(struct dprof_replay *r, struct evsel *evsel,
 	}
 	if (evsel__field(evsel, "nmemb"))
 		size *= evsel__intval(evsel, sample, "nmemb");
+	if (!c->depth)
+		dprof_uprobe__chain(c, sample, machine);
 	if (c->depth < DPROF_HEAP_DEPTH) {
 		c->size[c->depth] = size;
 		c->old[c->depth] = evsel__field(evsel, "old") ?
@@ -108,6 +159,11 @@ static int dprof_uprobe__return(struct dprof_replay *r, struct evsel *evsel,
 	a.ptr = ptr;
 	a.size = c->size[0];
 	a.old = c->old[0];
+	if (c->nr_ips) {
+		a.nr_ips = c->nr_ips;
+		a.ips = c->ips;
+		return dprof_replay__heap_alloc(r, &a, machine);
+	}
 	site = evsel__field(evsel, "__probe_ret_ip") ?
 	       evsel__intval(evsel, sample, "__probe_ret_ip") : sample->ip;
 	return dprof_replay__heap_alloc(r, &a, machine);
@@ -131,6 +187,12 @@ void dprof_replay__uprobe_add(struct dprof_replay *r, struct evsel *evsel,
 		evsel->handler = dprof_uprobe__entry;
 	else if (evsel__field(evsel, "ptr"))
 		evsel->handler = dprof_uprobe__free;
+	/*
+	 * The entries took the user stack: perf's unwinder readies each map
+	 * for it as it is inserted, from the first mmap event on.
+	 */
+	if (evsel->core.attr.sample_type & PERF_SAMPLE_STACK_USER)
+		dwarf_callchain_users = true;
 }
 
 void dprof_replay__uprobes_exit(struct dprof_replay *r)

@@ -185,6 +185,8 @@ struct dprof_replay {
 	bool			sampled_hit_sinks;	/* a sink takes sampled_hit */
 	struct hashmap		*heap_calls;	/* tid -> struct dprof_heap_call * */
 	struct dprof_heaplog	*heaplog;	/* the allocator recorder's log */
+	/* allocations' callchains: key -> struct dprof_heap_chain * */
+	struct hashmap		*heap_chains;
 	struct dprof_symload	*symload;	/* NULL: no first pass */
 	bool			ready;		/* private: open succeeded */
 };

@@ -64,6 +64,7 @@ int dprof_report__open(struct dprof_report *rep, const struct dprof_report_opts 
 		return err;
 	rep->replay.no_snapshot = opts->no_snapshot;
 	rep->replay.delivery_mode = opts->delivery;
+	rep->replay.prof.heap_wrappers = opts->heap_wrappers;
 	if (opts->type_cache)
 		dprof_replay__keep_typings(&rep->replay, opts->type_cache_dir);
 

@@ -42,6 +42,7 @@ const char *dprof_view_kind__str(enum dprof_view_kind kind);
  * @delivery: --event-thread: the events delivered in a thread of their own
  * @type_cache: keep perf's operand typings between reports (--type-cache)
  * @type_cache_dir: where (NULL: the build-id cache directory's .dprof)
+ * @heap_wrappers: --heap-wrapper: allocator wrappers besides those found
  */
 struct dprof_report_opts {
 	const char		*input_name;
@@ -57,6 +58,7 @@ struct dprof_report_opts {
 	enum dprof_delivery_mode delivery;
 	bool			type_cache;
 	const char		*type_cache_dir;
+	const char		*heap_wrappers;
 };
 
 /**
