@@ -5,7 +5,10 @@
 #   make run           profile a guest kernel with perf dprof (the demo)
 #   make check         build, then run 'perf test dprof'; last line: N passed, N failed
 #   make vm CMD='...'  run CMD in a guest booted from the kernel we build
-#   make series        $(BUILD_DIR)/series: the git format-patch series for LKML
+#   make series        $(BUILD_DIR)/series/N-name/: the five git format-patch
+#                      series for upstream (scripts/series/*.list)
+#   make series-check  apply and build each series alone, perf test against
+#                      the stock tree (long, not in make check)
 #   make doc           $(BUILD_DIR)/man/man1/perf-dprof.1 (asciidoc, xmlto)
 #   make fuzz          damaged perf.data through perf dprof report under
 #                      ASan + UBSan (FUZZ_N mutants, default 2000; long)
@@ -47,6 +50,9 @@ vm: perf kernel
 series:
 	$(ENV) scripts/make-series.sh
 
+series-check:
+	$(ENV) scripts/series-check.sh
+
 doc:
 	$(ENV) scripts/build-doc.sh
 
@@ -59,4 +65,4 @@ watch-fuzz: tree
 clean:
 	rm -rf "$(BUILD_DIR)"
 
-.PHONY: all perf tree kernel run check vm series doc fuzz watch-fuzz clean
+.PHONY: all perf tree kernel run check vm series series-check doc fuzz watch-fuzz clean
