@@ -59,9 +59,16 @@ tree() {
 	rm -rf "$d/linux" "$d/linux.tmp"
 	mkdir -p "$d"
 	cp -al "$src" "$d/linux.tmp"
+	# git apply (binary diffs too) writes a new file: the hard links to the
+	# pristine tree break, as checked below
 	for p in "$@"; do
-		patch -d "$d/linux.tmp" -p1 -N -s --no-backup-if-mismatch -i "$p" >"$d/patch.log" 2>&1 ||
+		(cd "$d/linux.tmp" && GIT_CEILING_DIRECTORIES=$d git apply -p1 --whitespace=nowarn "$p") \
+			>"$d/patch.log" 2>&1 ||
 			{ cat "$d/patch.log" >&2; die "${p#"$W"/series/} does not apply"; }
+	done
+	for f in $(sed -n 's|^+++ b/||p' "$@" /dev/null | sed 's/\t.*//' | sort -u); do
+		[ ! -e "$src/$f" ] || [ "$(stat -c %i "$src/$f")" != "$(stat -c %i "$d/linux.tmp/$f")" ] ||
+			die "applying the series wrote $f through the hard link into $src"
 	done
 	mv -T "$d/linux.tmp" "$d/linux"
 }
