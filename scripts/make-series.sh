@@ -43,15 +43,7 @@ problems=$(series_problems)
 [ -z "$problems" ] || die "the series definitions (scripts/series/*.list) are not whole:
 $problems"
 
-# The pristine tree, as prepare-tree.sh finds it (it unpacks it if needed).
-if [ -n "${LINUX_SRC:-}" ]; then
-	src=$(cd "$LINUX_SRC" 2>/dev/null && pwd) || die "LINUX_SRC=$LINUX_SRC is not a directory"
-else
-	src=$DPROF_CACHE/linux-source-6.12
-	[ -d "$src" ] || "$REPO/scripts/prepare-tree.sh" >&2 ||
-		die "no pristine tree: set LINUX_SRC or run 'make tree'"
-fi
-[ -f "$src/tools/perf/Makefile.perf" ] || die "$src is not a kernel tree"
+src=$(series_pristine) || die "$src"
 command -v git >/dev/null || die "git is not installed (apt-get install git)"
 
 GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null

@@ -9,6 +9,22 @@ series_lists() {
 	ls "$SERIES_DIR"/[1-9]*.list 2>/dev/null | sort -V
 }
 
+# series_pristine: the pristine tree, as prepare-tree.sh finds it (it
+# unpacks it if needed); else why not, and a non-zero status
+series_pristine() {
+	local src
+	if [ -n "${LINUX_SRC:-}" ]; then
+		src=$(cd "$LINUX_SRC" 2>/dev/null && pwd) ||
+			{ echo "LINUX_SRC=$LINUX_SRC is not a directory"; return 1; }
+	else
+		src=$DPROF_CACHE/linux-source-6.12
+		[ -d "$src" ] || "$REPO/scripts/prepare-tree.sh" >&2 ||
+			{ echo "no pristine tree: set LINUX_SRC or run 'make tree'"; return 1; }
+	fi
+	[ -f "$src/tools/perf/Makefile.perf" ] || { echo "$src is not a kernel tree"; return 1; }
+	echo "$src"
+}
+
 # series_name LIST: "N-name"
 series_name() {
 	basename "$1" .list
