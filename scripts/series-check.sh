@@ -34,14 +34,7 @@ jobs=${JOBS:-$(nproc)}
 die() { echo "series-check: $*" >&2; exit 1; }
 say() { echo "series-check: $*"; }
 
-if [ -n "${LINUX_SRC:-}" ]; then
-	src=$(cd "$LINUX_SRC" 2>/dev/null && pwd) || die "LINUX_SRC=$LINUX_SRC is not a directory"
-else
-	src=$DPROF_CACHE/linux-source-6.12
-	[ -d "$src" ] || "$REPO/scripts/prepare-tree.sh" >&2 ||
-		die "no pristine tree: set LINUX_SRC or run 'make tree'"
-fi
-[ -f "$src/tools/perf/Makefile.perf" ] || die "$src is not a kernel tree"
+src=$(series_pristine) || die "$src"
 
 mkdir -p "$W"
 say "writing the series into $W/series"
