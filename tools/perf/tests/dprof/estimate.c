@@ -130,11 +130,15 @@ int test__dprof_estimate(struct test_suite *test __maybe_unused, int subtest __m
 		struct dprof_estimate a = { .est = 100, .lo = 90, .hi = 110 };
 		struct dprof_estimate b = { .est = 1000, .lo = 900, .hi = 1100 };
 		struct dprof_estimate c = { .est = 1, .lo = 1, .hi = 1, .exact = true };
+		struct dprof_estimate one = { .est = 1, .lo = 1, .hi = 1.0001 };
+		struct dprof_estimate two = { .est = 2, .lo = 2, .hi = 2.0001 };
 
 		TEST_ASSERT_VAL("log ratio z", dprof_log_ratio_z(&a, &b) > 10);
 		TEST_ASSERT_VAL("log ratio z down", dprof_log_ratio_z(&b, &a) < -10);
 		TEST_ASSERT_VAL("log ratio same", near(dprof_log_ratio_z(&a, &a), 0, 0.000001));
 		TEST_ASSERT_VAL("counted: no evidence", dprof_log_ratio_z(&c, &c) == 0);
+		/* seen in full, one object against two: a run's own variation */
+		TEST_ASSERT_VAL("1 against 2", fabs(dprof_log_ratio_z(&one, &two)) < 1);
 	}
 	return TEST_OK;
 }

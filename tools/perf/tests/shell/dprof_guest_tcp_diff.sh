@@ -10,12 +10,12 @@
 # must rank struct tcp_sock first, flagged, with a ratio of its objects
 # estimated within 2x of the sockets' 10x.  DPROF_TCP_RUNS pairs of
 # recordings (default 1), each in its own guest; DPROF_TCP_MSGS messages
-# (default 20,000).
+# (default 40,000: some 200-500 samples of struct tcp_sock a side).
 
 set -u
 
 runs=${DPROF_TCP_RUNS:-1}
-msgs=${DPROF_TCP_MSGS:-20000}
+msgs=${DPROF_TCP_MSGS:-40000}
 
 dprof_test="dprof guest tcp diff test"
 . "$(dirname "$0")"/lib/dprof_guest.sh

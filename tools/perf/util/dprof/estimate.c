@@ -214,6 +214,12 @@ double dprof_two_prop_z(u64 ka, u64 na, u64 kb, u64 nb)
  * @a: the estimate in A
  * @b: ... in B
  *
+ * A count of objects seen in full still varies from run to run of the
+ * same program (which objects a run touches, where a stack slot falls):
+ * as a Poisson count at least, the variance of ln(est) being 1/est, added
+ * to the estimate's own.  One object against two is then no evidence,
+ * 100 against 1,000 strong.
+ *
  * Return: ln(b/a) over its standard error; 0 when either is not an
  * estimate (no objects, or counted without sampling on both sides).
  */
@@ -223,6 +229,7 @@ double dprof_log_ratio_z(const struct dprof_estimate *a, const struct dprof_esti
 
 	if (a->est <= 0 || b->est <= 0 || v <= 0)
 		return 0;
+	v += 1 / a->est + 1 / b->est;
 	return (log(b->est) - log(a->est)) / sqrt(v);
 }
 
