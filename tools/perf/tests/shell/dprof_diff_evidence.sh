@@ -47,6 +47,10 @@ print("dprof diff evidence test: same program: %d of %d types flagged (|z| >= %.
          "".join(", %s %+.1f" % (t["type"], t["z"]) for t in flagged)))
 if not types or len(flagged) > 0.05 * len(types):
     bad.append("same program: %d of %d types flagged" % (len(flagged), len(types)))
+for t in types + changed["types"]:
+    for side in (t["A"], t["B"]):
+        if side and not side["share_lo"] <= side["share"] <= side["share_hi"]:
+            bad.append("%s: share %s outside its interval" % (t["type"], side["share"]))
 top = changed["types"][0]
 alpha = [t for t in changed["types"] if t["type"] == "struct alpha" and t["A"] and t["A"]["objects"]]
 if alpha:

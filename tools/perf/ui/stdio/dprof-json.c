@@ -461,6 +461,10 @@ static void dprof_json__diff_side(FILE *fp, const char *key, const struct dprof_
 	fprintf(fp, "{");
 	json_u64(fp, "samples", row->stats.samples, true);
 	json_double(fp, "share", dprof_diff__share(side, row, misses), false);
+	if (misses)
+		dprof_json__share_interval(fp, row->stats.misses, side->nr_misses);
+	else
+		dprof_json__share_interval(fp, row->stats.samples, side->nr_samples);
 	json_u64(fp, "objects", row->nr_objects, false);
 	dprof_json__estimate(fp, &row->objects, row->ws_est);
 	fprintf(fp, "}");
