@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include "tests/tests.h"
 #include "util/dprof/estimate.h"
+#include "util/dprof/profile.h"
+#include "util/hashmap.h"
 #include "dprof-tests.h"
 
 static bool near(double v, double want, double tol)
@@ -84,6 +86,32 @@ static int check_objects(unsigned long nr, unsigned long hot, unsigned long n,
 	return TEST_OK;
 }
 
+/* Objects known by their address alone count how often they were sampled too. */
+static int check_touch_base(void)
+{
+	struct dprof_class cls = { .kind = DPROF_KIND_TYPED };
+	int i, err = 0;
+
+	for (i = 0; i < 7 && !err; i++)
+		err = dprof_class__touch_base(&cls, 0x1000, 64, i == 6 ? 1 : 0);
+	for (i = 0; i < 3 && !err; i++)
+		err = dprof_class__touch_base(&cls, 0x2000, 64, 0);
+	if (!err)
+		err = dprof_class__touch_base(&cls, 0x3000, 64, 0);
+	hashmap__free(cls.objs);
+	TEST_ASSERT_VAL("touch_base", !err);
+	DPROF_TEST_EQ_U64("samples", cls.freq.n, 11);
+	DPROF_TEST_EQ_U64("objects", cls.freq.s_obs, 3);
+	DPROF_TEST_EQ_U64("objects", cls.nr_objects, 3);
+	DPROF_TEST_EQ_U64("seen once", cls.freq.f[0], 1);
+	DPROF_TEST_EQ_U64("seen twice", cls.freq.f[1], 0);
+	DPROF_TEST_EQ_U64("seen three times", cls.freq.f[2], 1);
+	DPROF_TEST_EQ_U64("seen four times", cls.freq.f[3], 0);
+	/* the count saturates without touching the CPU bits */
+	DPROF_TEST_EQ_U64("bounced", cls.nr_bounced, 1);
+	return TEST_OK;
+}
+
 int test__dprof_estimate(struct test_suite *test __maybe_unused, int subtest __maybe_unused)
 {
 	struct dprof_freq f = { 0 };
@@ -123,6 +151,9 @@ int test__dprof_estimate(struct test_suite *test __maybe_unused, int subtest __m
 	/* a few hot objects take half the samples: within 50%, covering it */
 	if (check_objects(10000, 100, 6000, 0.5, true) ||
 	    check_objects(100000, 1000, 30000, 0.5, true))
+		return TEST_FAIL;
+
+	if (check_touch_base())
 		return TEST_FAIL;
 
 	/* a change of objects: evidence grows with the ratio */
