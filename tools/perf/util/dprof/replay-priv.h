@@ -8,6 +8,7 @@
  */
 
 #include <stdbool.h>
+#include <linux/bits.h>
 #include <linux/types.h>
 
 struct dprof_access;
@@ -24,6 +25,13 @@ struct thread;
 typedef int (*dprof_tp_handler)(struct dprof_replay *r, struct evsel *evsel,
 				struct perf_sample *sample,
 				struct machine *machine);
+
+/*
+ * No allocation the tracepoints see is larger (kmalloc's page allocator
+ * limit is 4 MiB with 4 KiB pages, 512 MiB with 64 KiB ones): a bigger
+ * object is a damaged record, and would cost a loop per cache line.
+ */
+#define DPROF_OBJ_SIZE_MAX		BIT_ULL(30)
 
 /* Bytes [@addr, @addr + @len) a recording cannot hold: damaged. */
 bool dprof_range__implausible(u64 addr, u64 len);
@@ -45,6 +53,22 @@ int dprof_replay__count_access(struct dprof_replay *r, struct dprof_class *cls,
 /* @obj is touched by @cpu: it bounced if that is not its allocating CPU. */
 void dprof_obj__sampled(struct dprof_obj *obj);
 void dprof_obj__mark_bounce(struct dprof_obj *obj, u32 cpu);
+
+/*
+ * The kernel's address set (replay-kmem.c): its tracepoints' handlers,
+ * whether @name is one of its allocation events; the allocation call site
+ * of a slab object; an object of the slab map that holds @addr, allocated
+ * before recording (1, with its class and base; 0: none; or -errno); a
+ * snapshot or new slab event of the slab map; the release of its entries.
+ */
+int dprof_replay__kmem_handlers(struct dprof_replay *r);
+bool dprof_kmem__is_alloc(const char *name);
+u64 dprof_obj__site(const struct dprof_obj *obj);
+int dprof_replay__earlier_obj(struct dprof_replay *r, u64 addr, u32 cpu,
+			      struct dprof_obj **objp, struct dprof_class **clsp, u64 *basep);
+int dprof_replay__slab(struct dprof_replay *r, struct evsel *evsel,
+		       struct perf_sample *sample, bool born);
+void dprof_snap_slab__release(struct dprof_addrset *as, struct dprof_obj *obj, bool freed);
 
 /* The allocator's uprobes (heapprobe.c): @evsel's handler, by its @name. */
 void dprof_replay__uprobe_add(struct dprof_replay *r, struct evsel *evsel,

@@ -1,0 +1,665 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof: the kernel's address set in a replay.
+ *
+ * The slab allocator's events (kmem tracepoints) rebuild the live slab
+ * objects in time order, a class per (call site, size); mempool-like
+ * caches put objects aside and take them back; kfree_rcu() ends a
+ * lifetime at the call.  The slab map (kernel-patches/: a snapshot of the
+ * slabs when recording starts, and the slabs made and freed since) finds
+ * the objects allocated before recording began.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/zalloc.h>
+#include <traceevent/event-parse.h>
+
+#include "util/debug.h"
+#include "util/evlist.h"
+#include "util/evsel.h"
+#include "util/hashmap.h"
+#include "util/machine.h"
+#include "util/map.h"
+#include "util/sample.h"
+#include "util/session.h"
+#include "util/symbol.h"
+#include "record.h"
+#include "replay.h"
+#include "replay-priv.h"
+
+/* The largest kmalloc size class; larger ones come from the page allocator. */
+#define DPROF_KMALLOC_MAX_CACHE_SIZE	8192
+
+/*
+ * A kmem class is (call site, size): a call site allocates from one cache.
+ * The size goes in the top bits, which are all ones for a kernel text
+ * address, so the key stays unique and gives the call site back.
+ */
+#define DPROF_SITE_SIZE_SHIFT	48
+
+static u64 dprof_kmem_key(u64 call_site, u64 bytes_alloc)
+{
+	return call_site ^ (bytes_alloc << DPROF_SITE_SIZE_SHIFT);
+}
+
+u64 dprof_obj__site(const struct dprof_obj *obj)
+{
+	const struct dprof_class *cls = obj ? obj->priv : NULL;
+
+	if (!cls || (cls->kind != DPROF_KIND_SLAB && cls->kind != DPROF_KIND_KMALLOC))
+		return 0;
+	return dprof_kmem_key(cls->key, cls->alloc_size);
+}
+
+/*
+ * NULL, or ZERO_SIZE_PTR ((void *)16): what kmalloc(0) returns and
+ * kfree() takes, traced like an object but none.
+ */
+static bool dprof_ptr__no_object(u64 ptr)
+{
+	return ptr <= 16;
+}
+
+/*
+ * The fields of @evsel, a kmem tracepoint: evsel__intval() finds a field
+ * by comparing names, for each of the four fields of each of the ~300k
+ * events of a short recording.
+ */
+static const struct dprof_kmem_fields *
+dprof_replay__kmem_fields(struct dprof_replay *r, struct evsel *evsel)
+{
+	struct dprof_kmem_fields *f;
+	int i;
+
+	for (i = 0; i < DPROF_KMEM_EVENTS; i++) {
+		f = &r->kmem[i];
+		if (f->evsel == evsel)
+			return f;
+		if (!f->evsel)
+			break;
+	}
+	if (i == DPROF_KMEM_EVENTS)	/* never: one slot per handler */
+		f = &r->kmem[0];
+	f->evsel = evsel;
+	f->ptr = evsel__field(evsel, "ptr");
+	f->call_site = evsel__field(evsel, "call_site");
+	f->bytes_req = evsel__field(evsel, "bytes_req");
+	f->bytes_alloc = evsel__field(evsel, "bytes_alloc");
+	f->name = evsel__field(evsel, "name");
+	return f;
+}
+
+/* evsel__intval() of a field found before */
+static u64 dprof_kmem__intval(struct evsel *evsel, struct tep_format_field *field,
+			      struct perf_sample *sample)
+{
+	return field ? format_field__intval(field, sample, evsel->needs_swap) : 0;
+}
+
+/*
+ * evsel__strval() of a string field found before: NULL when there is none,
+ * or when the record is too short for it.
+ */
+static const char *dprof_kmem__strval(struct tep_format_field *field,
+				      struct perf_sample *sample)
+{
+	const char *raw = sample->raw_data;
+	u32 off, len;
+
+	if (!field || (u64)field->offset + field->size > sample->raw_size)
+		return NULL;
+	off = field->offset;
+	len = field->size;
+	if (field->flags & TEP_FIELD_IS_DYNAMIC) {
+		u32 loc;
+
+		memcpy(&loc, raw + field->offset, sizeof(loc));
+		off = loc & 0xffff;
+		len = loc >> 16;
+		if (tep_field_is_relative(field->flags))
+			off += field->offset + field->size;
+	}
+	if (!len || (u64)off + len > sample->raw_size || !memchr(raw + off, 0, len))
+		return NULL;
+	return raw + off;
+}
+
+/* ---------------------------------------------------------------------- */
+/* address set: slab allocator events                                      */
+
+/*
+ * The kmalloc size class the object came from.  6.12's tracepoints do not
+ * name the cache; the size class follows from bytes_alloc.
+ */
+static char *kmalloc_cache_name(u64 bytes_alloc)
+{
+	char *name;
+
+	if (bytes_alloc > DPROF_KMALLOC_MAX_CACHE_SIZE)
+		return strdup("kmalloc-large");
+	if (bytes_alloc >= 1024 && !(bytes_alloc % 1024)) {
+		if (asprintf(&name, "kmalloc-%" PRIu64 "k", bytes_alloc / 1024) < 0)
+			return NULL;
+	} else if (asprintf(&name, "kmalloc-%" PRIu64, bytes_alloc) < 0) {
+		return NULL;
+	}
+	return name;
+}
+
+static char *kernel_symbol_name(struct machine *machine, u64 addr)
+{
+	struct map *map = NULL;
+	struct symbol *sym = machine__find_kernel_symbol(machine, addr, &map);
+	char *name;
+
+	if (sym)
+		name = strdup(sym->name);
+	else if (asprintf(&name, "%#" PRIx64, addr) < 0)
+		name = NULL;
+	map__put(map);
+	return name;
+}
+
+/* A new object, its class by call site and size: an allocation or a get. */
+static int dprof_replay__new_obj(struct dprof_replay *r, struct perf_sample *sample,
+				 struct machine *machine, enum dprof_kind kind,
+				 u64 ptr, u64 call_site, u64 bytes_req,
+				 u64 bytes_alloc, const char *name)
+{
+	struct dprof_class *cls;
+
+	cls = dprof_profile__findnew_class(&r->prof, kind,
+					   dprof_kmem_key(call_site, bytes_alloc),
+					   NULL);
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->nr_allocs) {
+		cls->obj_size = bytes_req;
+		cls->alloc_size = bytes_alloc;
+		/* kmalloc: the allocating function; slab: until a name comes */
+		cls->site_name = kernel_symbol_name(machine, call_site);
+		if (kind == DPROF_KIND_KMALLOC)
+			cls->name = kmalloc_cache_name(bytes_alloc);
+	}
+	if (kind == DPROF_KIND_SLAB && !cls->name && name) {
+		cls->name = strdup(name);
+		r->rec.alloc_has_name = true;
+	}
+	cls->nr_allocs++;
+	cls->nr_known++;
+
+	return dprof_replay__start_obj(r, &r->as, cls, ptr, bytes_alloc,
+				       sample->time, sample->cpu);
+}
+
+static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
+			       struct perf_sample *sample, struct machine *machine,
+			       enum dprof_kind kind)
+{
+	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
+	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
+	u64 call_site = dprof_kmem__intval(evsel, f->call_site, sample);
+	u64 bytes_req = dprof_kmem__intval(evsel, f->bytes_req, sample);
+	u64 bytes_alloc = dprof_kmem__intval(evsel, f->bytes_alloc, sample);
+	const char *name = NULL;
+
+	if (dprof_ptr__no_object(ptr))	/* failed, or kmalloc(0) */
+		return 0;
+	if (dprof_range__implausible(ptr, bytes_alloc)) {
+		r->rec.nr_implausible++;
+		return 0;
+	}
+	r->rec.nr_allocs++;
+	if (r->parked)
+		hashmap__delete(r->parked, ptr, NULL, NULL);
+	if (kind == DPROF_KIND_SLAB)
+		name = dprof_kmem__strval(f->name, sample);
+	return dprof_replay__new_obj(r, sample, machine, kind, ptr, call_site,
+				     bytes_req, bytes_alloc, name);
+}
+
+static int dprof_replay__kmem_cache_alloc(struct dprof_replay *r,
+					  struct evsel *evsel,
+					  struct perf_sample *sample,
+					  struct machine *machine)
+{
+	return dprof_replay__alloc(r, evsel, sample, machine, DPROF_KIND_SLAB);
+}
+
+static int dprof_replay__kmalloc(struct dprof_replay *r, struct evsel *evsel,
+				 struct perf_sample *sample, struct machine *machine)
+{
+	return dprof_replay__alloc(r, evsel, sample, machine, DPROF_KIND_KMALLOC);
+}
+
+/*
+ * An access sample hit @obj: its class counts it as sampled, and how often
+ * the samples saw it (the estimate of the objects touched).
+ */
+static bool dprof_replay__earlier_base(struct dprof_replay *r, u64 ptr);
+static bool dprof_replay__earlier_slab(struct dprof_replay *r, u64 ptr);
+
+/*
+ * @ptr leaves use: freed, or put aside by a mempool-like cache (@put).
+ * An object put aside and then freed had its lifetime end at the put.
+ */
+static int dprof_replay__end_obj(struct dprof_replay *r, struct perf_sample *sample,
+				 u64 ptr, u64 call_site, const char *name, bool put)
+{
+	struct dprof_obj *obj;
+
+	/* from now on the snapshot does not know whether it is allocated */
+	if (r->freed && dprof_replay__earlier_slab(r, ptr) &&
+	    hashmap__add(r->freed, ptr, 0) == -ENOMEM)
+		return -ENOMEM;
+	obj = dprof_addrset__find(&r->as, ptr);
+	if (obj && obj->base == ptr) {
+		struct dprof_class *cls = obj->priv;
+
+		/* 6.12's kmem_cache_alloc has no name, its free has */
+		if (name && *name && cls->kind == DPROF_KIND_SLAB && !cls->name)
+			cls->name = strdup(name);
+		/* the freeing CPU touches the object too */
+		dprof_obj__mark_bounce(obj, sample->cpu);
+		obj->free_site = call_site;
+		/* allocated before recording: its lifetime is unknown */
+		if (!obj->earlier) {
+			cls->life_sum += sample->time - obj->alloc_time;
+			cls->life_n++;
+		}
+		if (dprof_replay__sinks_obj(r, obj, sample->time, sample->cpu,
+					    /*alloc=*/false))
+			return -EINVAL;
+		/* its memory is its cache's now: see dprof_replay__resolve_addr() */
+		if (!dprof_addrset__move(&r->as, obj, &r->dead, sample->time))
+			return -ENOMEM;
+		goto parked;
+	} else if (!put && r->parked && hashmap__delete(r->parked, ptr, NULL, NULL)) {
+		/* its lifetime ended when it was put aside */
+	} else if (dprof_replay__earlier_base(r, ptr)) {
+		r->rec.nr_free_earlier++;
+	} else {
+		r->rec.nr_free_unknown++;
+	}
+	/* no live object starts at @ptr: counted as an unknown free */
+	dprof_addrset__free(&r->as, ptr);
+parked:
+	if (put && r->parked && hashmap__add(r->parked, ptr, 0) == -ENOMEM)
+		return -ENOMEM;
+	return 0;
+}
+
+static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
+			      struct perf_sample *sample, bool named)
+{
+	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
+	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
+
+	if (dprof_ptr__no_object(ptr))
+		return 0;
+	r->rec.nr_frees++;
+	return dprof_replay__end_obj(r, sample, ptr,
+				     dprof_kmem__intval(evsel, f->call_site, sample),
+				     named ? dprof_kmem__strval(f->name, sample) : NULL,
+				     /*put=*/false);
+}
+
+static int dprof_replay__kmem_cache_free(struct dprof_replay *r,
+					 struct evsel *evsel,
+					 struct perf_sample *sample,
+					 struct machine *machine __maybe_unused)
+{
+	return dprof_replay__free(r, evsel, sample, true);
+}
+
+static int dprof_replay__kfree(struct dprof_replay *r, struct evsel *evsel,
+			       struct perf_sample *sample,
+			       struct machine *machine __maybe_unused)
+{
+	return dprof_replay__free(r, evsel, sample, false);
+}
+
+/*
+ * An event that ends an object's lifetime before the slab free does
+ * (ptr, call_site, name): counted in *count.
+ */
+static int dprof_replay__put_obj(struct dprof_replay *r, struct evsel *evsel,
+				 struct perf_sample *sample, u64 *count)
+{
+	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
+	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
+
+	if (dprof_ptr__no_object(ptr))
+		return 0;
+	(*count)++;
+	return dprof_replay__end_obj(r, sample, ptr,
+				     dprof_kmem__intval(evsel, f->call_site, sample),
+				     dprof_kmem__strval(f->name, sample), /*put=*/true);
+}
+
+/*
+ * kmem:mempool_put (kernel-patches/): a mempool, the sk_buff per-CPU
+ * caches or io_uring's put an object aside: its use, and its lifetime,
+ * end here, not at the slab free that may come much later.
+ */
+static int dprof_replay__mempool_put(struct dprof_replay *r, struct evsel *evsel,
+				     struct perf_sample *sample,
+				     struct machine *machine __maybe_unused)
+{
+	return dprof_replay__put_obj(r, evsel, sample, &r->rec.nr_mempool_put);
+}
+
+/*
+ * kmem:kfree_rcu (kernel-patches/): the object's user is done with it; the
+ * slab allocator frees it a grace period later, in a batch run by another
+ * task (not in a per-task recording).  Its lifetime, and its free call
+ * site, are the kfree_rcu() call's; the batch's free of it is no unknown
+ * free.
+ */
+static int dprof_replay__kfree_rcu(struct dprof_replay *r, struct evsel *evsel,
+				   struct perf_sample *sample,
+				   struct machine *machine __maybe_unused)
+{
+	return dprof_replay__put_obj(r, evsel, sample, &r->rec.nr_kfree_rcu);
+}
+
+static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr);
+
+/*
+ * kmem:mempool_get: an object put aside is taken back into use: a new
+ * lifetime, whose call site is the cache's user.  A fresh object that
+ * the cache got from a bulk allocation and never used ends unseen.
+ */
+static int dprof_replay__mempool_get(struct dprof_replay *r, struct evsel *evsel,
+				     struct perf_sample *sample, struct machine *machine)
+{
+	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
+	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
+	u64 call_site = dprof_kmem__intval(evsel, f->call_site, sample);
+	const char *name = dprof_kmem__strval(f->name, sample);
+	struct dprof_obj *obj, *dead;
+	u64 len = 0;
+
+	if (dprof_ptr__no_object(ptr))
+		return 0;
+	r->rec.nr_mempool_get++;
+	if (r->parked)
+		hashmap__delete(r->parked, ptr, NULL, NULL);
+	obj = dprof_addrset__find(&r->as, ptr);
+	dead = obj && obj->base == ptr ? NULL : dprof_addrset__find(&r->dead, ptr);
+	if (obj && obj->base == ptr) {
+		len = obj->size;
+		if (dprof_replay__sinks_obj(r, obj, sample->time, sample->cpu,
+					    /*alloc=*/false))
+			return -EINVAL;
+		dprof_addrset__free(&r->as, ptr);
+	} else if (dead && dead->base == ptr) {
+		len = dead->size;
+	} else {
+		len = dprof_replay__slab_obj_len(r, ptr);
+	}
+	if (!len || !name || !*name) {
+		r->rec.nr_mempool_unknown++;
+		return 0;
+	}
+	return dprof_replay__new_obj(r, sample, machine,
+				     strstr(name, "kmalloc-") ? DPROF_KIND_KMALLOC :
+				     DPROF_KIND_SLAB, ptr, call_site, len, len, name);
+}
+
+/* ---------------------------------------------------------------------- */
+/* the slab snapshot: objects allocated before recording (kernel-patches/) */
+
+/*
+ * One slab described by kmem:slab_snapshot, an entry of r->slabs covering
+ * [addr, addr + objects * size): object i starts at first + i * size.
+ */
+struct dprof_snap_slab {
+	u64			first;
+	u64			size;
+	struct dprof_class	*cls;
+	bool			born;	/* kmem:slab_new: all objects free then */
+};
+
+void dprof_snap_slab__release(struct dprof_addrset *as __maybe_unused,
+			      struct dprof_obj *obj, bool freed __maybe_unused)
+{
+	zfree(&obj->priv);
+}
+
+/*
+ * The class of a cache's objects allocated before recording: per cache,
+ * keyed by the name's hash below the 48 bits where a kmem class key has
+ * its size (a kernel call site has the top 16 bits set), so it never
+ * meets an allocation site's class.  kmalloc caches say where their
+ * objects came from: no call site is known.
+ */
+static struct dprof_class *dprof_replay__earlier_class(struct dprof_replay *r,
+						       const char *name,
+						       u64 object_size, u64 size)
+{
+	bool kmalloc = strstr(name, "kmalloc-");
+	struct dprof_class *cls;
+
+	cls = dprof_profile__findnew_class(&r->prof,
+					   kmalloc ? DPROF_KIND_KMALLOC : DPROF_KIND_SLAB,
+					   str_hash(name) & (BIT_ULL(DPROF_SITE_SIZE_SHIFT) - 1),
+					   NULL);
+	if (!cls || cls->name)
+		return cls;
+	cls->name = strdup(name);
+	if (kmalloc)
+		cls->site_name = strdup("(allocated earlier)");
+	cls->obj_size = object_size;
+	cls->alloc_size = size;
+	return cls->name ? cls : NULL;
+}
+
+/* A slab, from the snapshot or made during the recording (@born). */
+int dprof_replay__slab(struct dprof_replay *r, struct evsel *evsel,
+		       struct perf_sample *sample, bool born)
+{
+	u64 addr = evsel__intval(evsel, sample, "addr");
+	u64 first = evsel__intval(evsel, sample, "first");
+	u64 size = evsel__intval(evsel, sample, "size");
+	u64 object_size = evsel__intval(evsel, sample, "object_size");
+	u64 objects = evsel__intval(evsel, sample, "objects");
+	const char *name = evsel__strval(evsel, sample, "name");
+	struct dprof_snap_slab *ss;
+	struct dprof_obj *slab;
+
+	if (!name || !size || !objects || first < addr || first - addr >= size ||
+	    object_size > size || objects > DPROF_OBJ_SIZE_MAX / size ||
+	    dprof_range__implausible(addr, objects * size)) {
+		r->rec.nr_implausible++;
+		return 0;
+	}
+	ss = zalloc(sizeof(*ss));
+	if (!ss)
+		return -ENOMEM;
+	ss->first = first;
+	ss->size = size;
+	ss->born = born;
+	ss->cls = dprof_replay__earlier_class(r, name, object_size, size);
+	/* a later snapshot of the same memory replaces this one */
+	slab = ss->cls ? dprof_addrset__alloc(&r->slabs, addr, objects * size,
+					      sample->time) : NULL;
+	if (!slab) {
+		free(ss);
+		return -ENOMEM;
+	}
+	slab->priv = ss;
+	if (born) {
+		r->rec.nr_new_slabs++;
+	} else {
+		r->rec.nr_snapshot_slabs++;
+		/* objects allocated earlier: at most the slab's */
+		ss->cls->nr_known += objects;
+	}
+	return 0;
+}
+
+/* Read before the replay: see dprof_replay__preload(). */
+static int dprof_replay__slab_snapshot(struct dprof_replay *r __maybe_unused,
+				       struct evsel *evsel __maybe_unused,
+				       struct perf_sample *sample __maybe_unused,
+				       struct machine *machine __maybe_unused)
+{
+	return 0;
+}
+
+static int dprof_replay__slab_new(struct dprof_replay *r, struct evsel *evsel,
+				  struct perf_sample *sample,
+				  struct machine *machine __maybe_unused)
+{
+	return dprof_replay__slab(r, evsel, sample, /*born=*/true);
+}
+
+/*
+ * The slab's pages went back to the page allocator: none of its objects
+ * is the cache's any more.  Those the events saw freed go too.
+ */
+static int dprof_replay__slab_free(struct dprof_replay *r, struct evsel *evsel,
+				   struct perf_sample *sample,
+				   struct machine *machine __maybe_unused)
+{
+	u64 addr = evsel__intval(evsel, sample, "addr");
+	u64 size = evsel__intval(evsel, sample, "size");
+	u64 objects = evsel__intval(evsel, sample, "objects");
+
+	if (!size || objects > DPROF_OBJ_SIZE_MAX / size ||
+	    dprof_range__implausible(addr, objects * size)) {
+		r->rec.nr_implausible++;
+		return 0;
+	}
+	r->rec.nr_freed_slabs++;
+	dprof_addrset__free(&r->slabs, addr);
+	/* an entry over the range evicts the objects in it, then goes */
+	if (!dprof_addrset__alloc(&r->dead, addr, objects * size, sample->time))
+		return -ENOMEM;
+	dprof_addrset__free(&r->dead, addr);
+	return 0;
+}
+
+/*
+ * @addr is in no object of the address set: if it is in an object of a
+ * slab the snapshot described, and nothing freed that object since, the
+ * object was allocated before recording and is still.  It joins the
+ * address set as the allocator's events would have put it there, with
+ * the CPU that touched it first as its home.  If the object was freed
+ * since, the access is to the cache's free memory (the allocator's own
+ * free list, a lockless reader of a SLAB_TYPESAFE_BY_RCU cache): counted
+ * for the cache, with no object.
+ *
+ * Return: 0, with the live object or NULL in @objp; 1, with the cache's
+ * class and the free object's start in @clsp and @basep; or -ENOMEM.
+ */
+int dprof_replay__earlier_obj(struct dprof_replay *r, u64 addr, u32 cpu,
+			      struct dprof_obj **objp, struct dprof_class **clsp, u64 *basep)
+{
+	struct dprof_obj *slab = dprof_addrset__find(&r->slabs, addr), *obj;
+	const struct dprof_snap_slab *ss;
+	u64 base, len;
+
+	*objp = NULL;
+	if (!slab || r->no_snapshot)
+		return 0;
+	ss = slab->priv;
+	base = ss->first + (addr - slab->base) / ss->size * ss->size;
+	len = ss->size - (ss->first - slab->base);
+	if (addr < base)	/* the left red zone of an object */
+		return 0;
+	/* made during the recording: an object no alloc event gave is free */
+	if (ss->born || hashmap__find(r->freed, base, NULL)) {
+		*clsp = ss->cls;
+		*basep = base;
+		return 1;
+	}
+	obj = dprof_addrset__alloc(&r->as, base, len, 0);
+	if (!obj)
+		return -ENOMEM;
+	obj->priv = ss->cls;
+	obj->cpu = cpu;
+	obj->earlier = true;
+	*objp = obj;
+	return 0;
+}
+
+/* The snapshot slab (its map entry in *@slabp) that holds @ptr, or NULL. */
+static const struct dprof_snap_slab *dprof_replay__snap_slab(struct dprof_replay *r,
+							     u64 ptr,
+							     struct dprof_obj **slabp)
+{
+	struct dprof_obj *slab = dprof_addrset__find(&r->slabs, ptr);
+
+	if (slabp)
+		*slabp = slab;
+	return slab ? slab->priv : NULL;
+}
+
+/* @ptr is where an object of @ss starts */
+static bool dprof_snap_slab__obj_start(const struct dprof_snap_slab *ss, u64 ptr)
+{
+	return ptr >= ss->first && !((ptr - ss->first) % ss->size);
+}
+
+/*
+ * @ptr is in a slab the snapshot described, made before recording: until
+ * its free, an address there with no alloc event is an earlier object.
+ */
+static bool dprof_replay__earlier_slab(struct dprof_replay *r, u64 ptr)
+{
+	const struct dprof_snap_slab *ss = dprof_replay__snap_slab(r, ptr, NULL);
+
+	return ss && !ss->born;
+}
+
+/*
+ * @ptr, which no alloc event of the recording gave, starts an object of a
+ * slab the snapshot described: allocated before recording.
+ */
+static bool dprof_replay__earlier_base(struct dprof_replay *r, u64 ptr)
+{
+	const struct dprof_snap_slab *ss = dprof_replay__snap_slab(r, ptr, NULL);
+
+	return ss && !ss->born && !r->no_snapshot && dprof_snap_slab__obj_start(ss, ptr);
+}
+
+/* The bytes of the slab object that starts at @ptr, per the slab map; 0: none. */
+static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr)
+{
+	struct dprof_obj *slab;
+	const struct dprof_snap_slab *ss = dprof_replay__snap_slab(r, ptr, &slab);
+
+	if (!ss || !dprof_snap_slab__obj_start(ss, ptr))
+		return 0;
+	return ss->size - (ss->first - slab->base);
+}
+
+static const struct evsel_str_handler dprof_kmem_handlers[] = {
+	{ "kmem:kmem_cache_alloc",	dprof_replay__kmem_cache_alloc, },
+	{ "kmem:kmalloc",		dprof_replay__kmalloc, },
+	{ "kmem:kmem_cache_free",	dprof_replay__kmem_cache_free, },
+	{ "kmem:kfree",			dprof_replay__kfree, },
+	{ DPROF_SNAPSHOT_TRACEPOINT,	dprof_replay__slab_snapshot, },
+	{ DPROF_SLAB_NEW_TRACEPOINT,	dprof_replay__slab_new, },
+	{ DPROF_SLAB_FREE_TRACEPOINT,	dprof_replay__slab_free, },
+	{ DPROF_MEMPOOL_PUT_TRACEPOINT,	dprof_replay__mempool_put, },
+	{ DPROF_MEMPOOL_GET_TRACEPOINT,	dprof_replay__mempool_get, },
+	{ DPROF_KFREE_RCU_TRACEPOINT,	dprof_replay__kfree_rcu, },
+};
+
+int dprof_replay__kmem_handlers(struct dprof_replay *r)
+{
+	return perf_session__set_tracepoints_handlers(r->session, dprof_kmem_handlers);
+}
+
+bool dprof_kmem__is_alloc(const char *name)
+{
+	return !strcmp(name, dprof_kmem_handlers[0].name) ||
+	       !strcmp(name, dprof_kmem_handlers[1].name);
+}
