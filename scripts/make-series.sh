@@ -113,7 +113,7 @@ group_of() {
 	tools/perf/util/dprof/histories.*|tools/perf/util/dprof/pathtrace.*|\
 	tools/perf/util/dprof/flow.*)
 		echo 45-flow ;;
-	tools/perf/util/dprof/replay.*|tools/perf/util/dprof/report.*|\
+	tools/perf/util/dprof/replay*|tools/perf/util/dprof/report.*|\
 	tools/perf/util/dprof/typeinfo.*|tools/perf/util/dprof/watch*|\
 	tools/perf/util/dprof/record.*|tools/perf/util/dprof/diff.*|\
 	tools/perf/util/dprof/userfiles.*|tools/perf/util/dprof/symload.*|\
