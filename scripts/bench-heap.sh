@@ -16,10 +16,11 @@
 # REPS (default 3).
 #
 # Then, when REALPROG_DIR (default /work/realprogs) holds the SQLite shell
-# and its workload (see its README), the real program: the wall time of
-# the whole 'perf dprof record' (the recorder's log stored included), the
-# program's CPU time, the file's size, the share of samples in the
-# recorder, each against --no-heap, with the goals (1.3x time, 2x size).
+# and its workload (see its README), the real program: the CPU time (the
+# goal's measure) and the wall time of the whole 'perf dprof record' (the
+# recorder's log stored included), the program's CPU time, the file's
+# size, the share of samples in the recorder, each against --no-heap, with
+# the goals (1.3x time, 2x size).
 set -eu
 
 # shellcheck source=lib/env.sh
@@ -37,31 +38,32 @@ trap 'rm -rf "$tmp"' EXIT
 gcc -g -O1 -fno-inline -pthread -o "$tmp/heap" \
 	"$REPO/tools/perf/tests/shell/lib/dprof_user/heap.c"
 
-# "CPU wall size" of REPS runs of: [perf dprof record OPTS --] PROG ARGS,
-# the least CPU time and the least wall time (each its own run), the last size
+# "CPU wall size all" of REPS runs of: [perf dprof record OPTS --] PROG ARGS:
+# the least CPU time of the program, the least wall time and the least CPU
+# time of the whole record (perf's and the program's; each its own run),
+# the last size
 # usage: run "OPTS|-" PROG ARGS...   ("-": the program alone); stdin: INPUT
 run() {
-	local opts=$1 best="" bestw="" t w s i
+	local opts=$1 best="" bestw="" besta="" t w s a i
 
 	shift
 	for ((i = 0; i < reps; i++)); do
 		if [ "$opts" = - ]; then
 			/usr/bin/time -f '%U %S' -o "$tmp/t" "$@" < "${INPUT:-/dev/null}" > /dev/null
-			w=0 s=0
+			w=0 s=0 a=0
 		else
-			local t0 t1
-			t0=$(date +%s.%N)
 			# shellcheck disable=SC2086
-			"$PERF" dprof record -q --sampler=soft --no-kmem $opts -o "$tmp/p.data" \
+			/usr/bin/time -f '%e %U %S' -o "$tmp/w" \
+				"$PERF" dprof record -q --sampler=soft --no-kmem $opts -o "$tmp/p.data" \
 				-- /usr/bin/time -f '%U %S' -o "$tmp/t" "$@" \
 				< "${INPUT:-/dev/null}" > /dev/null 2> "$tmp/err" ||
 				{ cat "$tmp/err" >&2; exit 1; }
-			t1=$(date +%s.%N)
 			if grep -q 'cannot place uprobes' "$tmp/err"; then
 				grep -m1 'cannot place uprobes' "$tmp/err" >&2
 				exit 1
 			fi
-			w=$(echo "$t1 - $t0" | bc)
+			w=$(awk '{ print $1 }' "$tmp/w")
+			a=$(awk '{ printf "%.3f", $2 + $3 }' "$tmp/w")
 			s=$(stat -c %s "$tmp/p.data")
 			cp "$tmp/p.data" "$tmp/last.data"
 		fi
@@ -72,8 +74,11 @@ run() {
 		if [ -z "$bestw" ] || [ "$(echo "$w < $bestw" | bc)" = 1 ]; then
 			bestw=$w
 		fi
+		if [ -z "$besta" ] || [ "$(echo "$a < $besta" | bc)" = 1 ]; then
+			besta=$a
+		fi
 	done
-	echo "$best $bestw $s"
+	echo "$best $bestw $s $besta"
 }
 
 ratio() {
@@ -121,13 +126,18 @@ rec=$(REPS=$((reps + 2)) run "" "$realdir/sqlite3" :memory:)
 "$PERF" dprof report --stdio -i "$tmp/last.data" > "$tmp/rec.rep" 2>/dev/null || true
 probes=$(REPS=1 run --heap-uprobes "$realdir/sqlite3" :memory:)
 "$PERF" dprof report --stdio -i "$tmp/last.data" > "$tmp/probes.rep" 2>/dev/null || true
-read -r ac _ _ <<< "$alone"; read -r nc nw ns <<< "$noheap"
-read -r rc rw rs <<< "$rec"; read -r pc pw ps <<< "$probes"
+read -r ac _ _ _ <<< "$alone"; read -r nc nw ns na <<< "$noheap"
+read -r rc rw rs ra <<< "$rec"; read -r pc pw ps pa <<< "$probes"
 printf '%-28s %9.2fs %9.2fs %9.2fs %9.2fs\n' "  program CPU" "$ac" "$nc" "$rc" "$pc"
+printf '%-28s %10s %9.2fs %9.2fs %9.2fs\n' "  record CPU (perf + program)" "" "$na" "$ra" "$pa"
 printf '%-28s %10s %9.2fs %9.2fs %9.2fs\n' "  record wall (all of it)" "" "$nw" "$rw" "$pw"
 printf '%-28s %10s %9.2fM %9.2fM %9.2fM\n' "  perf.data" "" "$(echo "$ns / 1048576" | bc -l)" \
 	"$(echo "$rs / 1048576" | bc -l)" "$(echo "$ps / 1048576" | bc -l)"
-printf '%-28s %10s %10s %9sx %9sx  (goal <= 1.3x)\n' "  wall against --no-heap" "" 1 \
+# perf record's wall time is bimodal here (one run in a few ends ~1 s
+# sooner, whatever is recorded): its CPU time is the goal's measure
+printf '%-28s %10s %10s %9sx %9sx  (goal <= 1.3x)\n' "  record CPU against --no-heap" "" 1 \
+	"$(ratio "$ra" "$na")" "$(ratio "$pa" "$na")"
+printf '%-28s %10s %10s %9sx %9sx\n' "  wall against --no-heap" "" 1 \
 	"$(ratio "$rw" "$nw")" "$(ratio "$pw" "$nw")"
 printf '%-28s %10s %10s %9sx %9sx  (goal <= 2x)\n' "  size against --no-heap" "" 1 \
 	"$(ratio "$rs" "$ns")" "$(ratio "$ps" "$ns")"

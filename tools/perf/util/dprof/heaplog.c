@@ -33,11 +33,13 @@
 #include "util/data.h"
 #include "util/debug.h"
 #include "util/evsel.h"
+#include "util/hashmap.h"
 #include "util/header.h"
 #include "util/sample.h"
 #include "util/session.h"
 #include "util/tool.h"
 #include "util/tsc.h"
+#include "hashfn.h"
 #include "heaplog.h"
 #include "heaplog-read.h"
 
@@ -124,12 +126,14 @@ static int dprof_heaplog__grow(struct dprof_heaplog *log, unsigned int nr_ips)
 
 /*
  * A segment's @used bytes of events at @p: appended to @log, with times in
- * nanoseconds (@rate: per TSC tick, for a segment in ticks).  Return: 0,
+ * nanoseconds (@rate: per TSC tick, for a segment in ticks), none before
+ * @floor (the last of the thread's previous segment).  Return: 0,
  * -EINVAL when an event is damaged (those before it are kept), -ENOMEM.
  */
 static int dprof_heaplog__decode_seg(struct dprof_heaplog *log,
 				     const struct dprof_heaplog_seg *s,
-				     const u8 *p, size_t used, double rate, u32 segno)
+				     const u8 *p, size_t used, double rate, u32 segno,
+				     u64 floor)
 {
 	u64 chain[DPROF_HEAPLOG_CHAIN_SLOTS][DPROF_HEAPLOG_MAX_IPS];
 	u8 chain_nr[DPROF_HEAPLOG_CHAIN_SLOTS] = { 0 };
@@ -167,6 +171,10 @@ static int dprof_heaplog__decode_seg(struct dprof_heaplog *log,
 			ev->time = s->time + (s64)((double)(s64)(clock - s->tsc) * rate);
 		else
 			ev->time = clock;
+		/* a thread's events stay in order across its segments' anchors */
+		if (ev->time < floor)
+			ev->time = floor;
+		floor = ev->time;
 		if (tag & DPROF_HEAPLOG_CPU) {
 			p = dprof_heaplog__get(p, end, &v);
 			if (!p)
@@ -252,6 +260,14 @@ void dprof_heaplog__exit(struct dprof_heaplog *log)
 	zfree(&log->ev);
 	zfree(&log->ips);
 	memset(log, 0, sizeof(*log));
+}
+
+static u64 dprof_heaplog__mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -677,13 +693,6 @@ static double dprof_heaplog__rate(const struct dprof_heaplog_seg *s,
 	return (double)(f->end_time - s->time) / (double)(f->end_tsc - s->tsc);
 }
 
-static u64 dprof_heaplog__mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 			     unsigned int min_size)
@@ -692,6 +701,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	struct dprof_heaplog log = { .ev = NULL, };
 	struct dprof_heaplog_file *f;
 	u64 i, nr_segs, dropped = 0, bad = 0, procs, t0;
+	struct hashmap *floors = NULL;
 	size_t len = 0;
 	void *blob = NULL;
 	u8 *keep = NULL;
@@ -705,8 +715,15 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	f->end_time = dprof_heaplog__mono();
 	t0 = f->end_time;
 	nr_segs = min_t(u64, f->nr_segs, (s.st_size - DPROF_HEAPLOG_HDR_SIZE) / f->seg_size);
+	floors = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(floors)) {
+		floors = NULL;
+		err = -ENOMEM;
+		goto out;
+	}
 	for (i = 0, err = 0; i < nr_segs && !err; i++) {
 		off_t off = DPROF_HEAPLOG_HDR_SIZE + i * f->seg_size;
+		long floor = 0;
 		struct dprof_heaplog_seg *seg = mmap(NULL, f->seg_size, PROT_READ, MAP_SHARED,
 						     h->fd, off);
 
@@ -717,8 +734,13 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 		/* a thread that died between its add and its mmap: nothing */
 		if (seg->magic == DPROF_HEAPLOG_SEG_MAGIC &&
 		    seg->used <= f->seg_size - sizeof(*seg)) {
+			hashmap__find(floors, seg->tid, &floor);
 			err = dprof_heaplog__decode_seg(&log, seg, (const u8 *)(seg + 1),
-							seg->used, dprof_heaplog__rate(seg, f), i);
+							seg->used, dprof_heaplog__rate(seg, f), i,
+							floor);
+			if (!err && log.nr)
+				err = hashmap__set(floors, seg->tid, (long)log.ev[log.nr - 1].time,
+						   NULL, NULL);
 			if (err == -EINVAL) {
 				bad++;
 				err = 0;
@@ -769,6 +791,7 @@ out:
 	if (err)
 		pr_err("dprof: cannot store the heap log in %s (%s)\n", output, strerror(-err));
 	munmap(f, DPROF_HEAPLOG_HDR_SIZE);
+	hashmap__free(floors);
 	free(st.t);
 	free(keep);
 	free(blob);
@@ -821,7 +844,7 @@ int dprof_heaplog__read(struct dprof_heaplog *log, struct perf_session *session)
 		    s->used > (size_t)(end - p) - sizeof(*s) || (s->flags & DPROF_HEAPLOG_TSC))
 			goto out_damaged;
 		err = dprof_heaplog__decode_seg(log, s, (const u8 *)(s + 1), s->used, 1.0,
-						segno++);
+						segno++, 0);
 		if (err == -EINVAL)
 			goto out_damaged;
 		if (err)
