@@ -109,7 +109,7 @@ static void dprof_profile__fprintf_unresolved(const struct dprof_profile *prof, 
 static void dprof_report__fprintf_recorder(const struct dprof_recording *rec, FILE *fp)
 {
 	fprintf(fp, "# user heap: allocator recorder in %" PRIu64 " process%s (forked and exec'd children included), %"
-		PRIu64 " allocs, %" PRIu64 " frees (%" PRIu64 " short-lived objects no sample fell in left out when recorded)\n",
+		PRIu64 " allocs, %" PRIu64 " frees (%" PRIu64 " objects no sample fell in the life of left out when recorded)\n",
 		rec->heap_procs, rec->heap_procs == 1 ? "" : "es", rec->nr_heap_allocs,
 		rec->nr_heap_frees, rec->heap_dropped);
 	if (rec->heap_frames || rec->heap_stale_ips)

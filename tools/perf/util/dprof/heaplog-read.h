@@ -51,7 +51,7 @@ struct dprof_heaplog_event {
  * @present: the recording has one (the recorder was preloaded)
  * @damaged: its section is damaged: the events before the damage are here
  * @next: the first event not replayed yet
- * @procs: processes that loaded the recorder
+ * @procs: processes with events in the log
  * @lost: events the recorder had no room for
  * @dropped: objects left out at record time: no sample fell in their life
  */

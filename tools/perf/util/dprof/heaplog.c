@@ -43,6 +43,9 @@
 #include "heaplog.h"
 #include "heaplog-read.h"
 
+/* more than a log can count: 2^40 events would be 4 TiB of log */
+#define DPROF_HEAPLOG_MAX_COUNT	(1ULL << 40)
+
 /* a sparse file: what the workload does not write takes no space */
 #define DPROF_HEAPLOG_SEGS	16384
 #define DPROF_HEAPLOG_FEW_SEGS	1024
@@ -832,8 +835,10 @@ int dprof_heaplog__read(struct dprof_heaplog *log, struct perf_session *session)
 	if (memcmp(feat.magic, DPROF_HEAPLOG_FEAT_MAGIC, sizeof(feat.magic)) ||
 	    feat.size > sec.size - sizeof(feat))
 		goto out_damaged;
+	/* counts no log could hold: a damaged header, said as such */
+	if (feat.lost > DPROF_HEAPLOG_MAX_COUNT || feat.dropped > DPROF_HEAPLOG_MAX_COUNT)
+		goto out_damaged;
 	log->lost = feat.lost;
-	log->procs = feat.procs;
 	log->dropped = feat.dropped;
 	p = buf + sizeof(feat);
 	end = p + feat.size;
@@ -852,6 +857,8 @@ int dprof_heaplog__read(struct dprof_heaplog *log, struct perf_session *session)
 		p += (sizeof(*s) + s->used + 7) & ~7UL;
 	}
 	dprof_heaplog__sort(log);
+	/* the processes are those the events name, not a count to trust */
+	log->procs = dprof_heaplog__procs(log);
 out:
 	free(buf);
 	return err;
@@ -860,6 +867,7 @@ out_damaged:
 	/* what was decoded before the damage is replayed */
 	log->damaged = true;
 	dprof_heaplog__sort(log);
+	log->procs = dprof_heaplog__procs(log);
 	free(buf);
 	return 0;
 }
