@@ -501,6 +501,78 @@ static int dprof_heaplog__keep(struct dprof_heaplog *log,
 	return 0;
 }
 
+#define DPROF_HEAPLOG_DEAD	0xff	/* an event pruned, in place of its kind */
+
+/*
+ * The objects a segment's thread allocated and freed in that segment
+ * without a sample in their life (most short-lived ones) go as soon as the
+ * segment is decoded, with their frees, so that the log is not held whole
+ * in memory: the walk of dprof_heaplog__keep() would leave them out too
+ * (no other thread can take a live object's address).  Reallocs are left
+ * to it.  The events from @first on are the segment's.
+ */
+static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
+				const struct dprof_heaplog_times *st, unsigned int min_size,
+				struct dprof_heaplog_live *lv, u64 *dropped)
+{
+	size_t i, j, ip_w;
+	size_t slot;
+
+	for (i = first; i < log->nr; i++) {
+		struct dprof_heaplog_event *ev = &log->ev[i];
+		u64 end = ev->kind == DPROF_HEAPLOG_FREE ? ev->ptr : ev->old;
+
+		if (end) {
+			slot = dprof_heaplog_live__slot(lv, DPROF_LIVE_KEY(ev->pid, end));
+			if (lv->key[slot]) {
+				struct dprof_heaplog_event *start = &log->ev[lv->ev[slot]];
+
+				dprof_heaplog_live__del(lv, slot);
+				if (ev->kind == DPROF_HEAPLOG_FREE && start->size >= min_size &&
+				    !dprof_heaplog_times__any(st, start->time, ev->time)) {
+					start->kind = DPROF_HEAPLOG_DEAD;
+					ev->kind = DPROF_HEAPLOG_DEAD;
+					(*dropped)++;
+				}
+			}
+		}
+		if (ev->kind != DPROF_HEAPLOG_ALLOC)
+			continue;
+		if (2 * (lv->nr + 1) > lv->mask && dprof_heaplog_live__grow(lv))
+			return -ENOMEM;
+		slot = dprof_heaplog_live__slot(lv, DPROF_LIVE_KEY(ev->pid, ev->ptr));
+		if (!lv->key[slot])
+			lv->nr++;
+		lv->key[slot] = DPROF_LIVE_KEY(ev->pid, ev->ptr);
+		lv->ev[slot] = i;
+	}
+	/* the table is the segment's: empty it by the segment's allocations */
+	for (i = first; i < log->nr; i++) {
+		const struct dprof_heaplog_event *ev = &log->ev[i];
+
+		if (ev->kind != DPROF_HEAPLOG_ALLOC)
+			continue;
+		slot = dprof_heaplog_live__slot(lv, DPROF_LIVE_KEY(ev->pid, ev->ptr));
+		if (lv->key[slot])
+			dprof_heaplog_live__del(lv, slot);
+	}
+	/* what is left, and its return addresses, move down */
+	ip_w = first < log->nr ? log->ev[first].ips : log->nr_ips;
+	for (i = j = first; i < log->nr; i++) {
+		struct dprof_heaplog_event ev = log->ev[i];
+
+		if (ev.kind == DPROF_HEAPLOG_DEAD)
+			continue;
+		memmove(log->ips + ip_w, log->ips + ev.ips, ev.nr_ips * sizeof(*log->ips));
+		ev.ips = ip_w;
+		ip_w += ev.nr_ips;
+		log->ev[j++] = ev;
+	}
+	log->nr = j;
+	log->nr_ips = ip_w;
+	return 0;
+}
+
 /* ---------------------------------------------------------------------- */
 /* record: into the recording                                              */
 
@@ -703,7 +775,8 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	struct dprof_heaplog_times st = { .t = NULL, };
 	struct dprof_heaplog log = { .ev = NULL, };
 	struct dprof_heaplog_file *f;
-	u64 i, nr_segs, dropped = 0, bad = 0, procs, t0;
+	u64 i, nr_segs, dropped = 0, bad = 0, procs, t0, pruned = 0;
+	struct dprof_heaplog_live lv = { .key = NULL, };
 	struct hashmap *floors = NULL;
 	size_t len = 0;
 	void *blob = NULL;
@@ -724,7 +797,12 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0, err = 0; i < nr_segs && !err; i++) {
+	/* the samples' times first: each segment is pruned once decoded */
+	err = dprof_heaplog_times__read(&st, output);
+	if (!err)
+		err = dprof_heaplog_live__grow(&lv);
+	for (i = 0; i < nr_segs && !err; i++) {
+		size_t first = log.nr;
 		off_t off = DPROF_HEAPLOG_HDR_SIZE + i * f->seg_size;
 		long floor = 0;
 		struct dprof_heaplog_seg *seg = mmap(NULL, f->seg_size, PROT_READ, MAP_SHARED,
@@ -748,6 +826,9 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 				bad++;
 				err = 0;
 			}
+			if (!err)
+				err = dprof_heaplog__prune(&log, first, &st, min_size, &lv,
+							   &pruned);
 		}
 		munmap(seg, f->seg_size);
 	}
@@ -758,17 +839,14 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 		err = 0;
 		goto out;
 	}
-	pr_debug("dprof: heap log: %zu events decoded in %.3f s\n", log.nr,
-		 (dprof_heaplog__mono() - t0) / 1e9);
+	pr_debug("dprof: heap log: %zu events left of %" PRIu64 " decoded (%" PRIu64 " objects pruned in their segment) in %.3f s\n",
+		 log.nr, log.nr_allocs + log.nr_frees, pruned, (dprof_heaplog__mono() - t0) / 1e9);
 	dprof_heaplog__sort(&log);
 	keep = calloc(log.nr + 1, 1);
-	err = keep ? dprof_heaplog_times__read(&st, output) : -ENOMEM;
-	pr_debug("dprof: heap log: sorted, %zu sample times read at %.3f s\n", st.nr,
-		 (dprof_heaplog__mono() - t0) / 1e9);
-	if (!err)
-		err = dprof_heaplog__keep(&log, &st, min_size, keep, &dropped);
+	err = keep ? dprof_heaplog__keep(&log, &st, min_size, keep, &dropped) : -ENOMEM;
 	if (err)
 		goto out;
+	dropped += pruned;
 	blob = dprof_heaplog__encode(&log, keep, f, dropped, &len);
 	if (!blob) {
 		err = -ENOMEM;
@@ -795,6 +873,8 @@ out:
 		pr_err("dprof: cannot store the heap log in %s (%s)\n", output, strerror(-err));
 	munmap(f, DPROF_HEAPLOG_HDR_SIZE);
 	hashmap__free(floors);
+	free(lv.key);
+	free(lv.ev);
 	free(st.t);
 	free(keep);
 	free(blob);
