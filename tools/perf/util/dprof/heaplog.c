@@ -44,7 +44,7 @@
 #include "heaplog-read.h"
 
 /* more than a log can count: 2^40 events would be 4 TiB of log */
-#define DPROF_HEAPLOG_MAX_COUNT	(1ULL << 40)
+#define DPROF_HEAPLOG_MAX_COUNT	BIT_ULL(40)
 
 /* a sparse file: what the workload does not write takes no space */
 #define DPROF_HEAPLOG_SEGS	16384
@@ -767,7 +767,6 @@ static double dprof_heaplog__rate(const struct dprof_heaplog_seg *s,
 		return 1.0;
 	return (double)(f->end_time - s->time) / (double)(f->end_tsc - s->tsc);
 }
-
 
 int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 			     unsigned int min_size)

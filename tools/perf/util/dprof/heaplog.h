@@ -209,9 +209,9 @@ static inline uint8_t *dprof_heaplog_enc__event(struct dprof_heaplog_enc *e, uin
 	unsigned int i, slot = 0;
 	uint8_t tag = kind | nr << DPROF_HEAPLOG_IPS_SHIFT;
 
-	if (kind == DPROF_HEAPLOG_FREE)
+	if (kind == DPROF_HEAPLOG_FREE) {
 		tag = kind;
-	else if (nr) {
+	} else if (nr) {
 		/* the last chain again (a loop) needs no hash */
 		slot = e->last;
 		if (!dprof_heaplog_enc__cached(e, slot, ips, nr))
