@@ -79,7 +79,7 @@ done
 	done
 	sleep 0.5" 2> /mnt/record.err || exit
 cp /tmp/perf.data /mnt/perf.data
-' 
+'
 dprof_guest_ran perf.data "3:kernel without the slab snapshot (kernel-patches/ 0005)"
 
 report() {
