@@ -4,7 +4,8 @@
 #
 # For a workload it launches, perf dprof record preloads its allocator
 # recorder rather than placing uprobes: the report must give the heap rows
-# the uprobes give on the same program (same sites, same object counts);
+# the uprobes give on the same program (same sites, same object counts,
+# the same types: a byte buffer read at p[-1] is typed in both);
 # a program that allocates in a loop is logged whole and its short-lived
 # objects no sample saw are left out of the file; a forked child's heap is
 # tracked too; a static program gets one line saying its heap is not
@@ -65,6 +66,21 @@ elif [ -z "$(heap_rows rec)" ] || [ "$(heap_rows rec)" != "$(heap_rows probes)" 
 	diff <(heap_rows probes) <(heap_rows rec)
 	err=1
 fi
+# A byte buffer read through a byte pointer at -1 after its increment (as
+# SQLite reads its pages' varints): typed by the pointer, in both.
+record bytes -- "${dir}/heap" bytes 1 || exit 1
+record bytes-probes --heap-uprobes -- "${dir}/heap" bytes 1 || exit 1
+for tag in bytes bytes-probes; do
+	if grep -q 'cannot place uprobes' "${dir}/${tag}.out"; then
+		continue
+	fi
+	if ! grep -qE '^  unsigned char +heap new_bytes \(heap\.c:' "${dir}/${tag}.rep" ||
+	   grep -qE '^  \? +heap new_bytes ' "${dir}/${tag}.rep"; then
+		echo "${dprof_test} [Failed: ${tag}: the buffer read at p[-1] is not typed unsigned char]"
+		grep -E '^  .* heap ' "${dir}/${tag}.rep" | head -3
+		err=1
+	fi
+done
 allocated=$(awk '/^allocated/ { print $2 }' "${dir}/rec.out")
 if ! heap_rows rec | grep -qE "^new_node \(heap\.c:[0-9]+\) ${allocated:-x}\$"; then
 	echo "${dprof_test} [Failed: no new_node row of ${allocated:-?} objects]"

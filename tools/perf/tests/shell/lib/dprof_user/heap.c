@@ -15,6 +15,9 @@
  *   heap aligned N SECS  N nodes from each of posix_memalign,
  *                        aligned_alloc, memalign and valloc (a function
  *                        each), touched at random for SECS
+ *   heap bytes SECS      a 64 KiB buffer of varints read for SECS the way
+ *                        SQLite reads them: a byte pointer read at -1
+ *                        after its increment
  */
 #define _GNU_SOURCE
 #include <malloc.h>
@@ -145,6 +148,44 @@ static int threads(double secs, int shared)
 	return 0;
 }
 
+/* the varints from @p to @end: while (0x80 <= *(p++)) compiles to p[-1] */
+static long varints(const unsigned char *p, const unsigned char *end)
+{
+	long n = 0;
+
+	while (p < end) {
+		while (0x80 <= *(p++))
+			if (p >= end)
+				return n;
+		n++;
+	}
+	return n;
+}
+
+static unsigned char *new_bytes(size_t size)
+{
+	unsigned char *buf = malloc(size);
+	size_t i;
+
+	if (!buf)
+		exit(1);
+	for (i = 0; i < size; i++)
+		buf[i] = i % 5 ? 0x81 : 1;
+	return buf;
+}
+
+static void bytes(double secs)
+{
+	unsigned char *buf = new_bytes(64 << 10);
+	double end = now() + secs;
+	long n = 0;
+
+	do
+		n += varints(buf, buf + (64 << 10));
+	while (now() < end);
+	printf("varints %ld\n", n);
+}
+
 static void compute(int nr, long iter)
 {
 	struct node **nodes = calloc(nr, sizeof(*nodes));
@@ -177,6 +218,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
+	if (argc > 2 && !strcmp(argv[1], "bytes")) {
+		bytes(atof(argv[2]));
+		return 0;
+	}
 	if (argc > 3 && !strcmp(argv[1], "aligned")) {
 		struct node *(*fns[])(void) = {
 			aligned_posix_memalign, aligned_aligned_alloc,
