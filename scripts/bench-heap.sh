@@ -8,8 +8,9 @@
 # 'perf dprof record' (the allocator recorder preloaded into it) and under
 # 'perf dprof record --heap-uprobes' (uprobes on malloc & co.):
 #   churn: malloc + free pairs, allocation-heavy: CHURN pairs (default
-#          200000) with the uprobes, 10 times as many with the recorder and
-#          100 times as many alone and with --no-heap, scaled back
+#          200000) with the uprobes, 100 times as many alone, with
+#          --no-heap and with the recorder, scaled back (a tenth of a
+#          second or more each: /usr/bin/time counts hundredths)
 #   work:  20000 nodes then WORK random touches (default 100000000), typical
 # Each time is the program's own CPU time (user + system, from
 # /usr/bin/time inside the recording: the machine may be shared), best of
@@ -95,7 +96,7 @@ for prog in "churn $churn" "work 20000 $work"; do
 		# too fast to time without uprobes: more pairs, scaled back
 		alone=$(echo "scale=4; $(cpu_of "$(run - "$tmp/heap" churn $(($2 * 100)))") / 100" | bc)
 		noheap=$(echo "scale=4; $(cpu_of "$(run --no-heap "$tmp/heap" churn $(($2 * 100)))") / 100" | bc)
-		rec=$(echo "scale=4; $(cpu_of "$(run "" "$tmp/heap" churn $(($2 * 10)))") / 10" | bc)
+		rec=$(echo "scale=4; $(cpu_of "$(run "" "$tmp/heap" churn $(($2 * 100)))") / 100" | bc)
 	else
 		alone=$(cpu_of "$(run - "$tmp/heap" "$@")")
 		noheap=$(cpu_of "$(run --no-heap "$tmp/heap" "$@")")

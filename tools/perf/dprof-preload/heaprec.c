@@ -38,6 +38,7 @@
 #include "../util/dprof/heaplog.h"
 
 #define HEAPREC_EXPORT	__attribute__((visibility("default")))
+#define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
 /*
@@ -49,6 +50,8 @@
  */
 #define HEAPREC_MAX_IPS		6
 #define HEAPREC_SCAN_WORDS	32
+/* frees in a row logged without a time of their own */
+#define HEAPREC_UNTIMED		8
 /* times the code ranges are read again for a caller outside them (dlopen) */
 #define HEAPREC_MAX_RESCANS	32
 #define HEAPREC_MAX_RANGES	512
@@ -115,6 +118,7 @@ struct heaprec_thread {
 	uint8_t			*cur, *end;
 	struct dprof_heaplog_enc enc;
 	int			busy;		/* inside the recorder or the allocator */
+	unsigned int		untimed;	/* frees in a row with no time */
 	int			init;
 	uintptr_t		stack_hi;	/* 0: do not scan */
 	/* operator new: the site is its caller's, not the C++ library's */
@@ -289,6 +293,28 @@ static uint64_t heaprec_now(void)
 	return heaprec_mono();
 }
 
+/*
+ * The CPU: from the thread's rseq area when the C library registered one
+ * (glibc 2.35 and later), which the kernel keeps current, in a load.
+ */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+
+static int heaprec_cpu(void)
+{
+#if defined(__x86_64__)
+	if (&__rseq_size && __rseq_size) {
+		int32_t cpu;
+
+		/* struct rseq's cpu_id, at 4 */
+		__asm__ volatile("movl %%fs:4(%1), %0" : "=r"(cpu) : "r"(__rseq_offset));
+		if (likely(cpu >= 0))
+			return cpu;
+	}
+#endif
+	return sched_getcpu();
+}
+
 static void heaprec_read_clocksource(void)
 {
 #if defined(__x86_64__)
@@ -448,6 +474,24 @@ static int heaprec_next_seg(struct heaprec_thread *t, uint64_t now, uint32_t cpu
 }
 
 /*
+ * Called again from the frame of the last scan (a loop), and the words it
+ * found are still there: the return addresses are those of the last scan.
+ */
+static inline int heaprec_same_scan(const struct heaprec_thread *t, uintptr_t ip,
+				    const uintptr_t *sp)
+{
+	unsigned int i;
+
+	if (ip != t->scan_ip || sp != t->scan_sp)
+		return 0;
+	for (i = 0; i < t->scan_nr; i++) {
+		if (sp[t->scan_pos[i]] != t->scan_ips[i])
+			return 0;
+	}
+	return 1;
+}
+
+/*
  * The return addresses of an allocation: @ip, then the stack words from
  * @sp up that fall in executable code.  Returns how many.
  */
@@ -459,19 +503,10 @@ static unsigned int heaprec_ips(struct heaprec_thread *t, uintptr_t ip, uintptr_
 	uintptr_t *top;
 
 	ips[n++] = ip;
+	/* what the last scan found is not this chain (heaprec_same_scan()) */
+	t->scan_ip = 0;
 	if (!rs || !t->stack_hi)
 		return n;
-	/* called again from the same frame: are the words found still there? */
-	if (ip == t->scan_ip && sp == t->scan_sp) {
-		for (i = 0; i < t->scan_nr; i++) {
-			if (sp[t->scan_pos[i]] != t->scan_ips[i])
-				break;
-			ips[n++] = t->scan_ips[i];
-		}
-		if (i == t->scan_nr)
-			return n;
-		n = 1;
-	}
 	if (!heaprec_in_code(rs, ip)) {
 		/* a library loaded since: read the ranges again, a few times */
 		if (heaprec_rescans < HEAPREC_MAX_RESCANS &&
@@ -502,39 +537,98 @@ static unsigned int heaprec_ips(struct heaprec_thread *t, uintptr_t ip, uintptr_
 	return n;
 }
 
-static void heaprec_log(int kind, uintptr_t ptr, uintptr_t old, size_t size,
-			uintptr_t ip, uintptr_t *sp)
+/*
+ * The slow path of an event: the thread's first, or its segment is full.
+ * Returns the time of the event, which starts a segment (so it has one),
+ * or DPROF_HEAPLOG_NO_TIME when the log is full (the event is lost).
+ */
+static uint64_t heaprec_slow(struct heaprec_thread *t, uint32_t cpu)
 {
-	struct heaprec_thread *t = &heaprec_self;
-	uint64_t ips[DPROF_HEAPLOG_MAX_IPS];
-	unsigned int nr_ips = 0;
-	uint64_t now;
-	uint8_t *p;
-	int cpu;
+	uint64_t now = heaprec_now();
 
 	if (!t->init)
 		heaprec_thread_init(t);
-	if (kind != DPROF_HEAPLOG_FREE) {
-		if (t->outer_ip) {
-			ip = t->outer_ip;
-			sp = t->outer_sp;
-		}
-		nr_ips = heaprec_ips(t, ip, sp, ips);
+	if (!heaprec_next_seg(t, now, cpu)) {
+		__atomic_fetch_add(&heaprec_file->lost, 1, __ATOMIC_RELAXED);
+		return DPROF_HEAPLOG_NO_TIME;
 	}
-	cpu = sched_getcpu();
-	now = heaprec_now();
-	if (unlikely(t->end - t->cur < DPROF_HEAPLOG_MAX_EVENT)) {
-		if (!heaprec_next_seg(t, now, cpu)) {
-			__atomic_fetch_add(&heaprec_file->lost, 1, __ATOMIC_RELAXED);
-			return;
-		}
-	}
-	p = dprof_heaplog_enc__event(&t->enc, t->cur, kind, now, cpu, ptr, old, size,
-				     ips, nr_ips);
+	return now;
+}
+
+/* The event ending at @p is written: perf may read up to it. */
+static inline void heaprec_commit(struct heaprec_thread *t, uint8_t *p)
+{
 	t->cur = p;
 	__atomic_store_n(&((struct dprof_heaplog_seg *)t->seg)->used,
 			 (uint32_t)(p - t->seg - sizeof(struct dprof_heaplog_seg)),
 			 __ATOMIC_RELEASE);
+}
+
+static inline int heaprec_full(const struct heaprec_thread *t)
+{
+	return t->end - t->cur < DPROF_HEAPLOG_MAX_EVENT;
+}
+
+/*
+ * A free takes no time of its own (reading the TSC would be most of its
+ * cost): the report dates it by the thread's timed events around it.  One
+ * in a row of HEAPREC_UNTIMED frees is timed, and so is a segment's first
+ * event.
+ */
+static void heaprec_log_free(uintptr_t ptr)
+{
+	struct heaprec_thread *t = &heaprec_self;
+	uint32_t cpu = heaprec_cpu();
+	uint64_t now = DPROF_HEAPLOG_NO_TIME;
+
+	if (unlikely(heaprec_full(t))) {
+		now = heaprec_slow(t, cpu);
+		if (now == DPROF_HEAPLOG_NO_TIME)
+			return;
+		t->untimed = 0;
+	} else if (unlikely(++t->untimed == HEAPREC_UNTIMED)) {
+		now = heaprec_now();
+		t->untimed = 0;
+	}
+	heaprec_commit(t, dprof_heaplog_enc__event(&t->enc, t->cur, DPROF_HEAPLOG_FREE, now,
+						   cpu, ptr, 0, 0, NULL, 0));
+}
+
+static void heaprec_log_alloc(int kind, uintptr_t ptr, uintptr_t old, size_t size,
+			      uintptr_t ip, uintptr_t *sp)
+{
+	struct heaprec_thread *t = &heaprec_self;
+	uint64_t ips[DPROF_HEAPLOG_MAX_IPS];
+	uint32_t cpu = heaprec_cpu();
+	unsigned int nr_ips;
+	uint64_t now;
+
+	if (unlikely(heaprec_full(t))) {
+		now = heaprec_slow(t, cpu);
+		if (now == DPROF_HEAPLOG_NO_TIME)
+			return;
+	} else {
+		now = heaprec_now();
+	}
+	t->untimed = 0;
+	if (t->outer_ip) {
+		ip = t->outer_ip;
+		sp = t->outer_sp;
+	}
+	/*
+	 * The last scan's words are the chain of the segment's last
+	 * allocation, which was logged from that scan (a new segment has
+	 * none): no copy, no compare.
+	 */
+	if (heaprec_same_scan(t, ip, sp) && dprof_heaplog_enc__has_last(&t->enc)) {
+		heaprec_commit(t, dprof_heaplog_enc__event(&t->enc, t->cur, kind, now, cpu, ptr,
+							   old, size, NULL,
+							   DPROF_HEAPLOG_IPS_LAST));
+		return;
+	}
+	nr_ips = heaprec_ips(t, ip, sp, ips);
+	heaprec_commit(t, dprof_heaplog_enc__event(&t->enc, t->cur, kind, now, cpu, ptr, old,
+						   size, ips, nr_ips));
 }
 
 /* Whether this call is to be logged: on, and not from inside the recorder. */
@@ -556,7 +650,7 @@ static void heaprec_alloc(int on, void *p, size_t size, uintptr_t ip, uintptr_t 
 	if (!on)
 		return;
 	if (p)
-		heaprec_log(DPROF_HEAPLOG_ALLOC, (uintptr_t)p, 0, size, ip, sp);
+		heaprec_log_alloc(DPROF_HEAPLOG_ALLOC, (uintptr_t)p, 0, size, ip, sp);
 	heaprec_self.busy = 0;
 }
 
@@ -604,7 +698,7 @@ HEAPREC_EXPORT void free(void *ptr)
 		return;
 	on = heaprec_enter();
 	if (on) {
-		heaprec_log(DPROF_HEAPLOG_FREE, (uintptr_t)ptr, 0, 0, 0, NULL);
+		heaprec_log_free((uintptr_t)ptr);
 		heaprec_self.busy = 0;
 	}
 	real.free(ptr);
@@ -616,7 +710,8 @@ static void heaprec_realloc_log(int on, void *old, void *p, size_t size, uintptr
 	if (!on)
 		return;
 	if (p)
-		heaprec_log(DPROF_HEAPLOG_REALLOC, (uintptr_t)p, (uintptr_t)old, size, ip, sp);
+		heaprec_log_alloc(DPROF_HEAPLOG_REALLOC, (uintptr_t)p, (uintptr_t)old, size, ip,
+				  sp);
 	heaprec_self.busy = 0;
 }
 
@@ -637,11 +732,11 @@ HEAPREC_EXPORT void *realloc(void *old, size_t size)
 	on = heaprec_enter();
 	/* realloc(p, 0) frees p: log it before another thread gets the memory */
 	if (on && old && !size) {
-		heaprec_log(DPROF_HEAPLOG_FREE, (uintptr_t)old, 0, 0, 0, NULL);
+		heaprec_log_free((uintptr_t)old);
 		p = real.realloc(old, size);
 		if (p)
-			heaprec_log(DPROF_HEAPLOG_ALLOC, (uintptr_t)p, 0, size, HEAPREC_IP,
-				    HEAPREC_SP);
+			heaprec_log_alloc(DPROF_HEAPLOG_ALLOC, (uintptr_t)p, 0, size, HEAPREC_IP,
+					  HEAPREC_SP);
 		heaprec_self.busy = 0;
 		return p;
 	}

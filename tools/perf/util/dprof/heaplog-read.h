@@ -12,6 +12,7 @@ struct perf_session;
 struct dprof_heaplog_rec {
 	char	*path;
 	int	fd;
+	bool	in_memory;	/* a memfd, @path its /proc name */
 };
 
 /* Make the log file next to @output; 0, or a negative errno (said). */
@@ -26,7 +27,10 @@ void dprof_heaplog_rec__remove(struct dprof_heaplog_rec *h);
 
 /**
  * struct dprof_heaplog_event - an allocator call the recorder logged
- * @time: on the recording's clock (perf record -k monotonic)
+ * @time: on the recording's clock (perf record -k monotonic); a free the
+ *	recorder did not time: its thread's next timed event's
+ * @lo: a free the recorder did not time: its thread's previous timed
+ *	event's time, which it came after; else @time
  * @ptr: what the allocator returned, or what free() took
  * @old: realloc: the object it moved (0: none)
  * @size: bytes asked for
@@ -35,6 +39,7 @@ void dprof_heaplog_rec__remove(struct dprof_heaplog_rec *h);
  */
 struct dprof_heaplog_event {
 	u64	time;
+	u64	lo;
 	u64	ptr;
 	u64	old;
 	u64	size;
@@ -67,6 +72,7 @@ struct dprof_heaplog {
 	u64				dropped;
 	u64				nr_allocs;
 	u64				nr_frees;
+	struct hashmap			*allocator_ips;	/* replay-heaplog.c's */
 };
 
 /* Read @session's heap log, if any: 0 (see @log->present), -ENOMEM. */

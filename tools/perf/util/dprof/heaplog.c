@@ -50,14 +50,61 @@
 #define DPROF_HEAPLOG_SEGS	16384
 #define DPROF_HEAPLOG_FEW_SEGS	1024
 
+/*
+ * The log in memory (a memfd the workload opens by its /proc name): a page
+ * of it costs the workload a sixth of what a page of a file next to the
+ * output costs (ext4: 17 us, shmem: 3 us, each written through a shared
+ * mapping), and the log only lives until perf stores it.  It may take half
+ * of the memory at most: past that, events are lost and counted.
+ */
+static int dprof_heaplog_rec__memfd(struct dprof_heaplog_rec *h)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	u64 segs = DPROF_HEAPLOG_SEGS;
+	int fd;
+
+	if (pages > 0 && page > 0)
+		segs = min_t(u64, segs, (u64)pages * page / 2 / DPROF_HEAPLOG_SEG_SIZE);
+	if (segs < 16)
+		return -ENOMEM;
+	fd = memfd_create("perf-dprof-heaplog", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (asprintf(&h->path, "/proc/%d/fd/%d", getpid(), fd) < 0) {
+		h->path = NULL;
+		close(fd);
+		return -ENOMEM;
+	}
+	/* the workload, not perf, opens it: is /proc there? */
+	if (access(h->path, R_OK | W_OK) ||
+	    ftruncate(fd, DPROF_HEAPLOG_HDR_SIZE + segs * DPROF_HEAPLOG_SEG_SIZE)) {
+		zfree(&h->path);
+		close(fd);
+		return -ENOENT;
+	}
+	h->fd = fd;
+	h->in_memory = true;
+	return 0;
+}
+
 int dprof_heaplog_rec__create(struct dprof_heaplog_rec *h, const char *output)
 {
 	struct dprof_heaplog_file f = { .version = 1, .seg_size = DPROF_HEAPLOG_SEG_SIZE, };
-	char *dir_buf = strdup(output), *base_buf = strdup(output);
+	char *dir_buf = NULL, *base_buf = NULL;
 	int err = -ENOMEM;
 
 	h->fd = -1;
 	h->path = NULL;
+	h->in_memory = false;
+	memcpy(f.magic, DPROF_HEAPLOG_MAGIC, sizeof(f.magic));
+	if (!dprof_heaplog_rec__memfd(h)) {
+		if (pwrite(h->fd, &f, sizeof(f), 0) == sizeof(f))
+			return 0;
+		dprof_heaplog_rec__remove(h);
+	}
+	/* else a file next to the output */
+	dir_buf = strdup(output);
+	base_buf = strdup(output);
 	if (!dir_buf || !base_buf ||
 	    asprintf(&h->path, "%s/.%s.heaplog.XXXXXX", dirname(dir_buf),
 		     basename(base_buf)) < 0) {
@@ -71,7 +118,6 @@ int dprof_heaplog_rec__create(struct dprof_heaplog_rec *h, const char *output)
 		zfree(&h->path);
 		goto out;
 	}
-	memcpy(f.magic, DPROF_HEAPLOG_MAGIC, sizeof(f.magic));
 	if (pwrite(h->fd, &f, sizeof(f), 0) != sizeof(f) ||
 	    (ftruncate(h->fd, DPROF_HEAPLOG_HDR_SIZE +
 			      (u64)DPROF_HEAPLOG_SEGS * DPROF_HEAPLOG_SEG_SIZE) &&
@@ -93,7 +139,7 @@ void dprof_heaplog_rec__remove(struct dprof_heaplog_rec *h)
 {
 	if (h->fd >= 0)
 		close(h->fd);
-	if (h->path)
+	if (h->path && !h->in_memory)
 		unlink(h->path);
 	zfree(&h->path);
 	h->fd = -1;
@@ -127,19 +173,15 @@ static int dprof_heaplog__grow(struct dprof_heaplog *log, unsigned int nr_ips)
 				   sizeof(*log->ips));
 }
 
-/*
- * A segment's @used bytes of events at @p: appended to @log, with times in
- * nanoseconds (@rate: per TSC tick, for a segment in ticks), none before
- * @floor (the last of the thread's previous segment).  Return: 0,
- * -EINVAL when an event is damaged (those before it are kept), -ENOMEM.
- */
-static int dprof_heaplog__decode_seg(struct dprof_heaplog *log,
-				     const struct dprof_heaplog_seg *s,
-				     const u8 *p, size_t used, double rate, u32 segno,
-				     u64 floor)
+/* dprof_heaplog__decode_seg(): *@untimed is the first untimed free not dated yet. */
+static int dprof_heaplog__decode_events(struct dprof_heaplog *log,
+					const struct dprof_heaplog_seg *s,
+					const u8 *p, size_t used, double rate, u32 segno,
+					u64 floor, size_t *untimed)
 {
 	u64 chain[DPROF_HEAPLOG_CHAIN_SLOTS][DPROF_HEAPLOG_MAX_IPS];
 	u8 chain_nr[DPROF_HEAPLOG_CHAIN_SLOTS] = { 0 };
+	unsigned int last = 0;
 	const u8 *end = p + used;
 	u64 clock = s->base;
 	u64 ptr = 0, ip = 0, v;
@@ -150,12 +192,17 @@ static int dprof_heaplog__decode_seg(struct dprof_heaplog *log,
 		struct dprof_heaplog_event *ev;
 		u8 tag = *p++, kind = tag & DPROF_HEAPLOG_KIND_MASK;
 		unsigned int nr = tag >> DPROF_HEAPLOG_IPS_SHIFT, i, slot;
+		const unsigned int untimed_nr = DPROF_HEAPLOG_UNTIMED >> DPROF_HEAPLOG_IPS_SHIFT;
 		u64 *ips;
 
+		/* a free's bits 3-7: DPROF_HEAPLOG_UNTIMED or none */
 		if (kind > DPROF_HEAPLOG_REALLOC ||
-		    (kind == DPROF_HEAPLOG_FREE && nr) ||
-		    (nr > DPROF_HEAPLOG_MAX_IPS && nr != DPROF_HEAPLOG_IPS_CACHED))
+		    (kind == DPROF_HEAPLOG_FREE && nr && nr != untimed_nr) ||
+		    (kind != DPROF_HEAPLOG_FREE && nr > DPROF_HEAPLOG_MAX_IPS &&
+		     nr != DPROF_HEAPLOG_IPS_CACHED && nr != DPROF_HEAPLOG_IPS_LAST))
 			return -EINVAL;
+		if (kind == DPROF_HEAPLOG_FREE)
+			nr = 0;
 		err = dprof_heaplog__grow(log, DPROF_HEAPLOG_MAX_IPS);
 		if (err)
 			return err;
@@ -166,18 +213,30 @@ static int dprof_heaplog__decode_seg(struct dprof_heaplog *log,
 		ev->tid = s->tid;
 		ev->seg = segno;
 		ev->n = log->nr;
-		p = dprof_heaplog__get(p, end, &v);
-		if (!p)
-			return -EINVAL;
-		clock += v;
-		if (s->flags & DPROF_HEAPLOG_TSC)
-			ev->time = s->time + (s64)((double)(s64)(clock - s->tsc) * rate);
-		else
-			ev->time = clock;
-		/* a thread's events stay in order across its segments' anchors */
-		if (ev->time < floor)
+		if (tag & DPROF_HEAPLOG_UNTIMED && kind == DPROF_HEAPLOG_FREE) {
+			/* dated by the next timed event; a segment's first is timed */
+			if (!log->nr || log->ev[log->nr - 1].seg != segno)
+				return -EINVAL;
+			ev->lo = floor;
 			ev->time = floor;
-		floor = ev->time;
+		} else {
+			p = dprof_heaplog__get(p, end, &v);
+			if (!p)
+				return -EINVAL;
+			clock += v;
+			if (s->flags & DPROF_HEAPLOG_TSC)
+				ev->time = s->time + (s64)((double)(s64)(clock - s->tsc) * rate);
+			else
+				ev->time = clock;
+			/* a thread's events stay in order across its segments' anchors */
+			if (ev->time < floor)
+				ev->time = floor;
+			floor = ev->time;
+			ev->lo = ev->time;
+			for (; *untimed < log->nr; (*untimed)++)
+				log->ev[*untimed].time = ev->time;
+			*untimed = log->nr + 1;
+		}
 		if (tag & DPROF_HEAPLOG_CPU) {
 			p = dprof_heaplog__get(p, end, &v);
 			if (!p)
@@ -202,11 +261,17 @@ static int dprof_heaplog__decode_seg(struct dprof_heaplog *log,
 				return -EINVAL;
 		}
 		ips = log->ips + log->nr_ips;
-		if (nr == DPROF_HEAPLOG_IPS_CACHED) {
+		if (nr == DPROF_HEAPLOG_IPS_LAST) {
+			if (!chain_nr[last])
+				return -EINVAL;
+			nr = chain_nr[last];
+			memcpy(ips, chain[last], nr * sizeof(*ips));
+		} else if (nr == DPROF_HEAPLOG_IPS_CACHED) {
 			p = dprof_heaplog__get(p, end, &v);
 			if (!p || v >= DPROF_HEAPLOG_CHAIN_SLOTS || !chain_nr[v])
 				return -EINVAL;
 			nr = chain_nr[v];
+			last = v;
 			memcpy(ips, chain[v], nr * sizeof(*ips));
 		} else if (nr) {
 			for (i = 0; i < nr; i++) {
@@ -218,6 +283,7 @@ static int dprof_heaplog__decode_seg(struct dprof_heaplog *log,
 			slot = dprof_heaplog__chain_slot(ips, nr);
 			chain_nr[slot] = nr;
 			memcpy(chain[slot], ips, nr * sizeof(*ips));
+			last = slot;
 		}
 		if (nr)
 			ip = ips[0];
@@ -231,6 +297,28 @@ static int dprof_heaplog__decode_seg(struct dprof_heaplog *log,
 			log->nr_allocs++;
 	}
 	return 0;
+}
+
+/*
+ * A segment's @used bytes of events at @p: appended to @log, with times in
+ * nanoseconds (@rate: per TSC tick, for a segment in ticks), none before
+ * @floor (the last of the thread's previous segment).  The untimed frees
+ * at its end take @until: when the thread's next segment starts, or the
+ * log ends.  Return: 0, -EINVAL when an event is damaged (those before it
+ * are kept), -ENOMEM.
+ */
+static int dprof_heaplog__decode_seg(struct dprof_heaplog *log,
+				     const struct dprof_heaplog_seg *s,
+				     const u8 *p, size_t used, double rate, u32 segno,
+				     u64 floor, u64 until)
+{
+	size_t untimed = log->nr;	/* the first untimed free not dated yet */
+	int err = dprof_heaplog__decode_events(log, s, p, used, rate, segno, floor, &untimed);
+
+	/* dated by the next timed event: there is none in the segment */
+	for (; untimed < log->nr; untimed++)
+		log->ev[untimed].time = max(until, log->ev[untimed].lo);
+	return err;
 }
 
 static int dprof_heaplog_event__cmp(const void *a, const void *b)
@@ -260,6 +348,7 @@ static void dprof_heaplog__sort(struct dprof_heaplog *log)
 
 void dprof_heaplog__exit(struct dprof_heaplog *log)
 {
+	hashmap__free(log->allocator_ips);
 	zfree(&log->ev);
 	zfree(&log->ips);
 	memset(log, 0, sizeof(*log));
@@ -428,6 +517,7 @@ struct dprof_heaplog_keep {
 	unsigned int			min_size;
 	u8				*keep;
 	u64				dropped;
+	u64				late_frees;	/* of an object gone already */
 };
 
 /* The object event @start began lives to @to, ended by event @end (or -1). */
@@ -467,10 +557,17 @@ static int dprof_heaplog__keep(struct dprof_heaplog *log,
 		const struct dprof_heaplog_event *ev = &log->ev[i];
 		u64 end = ev->kind == DPROF_HEAPLOG_FREE ? ev->ptr : ev->old;
 
-		/* a free, or the realloc's old object: its life ends here */
+		/*
+		 * A free, or the realloc's old object: its life ends here.  But
+		 * an untimed free is dated late: the object at its address that
+		 * started after it may have run is not the one it freed (that
+		 * ended then, when this one took its place).
+		 */
 		if (end) {
 			slot = dprof_heaplog_live__slot(&lv, DPROF_LIVE_KEY(ev->pid, end));
-			if (lv.key[slot]) {
+			if (lv.key[slot] && log->ev[lv.ev[slot]].time > ev->lo) {
+				k.late_frees++;
+			} else if (lv.key[slot]) {
 				dprof_heaplog_keep__life(&k, lv.ev[slot], ev->time, i);
 				dprof_heaplog_live__del(&lv, slot);
 			}
@@ -498,6 +595,9 @@ static int dprof_heaplog__keep(struct dprof_heaplog *log,
 	free(lv.key);
 	free(lv.ev);
 	*dropped = k.dropped;
+	if (k.late_frees)
+		pr_debug("dprof: heap log: %" PRIu64 " late frees of a reused address\n",
+			 k.late_frees);
 	return 0;
 }
 
@@ -768,6 +868,51 @@ static double dprof_heaplog__rate(const struct dprof_heaplog_seg *s,
 	return (double)(f->end_time - s->time) / (double)(f->end_tsc - s->tsc);
 }
 
+/*
+ * When each segment's untimed frees were done by: when its thread's next
+ * segment starts (the first event of a segment is timed), or @end.
+ * Returns an array of @nr_segs times, or NULL (no memory).
+ */
+static u64 *dprof_heaplog__seg_ends(int fd, const struct dprof_heaplog_file *f, u64 nr_segs,
+				    u64 end)
+{
+	u64 *ends = calloc(nr_segs + 1, sizeof(*ends));
+	struct hashmap *next;
+	u64 i;
+
+	if (!ends)
+		return NULL;
+	next = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(next)) {
+		free(ends);
+		return NULL;
+	}
+	for (i = nr_segs; i-- > 0;) {
+		struct dprof_heaplog_seg s;
+		long later = end;
+
+		ends[i] = end;
+		if (pread(fd, &s, sizeof(s), DPROF_HEAPLOG_HDR_SIZE + i * f->seg_size) !=
+		    sizeof(s) || s.magic != DPROF_HEAPLOG_SEG_MAGIC)
+			continue;
+		if (hashmap__find(next, s.tid, &later))
+			ends[i] = later;
+		/* the first event's time: @base, converted as the events' are */
+		if (s.flags & DPROF_HEAPLOG_TSC)
+			later = s.time + (s64)((double)(s64)(s.base - s.tsc) *
+					       dprof_heaplog__rate(&s, f));
+		else
+			later = s.base;
+		if (hashmap__set(next, s.tid, later, NULL, NULL)) {
+			free(ends);
+			ends = NULL;
+			break;
+		}
+	}
+	hashmap__free(next);
+	return ends;
+}
+
 int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 			     unsigned int min_size)
 {
@@ -777,6 +922,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	u64 i, nr_segs, dropped = 0, bad = 0, procs, t0, pruned = 0;
 	struct dprof_heaplog_live lv = { .key = NULL, };
 	struct hashmap *floors = NULL;
+	u64 *seg_ends = NULL;
 	size_t len = 0;
 	void *blob = NULL;
 	u8 *keep = NULL;
@@ -793,6 +939,11 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	floors = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 	if (IS_ERR(floors)) {
 		floors = NULL;
+		err = -ENOMEM;
+		goto out;
+	}
+	seg_ends = dprof_heaplog__seg_ends(h->fd, f, nr_segs, f->end_time);
+	if (!seg_ends) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -817,7 +968,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 			hashmap__find(floors, seg->tid, &floor);
 			err = dprof_heaplog__decode_seg(&log, seg, (const u8 *)(seg + 1),
 							seg->used, dprof_heaplog__rate(seg, f), i,
-							floor);
+							floor, seg_ends[i]);
 			if (!err && log.nr)
 				err = hashmap__set(floors, seg->tid, (long)log.ev[log.nr - 1].time,
 						   NULL, NULL);
@@ -865,13 +1016,15 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 			procs, procs == 1 ? "" : "es", log.nr_allocs, log.nr_frees,
 			dropped, len / 1048576.0);
 	if (bad || f->lost)
-		pr_warning("dprof: the heap log lost %" PRIu64 " events (%" PRIu64 " damaged segments)\n",
-			   f->lost, bad);
+		pr_warning("dprof: the heap log lost %" PRIu64 " events (%" PRIu64 " damaged segments%s)\n",
+			   f->lost, bad,
+			   f->lost && h->in_memory ? "; it is held in memory, half of it at most" : "");
 out:
 	if (err)
 		pr_err("dprof: cannot store the heap log in %s (%s)\n", output, strerror(-err));
 	munmap(f, DPROF_HEAPLOG_HDR_SIZE);
 	hashmap__free(floors);
+	free(seg_ends);
 	free(lv.key);
 	free(lv.ev);
 	free(st.t);
@@ -928,7 +1081,7 @@ int dprof_heaplog__read(struct dprof_heaplog *log, struct perf_session *session)
 		    s->used > (size_t)(end - p) - sizeof(*s) || (s->flags & DPROF_HEAPLOG_TSC))
 			goto out_damaged;
 		err = dprof_heaplog__decode_seg(log, s, (const u8 *)(s + 1), s->used, 1.0,
-						segno++, 0);
+						segno++, 0, 0);
 		if (err == -EINVAL)
 			goto out_damaged;
 		if (err)

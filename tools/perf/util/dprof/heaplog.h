@@ -24,11 +24,15 @@
  *		bit 2: the CPU changed (a cpu varint follows the time);
  *		bits 3-7: return addresses that follow (alloc, realloc), or
  *		DPROF_HEAPLOG_IPS_CACHED: a varint slot of the segment's
- *		chain cache follows instead (see dprof_heaplog__chain_slot())
- *   time	since the thread's previous event (the first: since the
- *		segment's @base): TSC ticks with DPROF_HEAPLOG_TSC in the
+ *		chain cache follows instead (see dprof_heaplog__chain_slot()),
+ *		or DPROF_HEAPLOG_IPS_LAST: the previous allocation's again;
+ *		a free: DPROF_HEAPLOG_UNTIMED or 0
+ *   [time]	since the thread's previous timed event (the first: since
+ *		the segment's @base): TSC ticks with DPROF_HEAPLOG_TSC in the
  *		segment's @flags (@tsc and @time read together convert them),
- *		else CLOCK_MONOTONIC nanoseconds
+ *		else CLOCK_MONOTONIC nanoseconds.  None for an untimed free:
+ *		it came after the previous timed event and before the next
+ *		(a segment's first event is timed)
  *   [cpu]
  *   ptr	zigzag, minus the segment's previous ptr
  *   [old]	realloc: zigzag, minus ptr (0: realloc(NULL, ...))
@@ -64,6 +68,10 @@ enum dprof_heaplog_kind {
 #define DPROF_HEAPLOG_CPU	0x4
 #define DPROF_HEAPLOG_IPS_SHIFT	3
 #define DPROF_HEAPLOG_IPS_CACHED 31
+#define DPROF_HEAPLOG_IPS_LAST	30
+/* a free with no time of its own (the recorder's, before perf stores it) */
+#define DPROF_HEAPLOG_UNTIMED	0x8
+#define DPROF_HEAPLOG_NO_TIME	0
 /* the chains of return addresses a segment's events name by slot */
 #define DPROF_HEAPLOG_CHAIN_SLOTS 256
 
@@ -196,10 +204,19 @@ static inline int dprof_heaplog_enc__cached(const struct dprof_heaplog_enc *e, u
 	return 1;
 }
 
+/* The segment has a previous allocation, whose chain an event can name. */
+static inline int dprof_heaplog_enc__has_last(const struct dprof_heaplog_enc *e)
+{
+	return e->chain_nr[e->last] != 0;
+}
+
 /*
  * One event at @p (DPROF_HEAPLOG_MAX_EVENT bytes free), after the previous
  * of its segment; @nr return addresses at @ips (at most
- * DPROF_HEAPLOG_MAX_IPS).  Returns the end of the event.
+ * DPROF_HEAPLOG_MAX_IPS), or DPROF_HEAPLOG_IPS_LAST for those of the
+ * previous allocation (see dprof_heaplog_enc__has_last()).  A free may
+ * have DPROF_HEAPLOG_NO_TIME for @time, but not the first event of a
+ * segment.  Returns the end of the event.
  */
 static inline uint8_t *dprof_heaplog_enc__event(struct dprof_heaplog_enc *e, uint8_t *p,
 						 int kind, uint64_t time, uint32_t cpu,
@@ -210,20 +227,27 @@ static inline uint8_t *dprof_heaplog_enc__event(struct dprof_heaplog_enc *e, uin
 	uint8_t tag = kind | nr << DPROF_HEAPLOG_IPS_SHIFT;
 
 	if (kind == DPROF_HEAPLOG_FREE) {
-		tag = kind;
+		tag = kind | (time == DPROF_HEAPLOG_NO_TIME ? DPROF_HEAPLOG_UNTIMED : 0);
+	} else if (nr == DPROF_HEAPLOG_IPS_LAST) {
+		slot = e->last;
 	} else if (nr) {
 		/* the last chain again (a loop) needs no hash */
 		slot = e->last;
-		if (!dprof_heaplog_enc__cached(e, slot, ips, nr))
+		if (dprof_heaplog_enc__cached(e, slot, ips, nr)) {
+			tag = kind | DPROF_HEAPLOG_IPS_LAST << DPROF_HEAPLOG_IPS_SHIFT;
+		} else {
 			slot = dprof_heaplog__chain_slot(ips, nr);
-		if (dprof_heaplog_enc__cached(e, slot, ips, nr))
-			tag = kind | DPROF_HEAPLOG_IPS_CACHED << DPROF_HEAPLOG_IPS_SHIFT;
+			if (dprof_heaplog_enc__cached(e, slot, ips, nr))
+				tag = kind | DPROF_HEAPLOG_IPS_CACHED << DPROF_HEAPLOG_IPS_SHIFT;
+		}
 	}
 	if (cpu != e->cpu)
 		tag |= DPROF_HEAPLOG_CPU;
 	*p++ = tag;
-	p = dprof_heaplog__put(p, time - e->time);
-	e->time = time;
+	if (!(kind == DPROF_HEAPLOG_FREE && (tag & DPROF_HEAPLOG_UNTIMED))) {
+		p = dprof_heaplog__put(p, time - e->time);
+		e->time = time;
+	}
 	if (tag & DPROF_HEAPLOG_CPU) {
 		p = dprof_heaplog__put(p, cpu);
 		e->cpu = cpu;
@@ -235,7 +259,7 @@ static inline uint8_t *dprof_heaplog_enc__event(struct dprof_heaplog_enc *e, uin
 	if (kind == DPROF_HEAPLOG_FREE)
 		return p;
 	p = dprof_heaplog__put(p, size);
-	if (!nr)
+	if (!nr || tag >> DPROF_HEAPLOG_IPS_SHIFT == DPROF_HEAPLOG_IPS_LAST)
 		return p;
 	if (tag >> DPROF_HEAPLOG_IPS_SHIFT == DPROF_HEAPLOG_IPS_CACHED) {
 		p = dprof_heaplog__put(p, slot);

@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/err.h>
 #include <linux/zalloc.h>
 
 #include "util/debug.h"
@@ -209,6 +210,65 @@ int dprof_replay__heaplog_until(struct dprof_replay *r, struct machine *machine,
 	while (!err && log && log->next < log->nr && log->ev[log->next].time <= time)
 		err = dprof_replay__heaplog_event(r, machine, &log->ev[log->next++]);
 	return err;
+}
+
+/*
+ * The C library's allocator: the recorder dates most frees by the thread's
+ * next timed event, so an object lives on in the replay while free() puts
+ * its memory on a free list, and malloc() reads that back: those accesses
+ * are the allocator's, not the object's.
+ */
+static const char * const dprof_allocator_fns[] = {
+	"malloc", "__libc_malloc", "_int_malloc", "malloc_consolidate",
+	"free", "cfree", "__libc_free", "_int_free", "_int_free_merge_chunk",
+	"_int_free_create_chunk", "_int_free_maybe_consolidate", "unlink_chunk",
+	"calloc", "__libc_calloc", "realloc", "__libc_realloc", "_int_realloc",
+	"tcache_get", "tcache_put", "tcache_get_n", "tcache_put_n",
+};
+
+static bool dprof_replay__allocator_sym(struct thread *thread, u64 ip)
+{
+	struct addr_location al;
+	bool in = false;
+	size_t i;
+
+	addr_location__init(&al);
+	if (thread__find_symbol(thread, PERF_RECORD_MISC_USER, ip, &al) && al.map) {
+		const char *dso = dso__short_name(map__dso(al.map));
+
+		if (!dso || strncmp(dso, "libc", 4))
+			goto out;
+		for (i = 0; i < ARRAY_SIZE(dprof_allocator_fns); i++) {
+			if (!strcmp(al.sym->name, dprof_allocator_fns[i])) {
+				in = true;
+				break;
+			}
+		}
+	}
+out:
+	addr_location__exit(&al);
+	return in;
+}
+
+bool dprof_replay__in_allocator(struct dprof_replay *r, struct thread *thread, u64 ip)
+{
+	struct dprof_heaplog *log = r->heaplog;
+	long in;
+
+	if (!log)
+		return false;
+	if (!log->allocator_ips) {
+		log->allocator_ips = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+		if (IS_ERR(log->allocator_ips)) {
+			log->allocator_ips = NULL;
+			return dprof_replay__allocator_sym(thread, ip);
+		}
+	}
+	if (hashmap__find(log->allocator_ips, ip, &in))
+		return in;
+	in = dprof_replay__allocator_sym(thread, ip);
+	hashmap__add(log->allocator_ips, ip, in);
+	return in;
 }
 
 /* A user sample in the recorder's code: the tracking's cost, not the program's. */

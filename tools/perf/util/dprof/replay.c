@@ -754,6 +754,8 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 		struct dprof_addrset *heap = dprof_replay__heap_of(r, thread__pid(acc->thread));
 
 		obj = heap ? dprof_addrset__find(heap, acc->addr) : NULL;
+		if (obj && dprof_replay__in_allocator(r, thread, acc->ip))
+			obj = NULL;
 		if (obj)
 			return dprof_replay__heap_access(r, thread, evsel, obj, acc);
 	}
