@@ -10,7 +10,8 @@
 # objects no sample saw are left out of the file; a forked child's heap is
 # tracked too; a static program gets one line saying its heap is not
 # tracked; perf script reads the recording; a damaged or cut log is
-# reported in one line.
+# reported in one line; a free dated late does not end the object that
+# took its address meanwhile.
 
 set -u
 
@@ -174,6 +175,30 @@ for f in damaged cut; do
 		err=1
 	fi
 done
+
+# 6. Frees are dated by their thread's next timed event: one that comes
+# after another thread took the freed address must not end that thread's
+# object (which then has most of the samples).
+if ! gcc -g -O1 -fno-inline -pthread -o "${dir}/latefree" "${src}/latefree.c" \
+		2> "${dir}/cc.err"; then
+	echo "${dprof_test} [Failed: build latefree]"
+	cat "${dir}/cc.err"
+	err=1
+else
+	record latefree -- "${dir}/latefree" 1 || exit 1
+	if grep -q '^latefree: reused' "${dir}/latefree.out"; then
+		share=$(awk '/ heap b_alloc / { for (i = 1; i <= NF; i++)
+			if ($i ~ /%$/) { sub(/%/, "", $i); print int($i); exit } }' \
+			"${dir}/latefree.rep")
+		if [ "${share:-0}" -lt 30 ]; then
+			echo "${dprof_test} [Failed: a late free ended the object that took its address: b_alloc's row has ${share:-no}% of the samples]"
+			grep -A4 '^# Type' "${dir}/latefree.rep"
+			err=1
+		fi
+	else
+		echo "${dprof_test}: the freed block's address was not taken again here: late frees not tested"
+	fi
+fi
 
 if [ ${err} -eq 0 ]; then
 	echo "${dprof_test} [Success]"
