@@ -120,7 +120,7 @@ static int cmd_dprof_report(int argc, const char **argv)
 	OPT_STRING(0, "view", &view, "view",
 		   "profile, classify, workingset, paths or flow"),
 	OPT_STRING(0, "graph", &graph, "file",
-		   "--view=flow: also write the graph as Graphviz DOT (and SVG); --view=workingset: the set histogram as SVG"),
+		   "flow view: also write the graph as DOT (and SVG); workingset: the histogram as SVG"),
 	OPT_STRING(0, "cache", &opts.cache_spec, "[lN:]size[:ways[:line]]",
 		   "cache to model (default: the recording's last level)"),
 	OPT_STRING('s', "sort", &opts.sort_str, "key",
@@ -137,13 +137,13 @@ static int cmd_dprof_report(int argc, const char **argv)
 		     parse_fold),
 	OPT_BOOLEAN('f', "force", &opts.force, "don't complain, do it"),
 	OPT_STRING(0, "event-thread", &event_thread, "auto|on|off",
-		   "deliver the events in a thread of their own while perf reads the next (auto: recordings of 512 MB or more, or the kernel's lookups kept: --type-cache)"),
+		   "deliver the events in a thread while perf reads the next (auto: 512 MB or more)"),
 	OPT_BOOLEAN(0, "type-cache", &opts.type_cache,
-		    "keep perf's operand typings of a binary between reports, by its build id (default; --no-type-cache: type again)"),
+		    "keep the operand typings of a binary between reports, by build id (default)"),
 	OPT_STRING(0, "type-cache-dir", &opts.type_cache_dir, "dir",
 		   "where the typings are kept (default: .dprof in the build-id cache directory)"),
 	OPT_BOOLEAN(0, "no-snapshot", &opts.no_snapshot,
-		    "ignore the slab snapshot: objects allocated before recording typed by DWARF only"),
+		    "ignore the slab snapshot: older objects typed by DWARF only"),
 	OPT_STRING(0, "heap-wrapper", &opts.heap_wrappers, "sym[,sym]",
 		   "user functions that wrap the allocator: a heap row's site is past them"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
@@ -351,7 +351,7 @@ static const struct dprof_cmd dprof_cmds[] = {
 int cmd_dprof(int argc, const char **argv)
 {
 	const char * const subcommands[] = { "record", "report", "diff", NULL };
-	const char *usage[] = {
+	const char *usage[2] = {
 		NULL,
 		NULL
 	};

@@ -86,7 +86,8 @@ static int dprof_tui__view(void *ctx, size_t row, enum dprof_browser_view view,
 		if (row == DPROF_BROWSER_ALL)
 			return 0;
 		if (!rec->watches)
-			fprintf(fp, "# no object histories: record with --watch=CACHE:OFFSET/LEN\n");
+			fprintf(fp,
+				"# no object histories: record with --watch=CACHE:OFFSET/LEN\n");
 		return dprof_report__fprintf_flow(tui->rep, tui->t.row[i],
 						  dprof_tui__name(tui, row),
 						  view == DPROF_BROWSER_FLOW, NULL, fp);

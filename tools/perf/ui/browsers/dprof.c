@@ -555,7 +555,8 @@ static int dprof_profile_browser__show(struct dprof_profile_browser *pb)
 		snprintf(title, sizeof(title), "Data profile: %s, %zu types; %s",
 			 pb->db->input, pb->db->nr_rows, pb->db->status);
 	else
-		snprintf(title, sizeof(title), "Data profile: %s, %zu types (ENTER: members, c w f: views)",
+		snprintf(title, sizeof(title),
+			 "Data profile: %s, %zu types (ENTER: members, c w f: views)",
 			 pb->db->input, pb->db->nr_rows);
 	return ui_browser__show(&pb->b, title,
 				"ENTER: members  c: misses  w: working set  f: flow  i: header  /: search  ?: help");

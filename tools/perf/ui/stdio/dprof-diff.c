@@ -50,15 +50,19 @@ int dprof_diff__fprintf(FILE *fp, const struct dprof_diff_side *a,
 	if (err)
 		return err;
 	fprintf(fp, "# perf dprof diff: A = %s, B = %s\n", a->path, b->path);
-	fprintf(fp, "# shares are of each recording's %s; lifetime: mean alloc->free (us) of objects freed while recording\n",
+	fprintf(fp,
+		"# shares are of each recording's %s; lifetime: mean alloc->free (us) of objects freed while recording\n",
 		res.misses ? "sampled misses" : "access samples (no misses measured in both)");
-	fprintf(fp, "# ranked by how sure the change is: z, the change over its standard error, of the share\n"
+	fprintf(fp,
+		"# ranked by how sure the change is: z, the change over its standard error, of the share\n"
 		"# (two proportions) or of the objects touched (log of the estimates' ratio), the stronger;\n"
 		"# '*': |z| >= %.2f, a change at 95%% over all %zu types (Bonferroni); no mark: within noise\n",
 		res.z_crit, res.nr);
-	fprintf(fp, "# Obj: distinct objects touched, estimated from how often each was sampled (iChao1)\n");
+	fprintf(fp,
+		"# Obj: distinct objects touched, estimated from how often each was sampled (iChao1)\n");
 	if (res.nr_few)
-		fprintf(fp, "# %zu types have fewer than %d samples in A or B ('?'): sampling says little of their objects, only their shares are compared\n",
+		fprintf(fp,
+			"# %zu types have fewer than %d samples in A or B ('?'): sampling says little of their objects, only their shares are compared\n",
 			res.nr_few, DPROF_FEW_SAMPLES);
 	fprintf(fp, "#\n# %-*s %-*s %7s %7s %7s %7s  %9s %9s  %9s %9s  %6s %6s  %9s %9s\n",
 		DPROF_DIFF_TYPE_WIDTH, "Type", DPROF_DIFF_DESC_WIDTH, "Cache / kind",

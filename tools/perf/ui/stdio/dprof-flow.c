@@ -180,7 +180,10 @@ int dprof_flow__fprintf(const struct dprof_flow *f, const char *type,
 	fprintf(fp, "# data flow of %s: %" PRIu64 " object histories, %zu paths, alloc to free\n",
 		type, f->nr_histories, f->nr_paths);
 	if (f->nr_folded_paths)
-		fprintf(fp, "# folded %zu rare paths (%" PRIu64 " histories, %.1f%%): each taken by fewer than %" PRIu64 " histories (--fold)\n",
+		fprintf(fp,
+			"# folded %zu rare paths (%" PRIu64
+			" histories, %.1f%%): each taken by fewer than %" PRIu64
+			" histories (--fold)\n",
 			f->nr_folded_paths, f->nr_folded_histories,
 			flow__pct(f, f->nr_folded_histories), f->fold_min);
 	fprintf(fp, "# edge: [node] function  histories (%% of histories)\n");
@@ -354,7 +357,7 @@ static void flow__render_svg(const char *dot, FILE *fp)
 {
 	size_t len = strlen(dot);
 	char *svg = malloc(len + 5);
-	const char *argv[] = { "dot", "-Tsvg", dot, "-o", svg, NULL };
+	const char *argv[6] = { "dot", "-Tsvg", dot, "-o", svg, NULL };
 	int ret;
 
 	if (!svg)
@@ -392,10 +395,14 @@ int dprof_flow__report(const struct dprof_flow_report *r, FILE *fp)
 		" hits outside a known object's lifetime, %" PRIu64 " objects without a hit\n",
 		h->nr_histories, h->nr_hits, h->nr_dropped, h->nr_empty);
 	if (r->nr_off_target)
-		fprintf(fp, "# dropped %" PRIu64 " false watch hits: the instruction before the trap does not touch the watched bytes (QEMU TCG before 8.1)\n",
+		fprintf(fp,
+			"# dropped %" PRIu64
+			" false watch hits: the instruction before the trap does not touch the watched bytes (QEMU TCG before 8.1)\n",
 			r->nr_off_target);
 	if (h->nr_sampled_hits)
-		fprintf(fp, "# %" PRIu64 " of the hits are access samples of user heap objects (no watches in user space): a heap object's history is its sampled accesses, not every access\n",
+		fprintf(fp,
+			"# %" PRIu64
+			" of the hits are access samples of user heap objects (no watches in user space): a heap object's history is its sampled accesses, not every access\n",
 			h->nr_sampled_hits);
 	fprintf(fp, "# histories: %" PRIu64 " end in a free, %" PRIu64
 		" still open when recording ended, %" PRIu64

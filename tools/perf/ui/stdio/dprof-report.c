@@ -79,7 +79,8 @@ static void dprof_watches__fprintf(const struct dprof_watch *watches, FILE *fp)
 			w->nr_hits, w->nr_objects, name, name);
 	}
 	if (watches)
-		fprintf(fp, "# (watch traps slow the watched bytes' accesses: access samples lean on them)\n");
+		fprintf(fp,
+			"# (watch traps slow the watched bytes' accesses: access samples lean on them)\n");
 }
 
 static void dprof_profile__fprintf_unresolved(const struct dprof_profile *prof, FILE *fp)
@@ -108,21 +109,30 @@ static void dprof_profile__fprintf_unresolved(const struct dprof_profile *prof, 
 /* The allocator recorder's log: what it tracked, and what it could not. */
 static void dprof_report__fprintf_recorder(const struct dprof_recording *rec, FILE *fp)
 {
-	fprintf(fp, "# user heap: allocator recorder in %" PRIu64 " process%s (forked and exec'd children included), %"
-		PRIu64 " allocs, %" PRIu64 " frees (%" PRIu64 " objects no sample fell in the life of left out when recorded)\n",
+	fprintf(fp,
+		"# user heap: allocator recorder in %" PRIu64
+		" process%s (forked and exec'd children included), %" PRIu64 " allocs, %" PRIu64
+		" frees (%" PRIu64
+		" objects no sample fell in the life of left out when recorded)\n",
 		rec->heap_procs, rec->heap_procs == 1 ? "" : "es", rec->nr_heap_allocs,
 		rec->nr_heap_frees, rec->heap_dropped);
 	if (rec->heap_frames || rec->heap_stale_ips)
-		fprintf(fp, "# allocation call chains: %" PRIu64 " return addresses above the allocator's callers, %" PRIu64 " stack words that were none dropped (no call to the frame below before them)\n",
+		fprintf(fp,
+			"# allocation call chains: %" PRIu64
+			" return addresses above the allocator's callers, %" PRIu64
+			" stack words that were none dropped (no call to the frame below before them)\n",
 			rec->heap_frames, rec->heap_stale_ips);
 	if (rec->nr_recorder_samples)
-		fprintf(fp, "# %" PRIu64 " samples in the allocator recorder itself: not the program's, left out of the shares\n",
+		fprintf(fp,
+			"# %" PRIu64
+			" samples in the allocator recorder itself: not the program's, left out of the shares\n",
 			rec->nr_recorder_samples);
 	if (rec->heap_lost)
 		fprintf(fp, "# LOST %" PRIu64 " allocator calls: the recorder's log was full\n",
 			rec->heap_lost);
 	if (rec->heap_log_damaged)
-		fprintf(fp, "# DAMAGED: the allocator recorder's log is damaged: the heap objects after the damage are not tracked\n");
+		fprintf(fp,
+			"# DAMAGED: the allocator recorder's log is damaged: the heap objects after the damage are not tracked\n");
 }
 
 void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
@@ -138,18 +148,22 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 			prof->has_levels ? ", cache level" : ", no cache level",
 			prof->has_latency ? ", latency" : ", no latency");
 	else if (rec->has_soft)
-		fprintf(fp, "# access samples: cpu-clock + instruction decode (no miss or latency measured)\n");
+		fprintf(fp,
+			"# access samples: cpu-clock + instruction decode (no miss or latency measured)\n");
 	else
 		fprintf(fp, "# access samples: none recorded\n");
 
 	if (rec->ldlat_pmu && rec->ldlat && !strcmp(rec->ldlat_pmu, "spe"))
-		fprintf(fp, "# latency threshold: %u cycles (SPE min_latency, on loads and stores alike): faster ops, most L1 and L2 hits and the stores that hit, are not sampled; the miss share is of the slower ops\n",
+		fprintf(fp,
+			"# latency threshold: %u cycles (SPE min_latency, on loads and stores alike): faster ops, most L1 and L2 hits and the stores that hit, are not sampled; the miss share is of the slower ops\n",
 			rec->ldlat);
 	else if (rec->ldlat_pmu && rec->ldlat)
-		fprintf(fp, "# load latency threshold: %u cycles (%s): faster loads, most L1 and L2 hits, are not sampled; the miss share is of the slower loads and the stores\n",
+		fprintf(fp,
+			"# load latency threshold: %u cycles (%s): faster loads, most L1 and L2 hits, are not sampled; the miss share is of the slower loads and the stores\n",
 			rec->ldlat, !strcmp(rec->ldlat_pmu, "pebs") ? "PEBS ldlat" : "IBS ldlat");
 	else if (rec->ldlat_pmu && !strcmp(rec->ldlat_pmu, "ibs"))
-		fprintf(fp, "# load latency threshold: none (IBS samples every op): the miss share is of all loads and stores\n");
+		fprintf(fp,
+			"# load latency threshold: none (IBS samples every op): the miss share is of all loads and stores\n");
 	if (prof->has_levels)
 		fprintf(fp, "# sampled misses (not an L1 hit): %" PRIu64 " of %" PRIu64
 			" samples with a level (%.1f%%)\n", prof->total.misses,
@@ -168,20 +182,25 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 			rec->alloc_has_name ? "from alloc events" :
 			"learned from free events (6.12 kmem_cache_alloc has no name)");
 	else
-		fprintf(fp, "# address set: none (no kmem tracepoints recorded): slab objects unresolved\n");
+		fprintf(fp,
+			"# address set: none (no kmem tracepoints recorded): slab objects unresolved\n");
 	if (rec->has_alloc && rec->nr_snapshot_slabs && !rep->replay.no_snapshot)
-		fprintf(fp, "# objects allocated before recording: slab snapshot of %" PRIu64
-			" slabs (%" PRIu64 " made, %" PRIu64 " freed since); %.1f%% of samples resolved through it, %.1f%% to free slab memory\n",
+		fprintf(fp,
+			"# objects allocated before recording: slab snapshot of %" PRIu64
+			" slabs (%" PRIu64 " made, %" PRIu64
+			" freed since); %.1f%% of samples resolved through it, %.1f%% to free slab memory\n",
 			rec->nr_snapshot_slabs, rec->nr_new_slabs, rec->nr_freed_slabs,
 			dprof_pct(prof->resolved_earlier, total),
 			dprof_pct(prof->resolved_free, total));
 	else if (rec->has_alloc)
-		fprintf(fp, "# objects allocated before recording: %s; typed by DWARF operand only\n",
+		fprintf(fp,
+			"# objects allocated before recording: %s; typed by DWARF operand only\n",
 			rep->replay.no_snapshot ? "slab snapshot ignored (--no-snapshot)" :
 			rec->has_snapshot ? "slab snapshot recorded but empty" :
 			"no slab snapshot (kernel-patches/ 0005, record -a as root)");
 	if (rec->has_alloc)
-		fprintf(fp, "# lifetimes: %" PRIu64 " frees of objects allocated before recording%s, %"
+		fprintf(fp,
+			"# lifetimes: %" PRIu64 " frees of objects allocated before recording%s, %"
 			PRIu64 " frees of unknown objects, %" PRIu64
 			" allocations over a live object (its free unseen)\n",
 			rec->nr_free_earlier,
@@ -189,11 +208,15 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 			" (no snapshot: counted as unknown)",
 			rec->nr_free_unknown, rep->replay.as.nr_evicted);
 	if (rec->nr_mempool_put || rec->nr_mempool_get)
-		fprintf(fp, "# recycled: %" PRIu64 " objects put aside by mempool-like caches (lifetime ends), %"
-			PRIu64 " taken back (lifetime starts; %" PRIu64 " of unknown objects)\n",
+		fprintf(fp,
+			"# recycled: %" PRIu64
+			" objects put aside by mempool-like caches (lifetime ends), %" PRIu64
+			" taken back (lifetime starts; %" PRIu64 " of unknown objects)\n",
 			rec->nr_mempool_put, rec->nr_mempool_get, rec->nr_mempool_unknown);
 	if (rec->nr_kfree_rcu)
-		fprintf(fp, "# kfree_rcu: %" PRIu64 " objects handed to kfree_rcu() (lifetime ends at the call, not at the batched free)\n",
+		fprintf(fp,
+			"# kfree_rcu: %" PRIu64
+			" objects handed to kfree_rcu() (lifetime ends at the call, not at the batched free)\n",
 			rec->nr_kfree_rcu);
 	if (prof->typed_in_slab)
 		fprintf(fp, "# slab objects typed by DWARF operand only: %.1f%% of samples\n",
@@ -208,7 +231,8 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 		u64 untyped = prof->heap_untyped[DPROF_HEAP_NO_TYPE] +
 			      prof->heap_untyped[DPROF_HEAP_PAST_END];
 
-		fprintf(fp, "# user heap objects: %.1f%% of samples, %.1f%% by the type their operand names inside the object; untyped, a row per site: %.1f%% (%s %.1f%%, %s %.1f%%)\n",
+		fprintf(fp,
+			"# user heap objects: %.1f%% of samples, %.1f%% by the type their operand names inside the object; untyped, a row per site: %.1f%% (%s %.1f%%, %s %.1f%%)\n",
 			dprof_pct(prof->heap_typed + untyped, total),
 			dprof_pct(prof->heap_typed, total), dprof_pct(untyped, total),
 			dprof_heap_untyped__str(DPROF_HEAP_NO_TYPE),
@@ -218,33 +242,49 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 	}
 	dprof_watches__fprintf(rec->watches, fp);
 	if (rec->nr_off_target_hits)
-		fprintf(fp, "# false watch hits dropped: %" PRIu64 " (the instruction before the trap does not touch the watched bytes; QEMU TCG before 8.1)\n",
+		fprintf(fp,
+			"# false watch hits dropped: %" PRIu64
+			" (the instruction before the trap does not touch the watched bytes; QEMU TCG before 8.1)\n",
 			rec->nr_off_target_hits);
 
 	if (rec->nr_lost)
-		fprintf(fp, "# LOST %" PRIu64 " events while recording: the address set is incomplete, some objects may be misattributed (record with a larger -m)\n",
+		fprintf(fp,
+			"# LOST %" PRIu64
+			" events while recording: the address set is incomplete, some objects may be misattributed (record with a larger -m)\n",
 			rec->nr_lost);
 	if (rec->nr_implausible)
-		fprintf(fp, "# DAMAGED: %" PRIu64 " allocations or watch hits skipped (past the top of the address space, or over 1 GiB)\n",
+		fprintf(fp,
+			"# DAMAGED: %" PRIu64
+			" allocations or watch hits skipped (past the top of the address space, or over 1 GiB)\n",
 			rec->nr_implausible);
 	if (rec->nr_damaged)
-		fprintf(fp, "# DAMAGED: %" PRIu64 " damaged records skipped (their sample does not parse, or their type or event is unknown)\n",
+		fprintf(fp,
+			"# DAMAGED: %" PRIu64
+			" damaged records skipped (their sample does not parse, or their type or event is unknown)\n",
 			rec->nr_damaged);
 	if (rec->data_size_cut) {
 		/* the last record, cut in two, ends the data: where it starts */
 		u64 end = rec->unreadable_offset ?: rec->data_offset + rec->data_size;
 		u64 read = end - rec->data_offset;
 
-		fprintf(fp, "# TRUNCATED: the file is cut short: its data ends at file offset %#" PRIx64 ", %" PRIu64 " of the %" PRIu64 " bytes its header claims (%.1f%%); only what came before is reported\n",
+		fprintf(fp,
+			"# TRUNCATED: the file is cut short: its data ends at file offset %#" PRIx64
+			", %" PRIu64 " of the %" PRIu64
+			" bytes its header claims (%.1f%%); only what came before is reported\n",
 			end, read, rec->data_size_cut, dprof_pct(read, rec->data_size_cut));
-		fprintf(fp, "# TRUNCATED: its feature sections are lost: %" PRIu64 " tracepoint records (allocations, frees, heap, slab map) skipped, no build-ids\n",
+		fprintf(fp,
+			"# TRUNCATED: its feature sections are lost: %" PRIu64
+			" tracepoint records (allocations, frees, heap, slab map) skipped, no build-ids\n",
 			rec->nr_no_format);
 	} else if (rec->unreadable_offset) {
-		fprintf(fp, "# DAMAGED: data unreadable from file offset %#" PRIx64 " on (a record size is damaged): only what came before is reported\n",
+		fprintf(fp,
+			"# DAMAGED: data unreadable from file offset %#" PRIx64
+			" on (a record size is damaged): only what came before is reported\n",
 			rec->unreadable_offset);
 	}
 	if (rec->bad_arch[0])
-		fprintf(fp, "# DAMAGED: the header's arch \"%s\" is not one perf knows (damaged header?): no operand typing\n",
+		fprintf(fp,
+			"# DAMAGED: the header's arch \"%s\" is not one perf knows (damaged header?): no operand typing\n",
 			rec->bad_arch);
 	for (k = 0; k < DPROF_KIND__MAX; k++)
 		resolved += prof->resolved[k];
@@ -252,19 +292,23 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 	for (k = 0; k < DPROF_KIND__MAX; k++)
 		fprintf(fp, "%s %s %.1f%%", k ? "," : "", dprof_kind__str(k),
 			dprof_pct(prof->resolved[k], total));
-	fprintf(fp, "\n# not a data type: stack slots DWARF does not type (push, pop, spills) %.1f%%\n",
+	fprintf(fp,
+		"\n# not a data type: stack slots DWARF does not type (push, pop, spills) %.1f%%\n",
 		dprof_pct(prof->unres[DPROF_UNRES_STACK], total));
 	if (rec->has_soft)
-		fprintf(fp, "# data addresses decoded: %.1f%% of samples: %.1f%% at the sampled ip, %.1f%% at the access before it (skid)\n",
+		fprintf(fp,
+			"# data addresses decoded: %.1f%% of samples: %.1f%% at the sampled ip, %.1f%% at the access before it (skid)\n",
 			dprof_pct(prof->nr_decoded, total),
 			dprof_pct(prof->nr_decoded - prof->nr_skid, total),
 			dprof_pct(prof->nr_skid, total));
 	if (prof->nr_typed_noaddr)
-		fprintf(fp, "# typed by the operand alone, no access at ip (lea, fused compare): %.1f%% of samples\n",
+		fprintf(fp,
+			"# typed by the operand alone, no access at ip (lea, fused compare): %.1f%% of samples\n",
 			dprof_pct(prof->nr_typed_noaddr, total));
 	dprof_profile__fprintf_unresolved(prof, fp);
 	if (dprof_pct(prof->unres[DPROF_UNRES_NO_CODE], total) >= 1.0)
-		fprintf(fp, "# no code bytes: give the kernel image with -k, or install the binaries\n");
+		fprintf(fp,
+			"# no code bytes: give the kernel image with -k, or install the binaries\n");
 	fprintf(fp, "#\n");
 }
 
@@ -362,7 +406,8 @@ void dprof_profile_cols__init(struct dprof_profile_cols *c, const struct dprof_r
 /* What the sampled numbers of the profile mean, above its columns. */
 static void dprof_rows__fprintf_legend(FILE *fp)
 {
-	fprintf(fp, "# Samples +-95%%: the share's 95%% interval (Wilson), in points; Sampled: objects the samples hit;\n"
+	fprintf(fp,
+		"# Samples +-95%%: the share's 95%% interval (Wilson), in points; Sampled: objects the samples hit;\n"
 		"# Objects: distinct objects touched, estimated (iChao1) from how often each was sampled, at most\n"
 		"# the objects the address set knew of, +-95%%: how far its 95%% interval reaches, in percent\n"
 		"# (--json has both ends); WS size: their bytes.  '?': fewer than %d samples of the type, its\n"

@@ -453,14 +453,21 @@ int dprof_classify__fprintf(const struct dprof_classify *cl,
 		fprintf(fp, "# misses: measured (data_src, not an L1 hit): %" PRIu64 "\n",
 			cl->nr_measured);
 	if (cl->nr_hits) {
-		fprintf(fp, "# object histories: %" PRIu64 " watch hits on every read and write of the watched bytes",
+		fprintf(fp,
+			"# object histories: %" PRIu64
+			" watch hits on every read and write of the watched bytes",
 			cl->nr_hits);
 		if (cl->nr_hits_undecoded)
-			fprintf(fp, ", %" PRIu64 " neither read nor write (their lines stay statistical)",
+			fprintf(fp,
+				", %" PRIu64
+				" neither read nor write (their lines stay statistical)",
 				cl->nr_hits_undecoded);
-		fprintf(fp, "\n# classified exactly: %" PRIu64 " misses on watched bytes, from the histories: invalidation =\n"
+		fprintf(fp,
+			"\n# classified exactly: %" PRIu64
+			" misses on watched bytes, from the histories: invalidation =\n"
 			"#   another CPU wrote them since this CPU's last access before the miss (true sharing)\n"
-			"# classified statistically: %" PRIu64 " misses, from access samples: invalidation = a sampled write\n"
+			"# classified statistically: %" PRIu64
+			" misses, from access samples: invalidation = a sampled write\n"
 			"#   by another CPU among the line's last sampled writes; true sharing when it overlapped the\n"
 			"#   missed bytes (%u B access assumed), and false sharing for misses on watched bytes\n",
 			cl->nr_exact, cl->nr_stat, cl->access_size);
@@ -483,12 +490,15 @@ int dprof_classify__fprintf(const struct dprof_classify *cl,
 			dprof_pct(cl->total.by_class[k], cl->total.misses));
 	fprintf(fp, "\n");
 	if (v->store_minlat)
-		fprintf(fp, "# SPE min_latency %u drops the stores faster than that too: writes that hit are not sampled,\n"
+		fprintf(fp,
+			"# SPE min_latency %u drops the stores faster than that too: writes that hit are not sampled,\n"
 			"#   so invalidations go unseen and sharing misses look like conflict or cold ones; record with\n"
 			"#   --ldlat 0 for this view\n", v->store_minlat);
 	if (cl->nr_hitm)
-		fprintf(fp, "# measured sharing (data_src HITM: the load hit a line modified in another core's cache):\n"
-			"#   %" PRIu64 " HITM misses, %.1f%% of the measured; HitmTS = on lines of the object where HITMs hit\n"
+		fprintf(fp,
+			"# measured sharing (data_src HITM: the load hit a line modified in another core's cache):\n"
+			"#   %" PRIu64
+			" HITM misses, %.1f%% of the measured; HitmTS = on lines of the object where HITMs hit\n"
 			"#   one 8-byte word (true sharing evidence), HitmFS = several words (false sharing evidence)\n",
 			cl->nr_hitm, dprof_pct(cl->nr_hitm, cl->nr_measured));
 	if (!cl->total.accesses)
@@ -886,7 +896,8 @@ int dprof_workingset__fprintf_svg(const struct dprof_workingset *ws,
 	fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">\n",
 		SVG_W, SVG_H);
 	fprintf(fp, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	fprintf(fp, "<text x=\"%d\" y=\"20\" font-size=\"14\">distinct cache lines per associativity set: ",
+	fprintf(fp,
+		"<text x=\"%d\" y=\"20\" font-size=\"14\">distinct cache lines per associativity set: ",
 		SVG_L);
 	svg__text(fp, geom);
 	fprintf(fp, "</text>\n");
@@ -899,9 +910,11 @@ int dprof_workingset__fprintf_svg(const struct dprof_workingset *ws,
 		fprintf(fp, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\">%zu</text>\n",
 			SVG_L - 6, SVG_T + ph - j * ph / 4 + 4, j * top / 4);
 	}
-	fprintf(fp, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">associativity set (max of %u sets per point)</text>\n",
+	fprintf(fp,
+		"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">associativity set (max of %u sets per point)</text>\n",
 		SVG_L + pw / 2, SVG_H - 12, per_bin);
-	fprintf(fp, "<text transform=\"translate(16 %d) rotate(-90)\" text-anchor=\"middle\">distinct lines</text>\n",
+	fprintf(fp,
+		"<text transform=\"translate(16 %d) rotate(-90)\" text-anchor=\"middle\">distinct lines</text>\n",
 		SVG_T + ph / 2);
 	/* the thresholds of a conflict-prone set */
 	y = SVG_T + ph - (double)g->ways * ph / top;

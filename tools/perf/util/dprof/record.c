@@ -448,12 +448,14 @@ static const char *dprof_record__mem_denied(const struct dprof_pmu_desc *d,
 	if (d->kind != DPROF_MEM_IBS || d->perfmon)
 		return NULL;
 	if (d->paranoid > 1) {
-		snprintf(buf, sz, "AMD IBS cannot leave the kernel out: it needs kernel.perf_event_paranoid <= 1 (it is %d) or CAP_PERFMON",
+		snprintf(buf, sz,
+			 "AMD IBS cannot leave the kernel out: it needs kernel.perf_event_paranoid <= 1 (it is %d) or CAP_PERFMON",
 			 d->paranoid);
 		return buf;
 	}
 	if (!system_wide && d->kernel && d->kernel < (6 << 8 | 2)) {
-		snprintf(buf, sz, "AMD IBS samples a single task from kernel 6.2 on (this is %u.%u): record with -a",
+		snprintf(buf, sz,
+			 "AMD IBS samples a single task from kernel 6.2 on (this is %u.%u): record with -a",
 			 d->kernel >> 8, d->kernel & 0xff);
 		return buf;
 	}

@@ -1269,7 +1269,8 @@ static int dprof_replay__check_file(const char *path)
 		if (h.data.offset >= size || h.data.offset < h.size) {
 			pr_err("dprof: %s is truncated or damaged: its data section (%" PRIu64
 			       " bytes at byte %" PRIu64 ") starts past the end of the file (%"
-			       PRIu64 " bytes; recording interrupted or disk full?); re-record it\n",
+			       PRIu64
+			       " bytes; recording interrupted or disk full?); re-record it\n",
 			       path, (u64)h.data.size, (u64)h.data.offset, size);
 			goto out_err;
 		}
@@ -1290,8 +1291,8 @@ static int dprof_replay__check_file(const char *path)
 	     off += h.attr_size) {
 		if (pread(fd, &sec, sizeof(sec), off + h.attr_size - sizeof(sec)) !=
 		    (ssize_t)sizeof(sec) || sec.offset > size || sec.size > size - sec.offset) {
-			pr_err("dprof: %s is damaged: the ids of its event attribute at byte %" PRIu64
-			       " lie past the end of the file\n", path, off);
+			pr_err("dprof: %s is damaged: the ids of its event attribute at byte %"
+			       PRIu64 " lie past the end of the file\n", path, off);
 			goto out_err;
 		}
 	}
