@@ -36,26 +36,27 @@ const char *dprof_test__type_name(const struct dprof_type *t, struct strbuf *sb)
 u64 dprof_test__sizeof(const struct dprof_type *t);
 
 /* TEST_ASSERT_EQUAL() for u64 and strings: print both values */
+static inline bool dprof_test__eq_u64(const char *file, int line, const char *text,
+				      u64 val, u64 exp)
+{
+	if (val != exp)
+		pr_debug("FAILED %s:%d %s (%#" PRIx64 " != %#" PRIx64 ")\n",
+			 file, line, text, val, exp);
+	return val == exp;
+}
+
+static inline bool dprof_test__streq(const char *file, int line, const char *text,
+				     const char *val, const char *exp)
+{
+	if (strcmp(val, exp))
+		pr_debug("FAILED %s:%d %s (\"%s\" != \"%s\")\n", file, line, text, val, exp);
+	return !strcmp(val, exp);
+}
+
 #define DPROF_TEST_EQ_U64(text, val, expected)				\
-do {									\
-	u64 __val = (val), __exp = (expected);				\
-									\
-	if (__val != __exp) {						\
-		pr_debug("FAILED %s:%d %s (%#" PRIx64 " != %#" PRIx64 ")\n", \
-			 __FILE__, __LINE__, text, __val, __exp);	\
-		return TEST_FAIL;					\
-	}								\
-} while (0)
+	TEST_ASSERT_VAL(text, dprof_test__eq_u64(__FILE__, __LINE__, text, val, expected))
 
 #define DPROF_TEST_STREQ(text, val, expected)				\
-do {									\
-	const char *__val = (val), *__exp = (expected);			\
-									\
-	if (strcmp(__val, __exp)) {					\
-		pr_debug("FAILED %s:%d %s (\"%s\" != \"%s\")\n",	\
-			 __FILE__, __LINE__, text, __val, __exp);	\
-		return TEST_FAIL;					\
-	}								\
-} while (0)
+	TEST_ASSERT_VAL(text, dprof_test__streq(__FILE__, __LINE__, text, val, expected))
 
 #endif /* __PERF_TESTS_DPROF_H */

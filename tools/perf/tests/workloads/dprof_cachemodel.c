@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf test -w dprof_cachemodel SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD PLATFORM OUT [STEPS [MINLAT]]
+ * perf test -w dprof_cachemodel SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD PLATFORM OUT
+ *	[STEPS [MINLAT]]
  *
  * Runs a planted scenario on the dprof machine model (tests/dprof/model.c)
  * and writes what a memory-sampling PMU and the kmem tracepoints would
@@ -188,7 +189,8 @@ enum dcm_evsel {
 /* include/trace/events/kmem.h of 6.12 with kernel-patches/0001, on x86_64 */
 #define DCM_GFP_PRINT \
 	"(REC->gfp_flags) ? __print_flags(REC->gfp_flags, \"|\", " \
-	"{(unsigned long)(((gfp_t)(0x400u|0x800u)) | ((gfp_t)0x40u) | ((gfp_t)0x80u)), \"GFP_KERNEL\"}, " \
+	"{(unsigned long)(((gfp_t)(0x400u|0x800u)) | ((gfp_t)0x40u) | ((gfp_t)0x80u)), " \
+	"\"GFP_KERNEL\"}, " \
 	"{(unsigned long)((gfp_t)0x20u | ((gfp_t)0x800u)), \"GFP_ATOMIC\"}, " \
 	"{(unsigned long)((gfp_t)0x800u), \"GFP_NOWAIT\"}, " \
 	"{(unsigned long)((gfp_t)0x100u), \"__GFP_ZERO\"}) : \"none\""
@@ -215,9 +217,10 @@ static const char dcm_fmt_alloc[] =
 	"\tfield:bool accounted;\toffset:52;\tsize:1;\tsigned:0;\n"
 	"\tfield:__data_loc char[] name;\toffset:56;\tsize:4;\tsigned:0;\n"
 	"\n"
-	"print fmt: \"call_site=%pS ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%s node=%d accounted=%s name=%s\", "
-	"(void *)REC->call_site, REC->ptr, REC->bytes_req, REC->bytes_alloc, "
+	"print fmt: \"call_site=%pS ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%s node=%d accounted=%s name=%s\", (void *)REC->call_site, REC->ptr, REC->bytes_req, REC->bytes_alloc, "
 	DCM_GFP_PRINT ", REC->node, REC->accounted ? \"true\" : \"false\", __get_str(name)\n";
+
+#define DCM_FREE_PRINT "print fmt: \"call_site=%pS ptr=%p name=%s\", (void *)REC->call_site, REC->ptr, __get_str(name)\n"
 
 static const char dcm_fmt_free[] =
 	"name: kmem_cache_free\n"
@@ -226,7 +229,7 @@ static const char dcm_fmt_free[] =
 	DCM_FIELDS_SITE_PTR
 	"\tfield:__data_loc char[] name;\toffset:24;\tsize:4;\tsigned:0;\n"
 	"\n"
-	"print fmt: \"call_site=%pS ptr=%p name=%s\", (void *)REC->call_site, REC->ptr, __get_str(name)\n";
+	DCM_FREE_PRINT;
 
 static const char dcm_header_page[] =
 	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
@@ -1191,16 +1194,19 @@ static int dcm__truth(struct dcm *d, const struct dprof_model *m,
 	free(name);
 	if (!fp)
 		return -errno;
-	fprintf(fp, "# dprof cache model: scenario %s seed %u cpus %u l1 %llu 4-way 64B l2 %llu 8-way period %u steps %u %s\n",
+	fprintf(fp,
+		"# dprof cache model: scenario %s seed %u cpus %u l1 %llu 4-way 64B l2 %llu 8-way period %u steps %u %s\n",
 		dprof_model_scenario__name(sc), m->p.seed, m->p.nr_cpus,
 		(unsigned long long)m->p.cache_size,
 		(unsigned long long)m->geom_l2.size, m->p.period, m->p.steps,
 		dcm_platform_name[d->plat]);
-	fprintf(fp, "# model samples %llu; written: ibs non-memory ops %llu, pebs loads/spe ops below ldlat %llu (not written)\n",
+	fprintf(fp,
+		"# model samples %llu; written: ibs non-memory ops %llu, pebs loads/spe ops below ldlat %llu (not written)\n",
 		(unsigned long long)m->nr_samples,
 		(unsigned long long)d->nr_non_mem,
 		(unsigned long long)d->nr_below_ldlat);
-	fprintf(fp, "# type planted samples misses true_sharing false_sharing conflict capacity cold l2 peer peer_hitm dram\n");
+	fprintf(fp,
+		"# type planted samples misses true_sharing false_sharing conflict capacity cold l2 peer peer_hitm dram\n");
 	for (i = 0; i < m->nr_types; i++) {
 		const struct dcm_type_truth *tr = &d->truth[i];
 		const struct dprof_model_type *t = &m->types[i];
@@ -1233,7 +1239,8 @@ static int dprof_cachemodel(int argc, const char **argv)
 	u32 cpu;
 
 	if (argc < 7) {
-		fprintf(stderr, "usage: perf test -w %s SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD PLATFORM OUT [STEPS [MINLAT]]\n"
+		fprintf(stderr,
+			"usage: perf test -w %s SCENARIO SEED NR_CPUS CACHE_SIZE PERIOD PLATFORM OUT [STEPS [MINLAT]]\n"
 			"  SCENARIO: true_sharing false_sharing conflict capacity mixed\n"
 			"  PLATFORM: zen2, ibs|zen4, pebs|skx, spr, adl, spe, spev2\n",
 			__func__);
@@ -1260,7 +1267,8 @@ static int dprof_cachemodel(int argc, const char **argv)
 	if (sc < 0 || plat < 0 || !p.nr_cpus || (plat == DCM_ADL && p.nr_cpus < 2) ||
 	    p.nr_cpus > DPROF_MODEL_MAX_CPUS || !p.period || !p.steps ||
 	    p.cache_size < 4096 || (p.cache_size & (p.cache_size - 1))) {
-		fprintf(stderr, "%s: bad arguments (1..%d CPUs, 2 for adl, a power-of-two cache of >= 4096 bytes)\n",
+		fprintf(stderr,
+			"%s: bad arguments (1..%d CPUs, 2 for adl, a power-of-two cache of >= 4096 bytes)\n",
 			__func__, DPROF_MODEL_MAX_CPUS);
 		return 1;
 	}

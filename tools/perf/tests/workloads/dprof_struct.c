@@ -17,18 +17,18 @@ struct dprof_hot {
 	char		pad2[20];
 	void		*next;		/* 0x38 */
 	long		cold[8];	/* 0x40 */
-} __attribute__((aligned(64)));
+} __aligned(64);
 
 static struct dprof_hot dprof_hot = {
 	/* to have this in the data section */
 	.cold[0] = 1,
 };
 
-static volatile sig_atomic_t done;
+static sig_atomic_t done;
 
 static void sighandler(int sig __maybe_unused)
 {
-	done = 1;
+	WRITE_ONCE(done, 1);
 }
 
 static int dprof_struct(int argc, const char **argv)
@@ -42,7 +42,7 @@ static int dprof_struct(int argc, const char **argv)
 	signal(SIGALRM, sighandler);
 	alarm(sec);
 
-	while (!done) {
+	while (!READ_ONCE(done)) {
 		dprof_hot.hits++;
 		dprof_hot.refcount += dprof_hot.hits & 1;
 		if ((++i & 0xffff) == 0) {

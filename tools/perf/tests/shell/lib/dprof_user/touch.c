@@ -47,12 +47,12 @@ struct delta {
 	long	pad[7];
 };
 
-static volatile sig_atomic_t done;
+static sig_atomic_t done;	/* set by a signal: read and written atomically */
 
 static void stop(int sig)
 {
 	(void)sig;
-	done = 1;
+	__atomic_store_n(&done, 1, __ATOMIC_RELAXED);
 }
 
 static unsigned long rnd(unsigned long *x)
@@ -113,7 +113,7 @@ static void items(unsigned long n, int skewed)
 	struct item *v = map(n, sizeof(*v));
 	unsigned long x = 88172645463325252UL, hot = n / 100 ?: 1;
 
-	while (!done) {
+	while (!__atomic_load_n(&done, __ATOMIC_RELAXED)) {
 		unsigned long r = rnd(&x);
 
 		if (skewed && (r & 1))
@@ -134,7 +134,7 @@ static void types(unsigned long n, int factor)
 	unsigned long x = 88172645463325252UL;
 	int i;
 
-	while (!done) {
+	while (!__atomic_load_n(&done, __ATOMIC_RELAXED)) {
 		for (i = 0; i < factor; i++)
 			touch_alpha(&a[rnd(&x) % n]);
 		touch_beta(&b[rnd(&x) % n]);
