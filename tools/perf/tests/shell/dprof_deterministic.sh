@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: the same recording gives the same report, run after run
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: the same recording gives the same report, run after run
 #
 # Build a program and a library that each have a "struct worker" of their
 # own layout, with more types whose rows tie or share a name, record it

@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: diff of two recordings with a planted difference
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: diff of two recordings with a planted difference
 #
 # Recording A runs the datasym workload (hot static 'buf1'), recording B
 # the dprof_struct workload (hot static 'dprof_hot').  perf dprof diff

@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: diff ranks by evidence, and tells a change from noise
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: diff ranks by evidence, and tells a change from noise
 #
 # touch.c touches four types of 1,000 objects each; run B touches struct
 # alpha twice as often.  Two recordings of the same run must show no

@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: the man page documents every option, renders without warnings
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: the man page documents every option, renders without warnings
 #
 # For each subcommand with options (record, report, diff), the long options
 # 'perf dprof <sub> -h' lists must be exactly the ones its '<SUB> OPTIONS'

@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: objects touched, estimated from samples, against the truth
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: objects touched, estimated from samples, against the truth
 #
 # touch.c touches N objects of one type (an anonymous mapping, no
 # allocator call: the objects are counted by their address, with no

@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: data flow of sk_buffs handed between CPUs in a patched guest (exclusive)
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: data flow of sk_buffs handed between CPUs in a patched guest (exclusive)
 #
 # The DProf paper's data flow view shows where an object moves to another
 # CPU (§3.4, figure 2).  Boot the guest kernel built with kernel-patches/

@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: guest object lifetimes that end in kfree_rcu() (exclusive)
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: guest object lifetimes that end in kfree_rcu() (exclusive)
 #
 # An object handed to kfree_rcu() is dead for its user at the call; the
 # slab allocator frees it a grace period later, in a batch (kfree_bulk(),

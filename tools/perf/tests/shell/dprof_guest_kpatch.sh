@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: patched guest kernel names caches on alloc (exclusive)
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: patched guest kernel names caches on alloc (exclusive)
 #
 # Boot the guest kernel built with kernel-patches/ (the perf dprof slab
 # series) under QEMU, record kmem:kmem_cache_alloc system wide while a

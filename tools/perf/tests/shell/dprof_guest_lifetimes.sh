@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: guest object lifetimes through bulk and recycling paths (exclusive)
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: guest object lifetimes through bulk and recycling paths (exclusive)
 #
 # Boot a test kernel under QEMU and record, system-wide, a workload whose
 # objects take the paths that bypass the per-object slab events:

@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: a watch on a merged slab cache says so (exclusive)
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: a watch on a merged slab cache says so (exclusive)
 #
 # With slab merging, caches of one size and flags share one kmem_cache:
 # the watch_id of each is the shared cache's, so a watch follows the

@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: one sk_buff history = one sk_buff lifetime (exclusive)
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: one sk_buff history = one sk_buff lifetime (exclusive)
 #
 # The networking stack recycles sk_buffs without the slab allocator: the
 # per-CPU caches (napi_skb_cache_put/get, and skb_attempt_defer_free(),

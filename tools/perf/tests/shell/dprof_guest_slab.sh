@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: guest kernel slab cache profile (exclusive)
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: guest kernel slab cache profile (exclusive)
 #
 # Boot a test kernel under QEMU, hammer file open/close on every CPU while
 # 'perf dprof record -a' runs, and check that the data profile puts the

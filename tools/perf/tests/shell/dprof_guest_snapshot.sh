@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: guest objects allocated before recording (exclusive)
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: guest objects allocated before recording (exclusive)
 #
 # Boot a test kernel under QEMU.  Open files before 'perf dprof record -a'
 # starts and read them while it runs: their struct file objects were

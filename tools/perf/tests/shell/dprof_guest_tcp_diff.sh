@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: diff of 50 against 500 TCP connections in a guest
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: diff of 50 against 500 TCP connections in a guest
 #
 # The DProf paper's use of the diff view (5.2): the same number of small
 # messages over 50 and then over 500 loopback TCP connections

@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: slab watch histories in a patched guest (exclusive)
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: slab watch histories in a patched guest (exclusive)
 #
 # Boot the guest kernel built with kernel-patches/ and CONFIG_SLAB_WATCH=y
 # under QEMU, run 'perf dprof record -a --watch=filp:0/8' while one bash

@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: who may open the slab_watch PMU, and what it tells (exclusive)
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: who may open the slab_watch PMU, and what it tells (exclusive)
 #
 # The slab_watch PMU (kernel-patches/0004) is a kernel interface: boot the
 # guest and check that

@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: record --watch-histories stops at the target (exclusive)
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: record --watch-histories stops at the target (exclusive)
 #
 # Boot the guest kernel built with kernel-patches/ and CONFIG_SLAB_WATCH=y
 # under QEMU and run 'perf dprof record -a --watch=filp:0/8

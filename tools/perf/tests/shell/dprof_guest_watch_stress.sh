@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: slab watch alloc/free storm in a patched guest (exclusive)
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: slab watch alloc/free storm in a patched guest (exclusive)
 #
 # Stress the slab_watch PMU (kernel-patches/0004): in a 2-CPU guest, churn
 # filp, names_cache and vm_area_struct objects on both CPUs (opens, path

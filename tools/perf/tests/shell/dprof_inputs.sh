@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: foreign and damaged perf.data files
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: foreign and damaged perf.data files
 #
 # A PEBS load-latency recording from another machine must be decoded
 # (levels, latency) even though nothing resolves here; a file cut in its

@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: report --json parses and agrees with --stdio on the same file
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: report --json parses and agrees with --stdio on the same file
 #
 # A recording synthesized as an AMD IBS machine would write it ('perf test
 # -w dprof_cachemodel'): for the profile, classify and workingset views,

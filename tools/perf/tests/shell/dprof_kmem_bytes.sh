@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: kmem tracepoint records carry no memory-sample fields
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: kmem tracepoint records carry no memory-sample fields
 #
 # perf dprof record passes -W -d (perf mem's flags) for the memory PMU's
 # events; the kmem tracepoints recorded with them must not carry ADDR,

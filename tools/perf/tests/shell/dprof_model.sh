@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: miss classes of synthesized IBS and PEBS recordings vs ground truth
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: miss classes of synthesized IBS and PEBS recordings vs ground truth
 #
 # 'perf test -w dprof_cachemodel' runs a planted scenario on a model of a
 # small multi-CPU machine and writes what an AMD IBS op or an Intel PEBS

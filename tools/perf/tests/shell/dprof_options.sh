@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: bad options get one clear line and a non-zero exit
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: bad options get one clear line and a non-zero exit
 #
 # Each bad option of record, report and diff must fail before anything is
 # recorded or reported: a non-zero exit, a "dprof:" line naming the option

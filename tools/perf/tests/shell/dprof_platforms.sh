@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: per-platform memory-PMU recordings, report vs perf script level by level
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: per-platform memory-PMU recordings, report vs perf script level by level
 #
 # 'perf test -w dprof_cachemodel' writes, for AMD Zen 2 and Zen 4 IBS,
 # Intel Skylake-SP, Sapphire Rapids ({mem-loads-aux,mem-loads} group) and

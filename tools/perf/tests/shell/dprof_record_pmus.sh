@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: record's command line for IBS, PEBS, hybrid and SPE machines (sysfs fixtures)
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: record's command line for IBS, PEBS, hybrid and SPE machines (sysfs fixtures)
 #
 # The perf record command line of 'perf dprof record' is a function of the
 # machine's PMUs (sysfs), CPU vendor (/proc/cpuinfo), CPU count and

@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: the patch series apply to a pristine tree
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: the patch series apply to a pristine tree
 #
 # Runs scripts/make-series.sh of the perf dprof repository into a temporary
 # directory (without checkpatch) and checks that:

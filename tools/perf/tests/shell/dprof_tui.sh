@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: TUI browser views driven under tmux
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: TUI browser views driven under tmux
 #
 # Record the dprof_struct workload (a global struct dprof_hot with two hot
 # members), open 'perf dprof report' in a tmux pane of a fixed size, and

@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: operand typings kept between reports give the same report
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: operand typings kept between reports give the same report
 #
 # Record a program and a library with DWARF (the twins of the deterministic
 # test) with the software sampler and report it into an empty

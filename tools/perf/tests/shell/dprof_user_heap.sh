@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: user heap objects from the allocator's uprobes
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: user heap objects from the allocator's uprobes
 #
 # A program allocates nodes of one struct from one function, touches them,
 # frees one and allocates it again (the same address, with glibc's

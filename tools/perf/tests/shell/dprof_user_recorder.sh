@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: user heap objects from the allocator recorder preloaded into the workload
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: user heap objects from the allocator recorder preloaded into the workload
 #
 # For a workload it launches, perf dprof record preloads its allocator
 # recorder rather than placing uprobes: the report must give the heap rows

@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: two programs with the same code address, each its own type
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: two programs with the same code address, each its own type
 #
 # Build one program twice without PIE, its struct and hot function named
 # differently each time (struct sc_alpha, struct sc_beta), so that the

@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: user-space global struct and its members
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: user-space global struct and its members
 #
 # Record the dprof_struct workload (a global struct with two hot members)
 # with the software sampler and check that the data profile names the

@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: user programs typed at least as perf report --sort type does
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: user programs typed at least as perf report --sort type does
 #
 # Build small programs of known layout with -g -fno-inline (heap structs
 # in a hash table, a heap array of structs with a struct on the stack, C++

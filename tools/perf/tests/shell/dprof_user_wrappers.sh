@@ -1,6 +1,6 @@
 #!/bin/bash
-# perf dprof: user heap types through wrappers, pools and arenas
 # SPDX-License-Identifier: GPL-2.0
+# perf dprof: user heap types through wrappers, pools and arenas
 #
 # Real programs allocate through wrappers around malloc and carve objects
 # out of bigger blocks.  A program allocates three struct types through a
