@@ -75,6 +75,8 @@ cd "$src"
 for f in $( (cd "$REPO" && sed -n 's|^--- a/||p' $allpatches /dev/null) | sed 's/\t.*//' | sort -u); do
 	[ ! -f "$f" ] || cp --parents "$f" "$work/"	# else made by a patch
 done
+# the tools commits add a MAINTAINERS entry (scripts/series/*.maintainers)
+[ ! -f MAINTAINERS ] || cp MAINTAINERS "$work/"
 version=$(make -s -C "$src" kernelversion 2>/dev/null || echo unknown)
 cd "$work"
 git init -q -b base .
@@ -162,6 +164,71 @@ stage_builds() {
 	done
 }
 
+# maint_entry SPEC GROUP: the MAINTAINERS entry of SPEC (a series'
+# N-name.maintainers) with the F: lines of the commits up to GROUP, sorted
+maint_entry() {
+	grep -v '^#' "$1" | awk -v upto="$2" '
+		/^F:/ { if ($3 <= upto) f[++n] = "F:\t" $2; next }
+		{ print }
+		END {
+			for (i = 1; i <= n; i++)	# insertion sort: few lines
+				for (j = i; j > 1 && f[j - 1] > f[j]; j--) {
+					t = f[j]; f[j] = f[j - 1]; f[j - 1] = t
+				}
+			for (i = 1; i <= n; i++)
+				print f[i]
+		}'
+}
+
+# maint_update SPEC GROUP: write that entry into MAINTAINERS, in its place
+# among the entries sorted by title, replacing the one of an earlier commit
+maint_update() {
+	local entry title
+	entry=$(maint_entry "$1" "$2")
+	title=$(head -1 <<<"$entry")
+	awk -v title="$title" -v entry="$entry" '
+		{ line[++n] = $0 }
+		END {
+			# an entry: its title after an empty line, then "X:\t" lines,
+			# up to an empty line
+			for (i = 1; i <= n; i++) {
+				if (line[i] == title && line[i - 1] == "") {
+					while (i <= n && line[i] != "")
+						i++
+					continue	# the old entry and its empty line
+				}
+				if (!done && line[i - 1] == "" && line[i + 1] ~ /^[A-Z]:\t/ &&
+				    toupper(line[i]) > toupper(title)) {
+					print entry
+					print ""
+					done = 1
+				}
+				print line[i]
+			}
+		}' MAINTAINERS > MAINTAINERS.tmp
+	mv MAINTAINERS.tmp MAINTAINERS
+	grep -qxF "$title" MAINTAINERS || die "no place for the entry $title in MAINTAINERS"
+}
+
+# maint_check SPEC GROUP FILES...: each file matches an F: line of the
+# commits up to GROUP
+maint_check() {
+	local spec=$1 group=$2 f pat ok
+	shift 2
+	for f in "$@"; do
+		ok=0
+		for pat in $(maint_entry "$spec" "$group" | sed -n 's/^F:\t//p'); do
+			case $pat in
+			*/) [[ $f == "$pat"* ]] && ok=1 ;;
+			*) # shellcheck disable=SC2053
+			   [[ $f == $pat && ${f%/*} == "${pat%/*}" ]] && ok=1 ;;
+			esac
+			[ $ok = 0 ] || break
+		done
+		[ $ok = 1 ] || die "$f matches no F: line of $spec up to $group"
+	done
+}
+
 # Our files in the commits of scripts/series/NN-*.txt, with the hook patches
 # $* (applied to the work tree, not committed) in the commit of their files.
 commit_tools() {
@@ -188,6 +255,13 @@ commit_tools() {
 			case " $builds " in *" $f "*) ;; *) add+=("$f") ;; esac
 		done
 		[ ${#add[@]} = 0 ] || git add -- "${add[@]}"
+		if [ -f "$maint_spec" ] && grep -q "^F:.*[[:space:]]$g\$" "$maint_spec"; then
+			# shellcheck disable=SC2046
+			maint_check "$maint_spec" "$g" $(for f in ${files[$g]}; do
+				grep -qxF "$f" <<<"$ours" && echo "$f"; done)
+			maint_update "$maint_spec" "$g"
+			git add MAINTAINERS
+		fi
 		stage_builds
 		git diff --cached --quiet && continue
 		git commit -q -s -F "$msg" || die "cannot commit $g"
@@ -247,6 +321,7 @@ for l in $lists; do
 			am "$p" "in $name"
 		fi
 	done
+	maint_spec=${l%.list}.maintainers
 	# shellcheck disable=SC2086
 	[ $tools = 0 ] || commit_tools $hooks
 
