@@ -38,12 +38,13 @@ err=0
 hot=$(grep -E '^  struct dprof_hot +static dprof_hot' "${tmp}/out")
 buf=$(grep -E 'static buf1 ' "${tmp}/out")
 # columns after the two names: A% B% Delta
-read -r a b d <<<"$(echo "$hot" | grep -oE '[-+ ][0-9]+\.[0-9]+%? +[0-9]+\.[0-9]+% +[-+][0-9]+\.[0-9]+' | tr -d '%')"
+cols_re='[-+ ][0-9]+\.[0-9]+%? +[0-9]+\.[0-9]+% +[-+][0-9]+\.[0-9]+'
+read -r a b d <<<"$(echo "$hot" | grep -oE "$cols_re" | tr -d '%')"
 if [ -z "$hot" ] || [ "${a%.*}" != 0 ] || [ "${b%.*}" -lt 10 ]; then
 	echo "dprof diff test [Failed: dprof_hot should go from 0% to >= 10%: '$hot']"
 	err=1
 fi
-read -r a b d <<<"$(echo "$buf" | grep -oE '[-+ ][0-9]+\.[0-9]+%? +[0-9]+\.[0-9]+% +[-+][0-9]+\.[0-9]+' | tr -d '%')"
+read -r a b d <<<"$(echo "$buf" | grep -oE "$cols_re" | tr -d '%')"
 if [ -z "$buf" ] || [ "${a%.*}" -lt 10 ] || [ "${b%.*}" != 0 ]; then
 	echo "dprof diff test [Failed: buf1 should go from >= 10% to 0%: '$buf']"
 	err=1

@@ -52,10 +52,12 @@ for t in types + changed["types"]:
         if side and not side["share_lo"] <= side["share"] <= side["share_hi"]:
             bad.append("%s: share %s outside its interval" % (t["type"], side["share"]))
 top = changed["types"][0]
-alpha = [t for t in changed["types"] if t["type"] == "struct alpha" and t["A"] and t["A"]["objects"]]
+alpha = [t for t in changed["types"]
+         if t["type"] == "struct alpha" and t["A"] and t["A"]["objects"]]
 if alpha:
     a = alpha[0]
-    print("dprof diff evidence test: alpha twice as often: share %.2f%% -> %.2f%%, z %+.1f, first: %s"
+    print("dprof diff evidence test: alpha twice as often: "
+          "share %.2f%% -> %.2f%%, z %+.1f, first: %s"
           % (a["A"]["share"], a["B"]["share"], a["z"], top["type"]))
 if top["type"] != "struct alpha" or not top["significant"] or top["z"] <= 0:
     bad.append("alpha twice as often: first is %s (z %+.1f, significant %s)"

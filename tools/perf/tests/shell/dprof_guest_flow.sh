@@ -62,9 +62,12 @@ dprof_guest_ran w.data \
 # unlinks it with skb_unlink() from unix_stream_read_generic() and frees
 # it with consume_skb() -> kfree_skbmem() -> kmem_cache_free().
 alloc_fn='(__alloc_skb|alloc_skb_with_frags|sock_alloc_send_pskb)'
-send_fn='(__alloc_skb|skb_queue_tail|__skb_queue_tail|unix_stream_sendmsg|skb_put|skb_copy_datagram_from_iter)'
-recv_fn='(skb_unlink|__skb_unlink|unix_stream_read_generic|unix_stream_recvmsg|unix_stream_read_actor|consume_skb)'
-free_fn='(unix_stream_read_generic|unix_stream_recvmsg|consume_skb|__kfree_skb|kfree_skbmem|skb_unlink)'
+send_fn='(__alloc_skb|skb_queue_tail|__skb_queue_tail|unix_stream_sendmsg|skb_put|'
+send_fn+='skb_copy_datagram_from_iter)'
+recv_fn='(skb_unlink|__skb_unlink|unix_stream_read_generic|unix_stream_recvmsg|'
+recv_fn+='unix_stream_read_actor|consume_skb)'
+free_fn='(unix_stream_read_generic|unix_stream_recvmsg|consume_skb|__kfree_skb|kfree_skbmem|'
+free_fn+='skb_unlink)'
 
 perf dprof report --stdio -i "${job}/w.data" -k "$DPROF_VMLINUX" --view=flow \
 	--type=skbuff_head_cache --graph="${job}/flow.dot" > "${job}/flow.txt" \

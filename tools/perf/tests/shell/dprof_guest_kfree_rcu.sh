@@ -76,7 +76,12 @@ did=$(sed -n 's/^workload: .* add\/del \([0-9]*\)$/\1/p' "${job}/workload.out")
 "$perf_bin" script -i "${job}/e.data" -F tid,time,event,trace 2> /dev/null > "${job}/script.txt"
 awk -v pid="${pid:-0}" '
 function t(s) { sub(/:$/, "", s); return s + 0 }
-function field(k,   i) { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
+function field(k,   i) {
+	for (i = 1; i <= NF; i++)
+		if (index($i, k "=") == 1)
+			return substr($i, length(k) + 2)
+	return ""
+}
 /kmem:kmem_cache_alloc:/ && / name=eventpoll_epi/ && $1 == pid { a[field("ptr")] = t($2); nalloc++ }
 /kmem:kfree_rcu:/ { nrcu_all++ }
 /kmem:kfree_rcu:/ && / name=eventpoll_epi/ && $1 == pid {
@@ -93,13 +98,16 @@ END {
 }' "${job}/script.txt" > "${job}/counts"
 read -r nalloc nrcu nrcu_all nlife life min max nbatch nother late bmin < "${job}/counts"
 [ "$nrcu" = "${did:-x}" ] ||
-	fail "perf script: $nrcu kmem:kfree_rcu events of eventpoll_epi from the workload, it did $did epoll_ctl(DEL)"
+	fail "perf script: $nrcu kmem:kfree_rcu events of eventpoll_epi from the workload, it did" \
+	     "$did epoll_ctl(DEL)"
 [ "$nlife" = "$nrcu" ] && [ "$nalloc" = "$nrcu" ] ||
-	fail "perf script: $nalloc eventpoll_epi allocations, $nrcu kfree_rcu, $nlife of objects it allocated"
+	fail "perf script: $nalloc eventpoll_epi allocations, $nrcu kfree_rcu, $nlife of objects" \
+	     "it allocated"
 # the batches: in another task, after a grace period; the last may still
 # be pending when the recording stops
 [ $((nbatch * 10)) -ge $((nrcu * 9)) ] && [ "$nother" = "$nbatch" ] ||
-	fail "perf script: $nbatch of $nrcu objects freed by a batch ($nother in another task than the workload)"
+	fail "perf script: $nbatch of $nrcu objects freed by a batch ($nother in another task" \
+	     "than the workload)"
 
 if ! "$perf_bin" dprof report --stdio -i "${job}/e.data" --vmlinux "$DPROF_VMLINUX" \
 		> "${job}/report.txt" 2> "${job}/report.err"; then
@@ -108,10 +116,12 @@ if ! "$perf_bin" dprof report --stdio -i "${job}/e.data" --vmlinux "$DPROF_VMLIN
 fi
 rep_rcu=$(sed -n 's/^# kfree_rcu: \([0-9]*\) objects.*/\1/p' "${job}/report.txt")
 [ "${rep_rcu:-none}" = "$nrcu_all" ] ||
-	fail "report: ${rep_rcu:-no} kfree_rcu objects, perf script has $nrcu_all kmem:kfree_rcu events"
+	fail "report: ${rep_rcu:-no} kfree_rcu objects, perf script has $nrcu_all kmem:kfree_rcu" \
+	     "events"
 life_line=$(grep -m1 '^# lifetimes:' "${job}/report.txt")
 unknown=$(echo "$life_line" | sed -n 's/.* \([0-9]*\) frees of unknown objects.*/\1/p')
-frees=$(sed -n 's/^# address set: kmem tracepoints, [0-9]* allocs, \([0-9]*\) frees.*/\1/p' "${job}/report.txt")
+frees=$(sed -n 's/^# address set: kmem tracepoints, [0-9]* allocs, \([0-9]*\) frees.*/\1/p' \
+	"${job}/report.txt")
 [ -n "$unknown" ] && [ -n "$frees" ] && [ $((unknown * 1000)) -le "$frees" ] ||
 	fail "frees of unknown objects: ${unknown:-none said} of ${frees:-?} ($life_line)"
 
@@ -130,25 +140,31 @@ awk '/^# path [0-9]+: / { n = $4 } /\(free\)/ && n {
 hist=$(awk '{ n += $1 } END { print n + 0 }' "${job}/frees")
 [ "$hist" -ge 1 ] ||
 	fail "no history of eventpoll_epi ending in a free ($nrcu objects)"
-bad=$(grep -vE '^[0-9]+ (ep_remove[a-z_]*|__ep_remove|ep_clear_and_put|do_epoll_ctl|__x64_sys_epoll_ctl) ' "${job}/frees")
+remove_fn='(ep_remove[a-z_]*|__ep_remove|ep_clear_and_put|do_epoll_ctl|__x64_sys_epoll_ctl)'
+bad=$(grep -vE "^[0-9]+ $remove_fn " "${job}/frees")
 [ -z "$bad" ] || fail "histories that end elsewhere than the kfree_rcu() caller: $bad"
 # every history's alloc -> free time is one of perf script's alloc ->
 # kfree_rcu times (between their least and greatest), below the least
 # alloc -> batched free time
 rep_life=$(awk '{ s += $1 * $3; n += $1 } END { printf "%.9f\n", n ? s / n : 0 }' "${job}/frees")
 # (0.1 ms slack: the paths view prints 10 ms and more as "16.5ms")
-awk -v lo="$min" -v hi="$max" -v b="$bmin" '$3 < lo - 0.0001 || $3 > hi + 0.0001 || $3 >= b { bad = 1 }
+awk -v lo="$min" -v hi="$max" -v b="$bmin" '
+	$3 < lo - 0.0001 || $3 > hi + 0.0001 || $3 >= b { bad = 1 }
 	END { exit bad }' "${job}/frees" ||
-	fail "history lifetimes $(cut -d' ' -f3 "${job}/frees" | paste -sd,)s; perf script: ${min}s to ${max}s to kfree_rcu, >= ${bmin}s to the batched free"
+	fail "history lifetimes $(cut -d' ' -f3 "${job}/frees" | paste -sd,)s; perf script:" \
+	     "${min}s to ${max}s to kfree_rcu, >= ${bmin}s to the batched free"
 
 if [ $err -ne 0 ]; then
 	cat "${job}/vm.log" "${job}/record.err" "${job}/report.err"
 	head -n 25 "${job}/report.txt"
 	head -n 40 "${job}/paths.txt"
 else
-	echo "eventpoll_epi: $did epoll_ctl add/del, $nrcu kfree_rcu (alloc -> kfree_rcu ${min}s..${max}s, mean ${life}s);" \
-	     "$nbatch freed by RCU batches ${late}s after kfree_rcu on average (alloc -> batched free >= ${bmin}s);" \
-	     "$hist histories end at $(cut -d' ' -f2 "${job}/frees" | sort -u | paste -sd,), lifetime ${rep_life}s"
+	echo "eventpoll_epi: $did epoll_ctl add/del, $nrcu kfree_rcu (alloc -> kfree_rcu" \
+	     "${min}s..${max}s, mean ${life}s);" \
+	     "$nbatch freed by RCU batches ${late}s after kfree_rcu on average (alloc -> batched" \
+	     "free >= ${bmin}s);" \
+	     "$hist histories end at $(cut -d' ' -f2 "${job}/frees" | sort -u | paste -sd,)," \
+	     "lifetime ${rep_life}s"
 	grep -m1 '^# kfree_rcu:' "${job}/report.txt"
 	echo "$life_line"
 	echo "dprof guest kfree_rcu test [Success]"

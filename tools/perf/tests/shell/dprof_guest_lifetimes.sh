@@ -80,7 +80,8 @@ dprof_guest_run "$DPROF_KERNEL" 300 '
 [ "$(nproc)" -ge 2 ] || exit 3
 [ -d /sys/kernel/tracing/events/kmem/mempool_put ] || exit 4
 ip link set lo up 2> /dev/null || exit 5
-"$PERF_GUEST" dprof record -a --no-heap -m 32M -o /tmp/perf.data -- python3 /mnt/workload.py '"$secs"' 2> /mnt/record.err || exit
+"$PERF_GUEST" dprof record -a --no-heap -m 32M -o /tmp/perf.data -- \
+	python3 /mnt/workload.py '"$secs"' 2> /mnt/record.err || exit
 cp /tmp/perf.data /mnt/perf.data
 '
 dprof_guest_ran perf.data "3:guest has one CPU" \
@@ -101,9 +102,11 @@ if [ -n "$sites" ] && command -v addr2line > /dev/null; then
 		     grep -cE '^(mt_alloc_bulk|mas_alloc_nodes)$')
 fi
 bulk_allocs=0
-[ "$bulk_sites" -gt 0 ] && bulk_allocs=$(grep -c 'kmem:kmem_cache_alloc:.*name=maple_node' "${job}/script.txt")
+[ "$bulk_sites" -gt 0 ] &&
+	bulk_allocs=$(grep -c 'kmem:kmem_cache_alloc:.*name=maple_node' "${job}/script.txt")
 skb_puts=$(grep -cE 'kmem:mempool_put:.*name=skbuff_head_cache' "${job}/script.txt")
-[ "$bulk_sites" -gt 0 ] || fail "no maple_node kmem_cache_alloc event from the maple tree's bulk allocation"
+[ "$bulk_sites" -gt 0 ] ||
+	fail "no maple_node kmem_cache_alloc event from the maple tree's bulk allocation"
 # perf record wrote records twice when the kernel added some while it read
 # the ring buffer (patches/perf/0038): the same allocation twice looked
 # like an allocation over a live object.  No two kmem records are alike.
@@ -119,7 +122,8 @@ fi
 life=$(grep -m1 '^# lifetimes:' "${job}/report.txt")
 unknown=$(echo "$life" | sed -n 's/.* \([0-9]*\) frees of unknown objects.*/\1/p')
 over=$(echo "$life" | sed -n 's/.* \([0-9]*\) allocations over a live object.*/\1/p')
-frees=$(sed -n 's/^# address set: kmem tracepoints, [0-9]* allocs, \([0-9]*\) frees.*/\1/p' "${job}/report.txt")
+frees=$(sed -n 's/^# address set: kmem tracepoints, [0-9]* allocs, \([0-9]*\) frees.*/\1/p' \
+	"${job}/report.txt")
 # near zero: an object freed while the snapshot is taken may be in no slab
 # of it (its slab went back to the page allocator first)
 [ -n "$unknown" ] && [ -n "$frees" ] && [ $((unknown * 1000)) -le "$frees" ] ||
@@ -133,7 +137,8 @@ if [ $err -ne 0 ]; then
 	cat "${job}/vm.log" "${job}/record.err"
 	head -n 20 "${job}/report.txt"
 else
-	echo "maple_node allocations traced: $bulk_allocs (bulk call sites: $bulk_sites); sk_buffs put aside by the per-CPU caches: $skb_puts"
+	echo "maple_node allocations traced: $bulk_allocs (bulk call sites: $bulk_sites);" \
+	     "sk_buffs put aside by the per-CPU caches: $skb_puts"
 	echo "$life"
 	grep -m1 '^# recycled:' "${job}/report.txt"
 	echo "dprof guest lifetimes test [Success]"

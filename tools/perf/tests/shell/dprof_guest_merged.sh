@@ -33,7 +33,8 @@ for c in *; do [ -L "$c" ] && echo "$(readlink "$c") $c"; done | sort > /mnt/lin
 merged=$(awk "{ n[\$1]++; if (!(\$1 in first)) first[\$1] = \$2 }
 	      END { for (t in n) if (n[t] > 1) print first[t] }" /mnt/links | sort | head -n 1)
 [ -n "$merged" ] || exit 4
-alone=$(for c in *; do [ -L "$c" ] || [ ! -f "$c/watch_id" ] || echo "$c"; done | grep -v "^:" | head -n 1)
+alone=$(for c in *; do [ -L "$c" ] || [ ! -f "$c/watch_id" ] || echo "$c"; done |
+	grep -v "^:" | head -n 1)
 [ -n "$alone" ] || exit 5
 echo "$merged" > /mnt/merged
 echo "$alone" > /mnt/alone
@@ -50,18 +51,21 @@ dprof_guest_ran rc "3:$DPROF_KERNEL: no slab_watch PMU (kernel-patches/ with CON
 merged=$(cat "${job}/merged")
 alone=$(cat "${job}/alone")
 target=$(awk -v c="$merged" '$2 == c { print $1 }' "${job}/links")
-others=$(awk -v t="$target" -v c="$merged" '$1 == t && $2 != c { print $2 }' "${job}/links" | head -n 4)
+others=$(awk -v t="$target" -v c="$merged" '$1 == t && $2 != c { print $2 }' "${job}/links" |
+	head -n 4)
 warning=$(grep "slab cache '$merged' is merged with" "${job}/$merged.err")
 if [ -z "$warning" ]; then
 	fail "no warning for merged cache $merged (with $(echo "$others" | paste -sd' '))"
 else
 	for o in $others; do
-		grep -qF "'$o'" <<< "$warning" || fail "the warning for $merged does not name $o: $warning"
+		grep -qF "'$o'" <<< "$warning" ||
+			fail "the warning for $merged does not name $o: $warning"
 	done
 fi
 ! grep -q "is merged with" "${job}/$alone.err" ||
 	fail "a warning for $alone, which is not merged: $(cat "${job}/$alone.err")"
-grep -q "^$alone rc=0" "${job}/rc" || fail "record on $alone: $(cat "${job}/rc" "${job}/$alone.err")"
+grep -q "^$alone rc=0" "${job}/rc" ||
+	fail "record on $alone: $(cat "${job}/rc" "${job}/$alone.err")"
 
 if [ $err -ne 0 ]; then
 	cat "${job}/vm.log" "${job}/rc"

@@ -190,7 +190,8 @@ rec udp python3 /mnt/udp.py "$SECS"
 rec unix "$PERF_GUEST" test -w dprof_handoff 20000 100
 rec tap python3 /mnt/tap.py "$SECS"
 ' NR_HIST="$nr_hist" SECS="$secs"
-dprof_guest_ran tap.data "3:$DPROF_KERNEL: no slab_watch PMU (kernel-patches/ with CONFIG_SLAB_WATCH=y)" \
+dprof_guest_ran tap.data \
+	"3:$DPROF_KERNEL: no slab_watch PMU (kernel-patches/ with CONFIG_SLAB_WATCH=y)" \
 	"4:$DPROF_KERNEL: no skbuff_head_cache" \
 	"5:$DPROF_KERNEL: no TUN or NET_NS (scripts/guest/dprof-guest.config)" \
 	"6:cannot bring the loopback interface up (ip from iproute2)"
@@ -209,7 +210,8 @@ steps() {
 
 # what sets up a new sk_buff (its first hits); after its first use, a
 # history that passes there again holds a second life
-init_fn='(__alloc_skb|__build_skb_around|__finalize_skb_around|__napi_build_skb|napi_build_skb|__napi_alloc_skb|napi_skb_cache_get|napi_get_frags|napi_reuse_skb)'
+init_fn='(__alloc_skb|__build_skb_around|__finalize_skb_around|__napi_build_skb|napi_build_skb|'
+init_fn+='__napi_alloc_skb|napi_skb_cache_get|napi_get_frags|napi_reuse_skb)'
 summary=
 for w in udp unix tap; do
 	perf dprof report --stdio -i "${job}/$w.data" -k "$DPROF_VMLINUX" --view=paths \
@@ -220,9 +222,8 @@ for w in udp unix tap; do
 		{ fail "$w: perf dprof report"; continue; }
 	# '# histories: F end in a free, O still open ..., C cut ...'
 	read -r total < <(sed -n 's/^# object histories: \([0-9]*\) .*/\1/p' "${job}/$w.paths")
-	read -r freed open cut < <(sed -n \
-		's/^# histories: \([0-9]*\) end in a free, \([0-9]*\) still open.*, \([0-9]*\) cut .*/\1 \2 \3/p' \
-		"${job}/$w.paths")
+	re='^# histories: \([0-9]*\) end in a free, \([0-9]*\) still open.*, \([0-9]*\) cut .*'
+	read -r freed open cut < <(sed -n "s/$re/\1 \2 \3/p" "${job}/$w.paths")
 	[ -n "${cut:-}" ] || { fail "$w: no '# histories:' line"; continue; }
 	[ "$cut" = 0 ] || fail "$w: $cut histories cut by an allocation without a free"
 	[ $((freed + open)) = "$total" ] ||
@@ -232,13 +233,19 @@ for w in udp unix tap; do
 	# (a free step without a call site, "free": an object that a cache
 	# took in bulk was handed out, kmem:mempool_get, before any put)
 	awk -v w="$w" '
-	$1 == "path" { if (n && last !~ /(\(free\)|^free)$/) bad = bad "; path " p " ends with " last
-		       p = $2; n = 0; next }
+	$1 == "path" {
+		if (n && last !~ /(\(free\)|^free)$/)
+			bad = bad "; path " p " ends with " last
+		p = $2; n = 0; next
+	}
 	{ n++; last = $0 }
 	n == 1 && !/\(alloc\)$/ { bad = bad "; path " p " starts with " $0 }
 	n > 1 && /\(alloc\)$/ { bad = bad "; path " p " allocates again at step " n ": " $0 }
-	END { if (n && last !~ /(\(free\)|^free)$/) bad = bad "; path " p " ends with " last
-	      if (bad) { print w ":" substr(bad, 2); exit 1 } }' "${job}/$w.steps" > "${job}/$w.bad" ||
+	END {
+		if (n && last !~ /(\(free\)|^free)$/)
+			bad = bad "; path " p " ends with " last
+		if (bad) { print w ":" substr(bad, 2); exit 1 }
+	}' "${job}/$w.steps" > "${job}/$w.bad" ||
 		fail "$(head -c 600 "${job}/$w.bad")"
 	# the sk_buff set up again after its first use (histories of such
 	# paths): a second life that the replay missed, or an emulator artefact
@@ -252,43 +259,59 @@ for w in udp unix tap; do
 		python3 "$(dirname "$0")"/lib/dprof_setup_hits.py skbuff_head_cache "^$init_fn$" \
 		"$DPROF_VMLINUX" > "${job}/$w.setup" ||
 		{ fail "$w: lib/dprof_setup_hits.py"; continue; }
-	read -r outside again artefacts setup_freed < <(sed -n \
-		's/^lives .* outside \([0-9]*\) again \([0-9]*\) artefacts \([0-9]*\) .* freed \([0-9]*\)$/\1 \2 \3 \4/p' \
+	re='^lives .* outside \([0-9]*\) again \([0-9]*\) artefacts \([0-9]*\) .* freed \([0-9]*\)$'
+	read -r outside again artefacts setup_freed < <(sed -n "s/$re/\1 \2 \3 \4/p" \
 		"${job}/$w.setup")
 	# the report drops false hits (their access misses the watched bytes)
 	# before it looks for their object: it drops every artefact, and
 	# perf script's hits on freed sk_buffs are the report's or false hits
 	false_hits=$(sed -n 's/^# dropped \([0-9]*\) false watch hits.*/\1/p' "${job}/$w.paths")
 	false_hits=${false_hits:-0}
-	rep_outside=$(sed -n 's/^# object histories: .* dropped \([0-9]*\) hits outside.*/\1/p' "${job}/$w.paths")
+	rep_outside=$(sed -n 's/^# object histories: .* dropped \([0-9]*\) hits outside.*/\1/p' \
+		"${job}/$w.paths")
 	[ -n "$rep_outside" ] && [ -n "${outside:-}" ] &&
 	[ "$rep_outside" -le "$outside" ] && [ $((outside - rep_outside)) -le "$false_hits" ] ||
-		fail "$w: perf script has ${outside:-?} hits on freed sk_buffs, the report drops ${rep_outside:-?} hits outside and $false_hits false hits"
+		fail "$w: perf script has ${outside:-?} hits on freed sk_buffs, the report drops" \
+		     "${rep_outside:-?} hits outside and $false_hits false hits"
 	[ "${artefacts:-x}" -le "$false_hits" ] ||
-		fail "$w: perf script has ${artefacts:-?} emulator artefact hits, the report dropped $false_hits false hits"
+		fail "$w: perf script has ${artefacts:-?} emulator artefact hits, the report" \
+		     "dropped $false_hits false hits"
 	[ "${again:-x}" = 0 ] ||
-		fail "$w: ${again:-?} hits set an sk_buff up again within one life: $(sed 1d "${job}/$w.setup" | head -3)"
+		fail "$w: ${again:-?} hits set an sk_buff up again within one life:" \
+		     "$(sed 1d "${job}/$w.setup" | head -3)"
 	# so no history of the report passes a set-up function after use
 	[ "$glued" = 0 ] ||
-		fail "$w: $glued report histories pass a set-up function after use (perf script: ${setup_freed:-?} lives with artefacts)"
+		fail "$w: $glued report histories pass a set-up function after use (perf script:" \
+		     "${setup_freed:-?} lives with artefacts)"
 	# the report's recycled counts are perf script's
 	"$perf_bin" script -i "${job}/$w.data" -F event,trace 2> /dev/null > "${job}/$w.script"
 	puts=$(grep -c 'kmem:mempool_put:' "${job}/$w.script")
 	gets=$(grep -c 'kmem:mempool_get:' "${job}/$w.script")
-	rep=$(sed -n 's/^# recycled: \([0-9]*\) objects .*, \([0-9]*\) taken back .*/\1 \2/p' "${job}/$w.report")
+	rep=$(sed -n 's/^# recycled: \([0-9]*\) objects .*, \([0-9]*\) taken back .*/\1 \2/p' \
+		"${job}/$w.report")
 	[ "${rep:-0 0}" = "$puts $gets" ] ||
-		fail "$w: report recycled '${rep:-none}', perf script has $puts kmem:mempool_put, $gets kmem:mempool_get"
+		fail "$w: report recycled '${rep:-none}', perf script has $puts kmem:mempool_put," \
+		     "$gets kmem:mempool_get"
 	skb_puts=$(grep -c 'kmem:mempool_put:.*name=skbuff_head_cache' "${job}/$w.script")
 	skb_gets=$(grep -c 'kmem:mempool_get:.*name=skbuff_head_cache' "${job}/$w.script")
+	line="$w: $total histories ($freed end in a free, $open open, $cut cut; $glued pass a"
+	line+=" set-up function after use; perf script: $again second lives, $artefacts emulator"
+	line+=" artefact hits; the report dropped $false_hits false hits),"
+	line+=" $(grep -c '^path' "${job}/$w.steps") paths; sk_buffs put in the per-CPU cache"
+	line+=" $skb_puts, taken $skb_gets; $(cat "${job}/$w.out" | paste -sd' ')"
 	summary="$summary
-$w: $total histories ($freed end in a free, $open open, $cut cut; $glued pass a set-up function after use; perf script: $again second lives, $artefacts emulator artefact hits; the report dropped $false_hits false hits), $(grep -c '^path' "${job}/$w.steps") paths; sk_buffs put in the per-CPU cache $skb_puts, taken $skb_gets; $(cat "${job}/$w.out" | paste -sd' ')"
+$line"
 done
 
 # UDP flood: transmit on CPU 0 (allocation, the device queue), then the
 # receive side: softirq enqueue to the socket, then the receiver on
 # CPU 1 takes it off the queue and frees it, after a CPU change.
-tx_fn='(__alloc_skb|alloc_skb_with_frags|sock_alloc_send_pskb|__ip_append_data|ip_make_skb|udp_sendmsg|udp_send_skb|ip_finish_output2|__dev_queue_xmit|dev_hard_start_xmit|validate_xmit_skb_list|loopback_xmit)'
-rx_fn='(__netif_rx|netif_rx|enqueue_to_backlog|process_backlog|__netif_receive_skb|__udp_enqueue_schedule_skb|udp_queue_rcv_one_skb|__skb_try_recv_from_queue|__skb_recv_udp|udp_recvmsg|skb_consume_udp|__consume_stateless_skb|kfree_skbmem|__skb_unlink|skb_unlink)'
+tx_fn='(__alloc_skb|alloc_skb_with_frags|sock_alloc_send_pskb|__ip_append_data|ip_make_skb|'
+tx_fn+='udp_sendmsg|udp_send_skb|ip_finish_output2|__dev_queue_xmit|dev_hard_start_xmit|'
+tx_fn+='validate_xmit_skb_list|loopback_xmit)'
+rx_fn='(__netif_rx|netif_rx|enqueue_to_backlog|process_backlog|__netif_receive_skb|'
+rx_fn+='__udp_enqueue_schedule_skb|udp_queue_rcv_one_skb|__skb_try_recv_from_queue|__skb_recv_udp|'
+rx_fn+='udp_recvmsg|skb_consume_udp|__consume_stateless_skb|kfree_skbmem|__skb_unlink|skb_unlink)'
 awk -v tx="^(==cpu==> )?$tx_fn( |$)" -v rx="^(==cpu==> )?$rx_fn( |$)" '
 $1 == "path" { if (t && r && c) ok++; t = r = c = 0; next }
 $0 ~ tx { t = 1 }
@@ -309,8 +332,10 @@ if [ $err -ne 0 ]; then
 	done
 else
 	echo "$summary" | sed 1d
-	echo "udp path 1: $(awk '$1 == "path" { if (n++) exit; next } { print }' "${job}/udp.steps" | paste -sd' ')"
-	echo "tap path 1: $(awk '$1 == "path" { if (n++) exit; next } { print }' "${job}/tap.steps" | paste -sd' ')"
+	for w in udp tap; do
+		echo "$w path 1: $(awk '$1 == "path" { if (n++) exit; next } { print }' \
+			"${job}/$w.steps" | paste -sd' ')"
+	done
 	echo "dprof guest sk_buff histories test [Success]"
 fi
 cleanup

@@ -65,7 +65,8 @@ chmod +x "${job}/workload.sh"
 
 dprof_guest_run "$DPROF_KERNEL" 300 '
 [ "$(nproc)" -ge 2 ] || echo "guest: only $(nproc) CPU"
-"$PERF_GUEST" dprof record -a --no-heap -m 32M -o /tmp/perf.data -- /mnt/workload.sh '"$secs"' || exit
+"$PERF_GUEST" dprof record -a --no-heap -m 32M -o /tmp/perf.data -- \
+	/mnt/workload.sh '"$secs"' || exit
 cp /tmp/perf.data /mnt/perf.data
 '
 dprof_guest_ran perf.data

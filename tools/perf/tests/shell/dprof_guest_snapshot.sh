@@ -20,9 +20,11 @@
 set -u
 
 # ---- what the report must show: edit here when the format changes ----
-earlier_re='^# objects allocated before recording: slab snapshot of [1-9][0-9]* slabs [^;]*; ([1-9][0-9]*\.[0-9]|0\.[1-9])% of samples resolved through it'
+earlier_re='^# objects allocated before recording: slab snapshot of [1-9][0-9]* slabs [^;]*; '
+earlier_re+='([1-9][0-9]*\.[0-9]|0\.[1-9])% of samples resolved through it'
 row_re='^  struct file +filp '				# the filp row, by cache name
-member_re='(f_mode|f_op|f_pos|f_flags|f_count|f_ref|f_inode|f_path|f_cred|f_mapping|f_lock|f_pos_lock|f_ra|f_version|f_security|private_data)'
+member_re='(f_mode|f_op|f_pos|f_flags|f_count|f_ref|f_inode|f_path|f_cred|f_mapping|f_lock|'
+member_re+='f_pos_lock|f_ra|f_version|f_security|private_data)'
 # -----------------------------------------------------------------------
 
 secs=${DPROF_TEST_SECONDS:-3}
@@ -157,7 +159,8 @@ while read -r kind a b c d; do
 	*) outside=$((outside + 1)); echo "in no slab of the snapshot: $a" ;;
 	esac
 done < "${job}/bases.in" > "${job}/bases.txt"
-echo "filp slabs in the snapshot: $nslab; filp objects freed without an alloc event: $earlier, at an object start: $good, elsewhere: $bad, outside the snapshot: $outside" >> "${job}/bases.txt"
+echo "filp slabs in the snapshot: $nslab; filp objects freed without an alloc event: $earlier, at" \
+     "an object start: $good, elsewhere: $bad, outside the snapshot: $outside" >> "${job}/bases.txt"
 [ $nslab -gt 0 ] && [ $earlier -gt 0 ] && [ $good -eq $earlier ] ||
 	fail "object bases: $(tail -n 1 "${job}/bases.txt")"
 

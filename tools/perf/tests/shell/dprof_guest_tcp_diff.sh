@@ -64,7 +64,8 @@ for n in 50 500; do
 done
 '
 	dprof_guest_ran c500.data "3:no ip command to bring the guest's loopback up"
-	if ! "$perf_bin" dprof diff --json -k "$DPROF_VMLINUX" "${job}/c50.data" "${job}/c500.data" \
+	if ! "$perf_bin" dprof diff --json -k "$DPROF_VMLINUX" \
+			"${job}/c50.data" "${job}/c500.data" \
 			> "${job}/diff.json" 2> "${job}/diff.err"; then
 		fail "run ${run}: diff: $(cat "${job}/diff.err")"
 		continue
@@ -86,8 +87,10 @@ else:
     t = tcp[0]
     a, b = t["A"], t["B"]
     ratio = b["objects_est"] / a["objects_est"]
-    print("dprof guest tcp diff test: run %s: struct tcp_sock: A %d samples, %d sampled, %.0f [%.0f-%.0f] of %s known;"
-          " B %d samples, %d sampled, %.0f [%.0f-%.0f] of %s known; ratio %.2f (sampled %.2f, sockets 10)"
+    print("dprof guest tcp diff test: run %s: struct tcp_sock: "
+          "A %d samples, %d sampled, %.0f [%.0f-%.0f] of %s known; "
+          "B %d samples, %d sampled, %.0f [%.0f-%.0f] of %s known; "
+          "ratio %.2f (sampled %.2f, sockets 10)"
           % (run, a["samples"], a["objects"], a["objects_est"], a["objects_lo"], a["objects_hi"],
              a["objects_known"], b["samples"], b["objects"], b["objects_est"], b["objects_lo"],
              b["objects_hi"], b["objects_known"], ratio, b["objects"] / a["objects"]))

@@ -55,8 +55,10 @@ wait
 echo \$(( (\$(date +%s%N) - t0) / 1000 )) > \$1
 EOF
 bash /tmp/wl.sh /mnt/bare_us
-"$PERF_GUEST" dprof record -q -a --no-heap --no-kmem -o /tmp/nowatch.data -- bash /tmp/wl.sh /mnt/nowatch_us || exit 1
-"$PERF_GUEST" dprof record -q -a --no-heap -o /tmp/kmem.data -- bash /tmp/wl.sh /mnt/kmem_us || exit 1
+"$PERF_GUEST" dprof record -q -a --no-heap --no-kmem -o /tmp/nowatch.data -- \
+	bash /tmp/wl.sh /mnt/nowatch_us || exit 1
+"$PERF_GUEST" dprof record -q -a --no-heap -o /tmp/kmem.data -- \
+	bash /tmp/wl.sh /mnt/kmem_us || exit 1
 "$PERF_GUEST" dprof record -v -a --no-heap --watch=filp:0/8 -o /tmp/w.data -- \
 	bash /tmp/wl.sh /mnt/watch_us 2> /mnt/record.err || { cat /mnt/record.err; exit 1; }
 "$PERF_GUEST" evlist -v -i /tmp/w.data > /mnt/evlist.txt 2>&1
@@ -70,7 +72,8 @@ cp /tmp/w.data /mnt/w.data
 if [ -e /sys/bus/event_source/devices/slab_watch/format/sweep ]; then
 	"$PERF_GUEST" dprof record -q -a --no-heap --watch=filp -o /tmp/s.data -- \
 		bash /tmp/wl.sh /mnt/sweep_us || exit 1
-	"$PERF_GUEST" script -i /tmp/s.data -F event,addr,trace -F trace:event,trace > /mnt/sweep.txt || exit 1
+	"$PERF_GUEST" script -i /tmp/s.data -F event,addr,trace -F trace:event,trace \
+		> /mnt/sweep.txt || exit 1
 	cat /sys/kernel/slab/filp/object_size > /mnt/filp_size
 fi
 '
@@ -124,7 +127,8 @@ read -r hits objs histories init cpus < "${job}/counts"
 	fail "only $init of $histories histories start in alloc_empty_file/init_file"
 [ "${cpus:-0}" -ge 2 ] || fail "filp allocations on $cpus CPUs, want 2"
 
-grep -qE '^# object histories: [1-9][0-9]* hits on [1-9][0-9]* objects of filp' "${job}/report.txt" ||
+grep -qE '^# object histories: [1-9][0-9]* hits on [1-9][0-9]* objects of filp' \
+	"${job}/report.txt" ||
 	fail "perf dprof report does not count the watch hits"
 
 # The histories as paths and as the flow graph, on the host with the
@@ -141,7 +145,9 @@ first=$(head -1 "${job}/path1.txt"); last=$(tail -1 "${job}/path1.txt")
 between=$(sed '1d;$d' "${job}/path1.txt" | grep -vc '(free)\|(alloc)')
 [ "$first" = "alloc_empty_file (alloc)" ] ||
 	fail "path 1 starts with '$first', want alloc_empty_file (alloc)"
-echo "$last" | grep -qE '^(__x64_sys_close|__fput|____fput|__fput_sync|task_work_run|filp_close|fput|file_free|__rcu_free_file|rcu_do_batch) \(free\)$' ||
+close_fn='(__x64_sys_close|__fput|____fput|__fput_sync|task_work_run|filp_close|fput|file_free|'
+close_fn+='__rcu_free_file|rcu_do_batch)'
+echo "$last" | grep -qE "^$close_fn \\(free\\)\$" ||
 	fail "path 1 ends with '$last', want a free from the close path"
 [ "${between:-0}" -ge 1 ] || fail "path 1 has no access between alloc and free"
 perf dprof report --stdio -i "${job}/w.data" -k "$DPROF_VMLINUX" --view=flow \
@@ -188,7 +194,8 @@ PY
 	read -r nr_offs nr_words sweep_hits sweep_out <<<"$sweep"
 	# one history per object, up to every word of the object
 	[ "${nr_offs:-0}" -ge $(( ${nr_words:-1} / 2 )) ] ||
-		fail "--watch=filp swept $nr_offs of the $nr_words words of struct file ($sweep_hits hits)"
+		fail "--watch=filp swept $nr_offs of the $nr_words words of struct file" \
+		     "($sweep_hits hits)"
 	sweep="$nr_offs of $nr_words words of filp swept in $sweep_hits hits"
 fi
 
@@ -202,7 +209,8 @@ if [ $err -ne 0 ]; then
 	cat "${job}/paths.err"
 	head -30 "${job}/paths.txt" "${job}/flow.txt"
 else
-	echo "dprof guest slab watch test [Success: $hits hits, $histories histories on $objs objects," \
+	echo "dprof guest slab watch test [Success: $hits hits, $histories histories on $objs" \
+	     "objects," \
 	     "$init start in the file init; $sweep; path 1: $(tr '\n' ' ' < "${job}/path1.txt");" \
 	     "workload us: bare $bare, sampler $nowatch, +kmem $kmem, +watch $watch]"
 fi

@@ -50,7 +50,9 @@ EOF
 dprof_guest_run "$DPROF_KERNEL" 300 '
 [ -d /sys/bus/event_source/devices/slab_watch ] || exit 3
 cd /sys/kernel/slab
-for c in *; do [ -L "$c" ] || [ ! -f "$c/watch_id" ] || echo "$c $(cat "$c/watch_id")"; done > /mnt/ids
+for c in *; do
+	[ -L "$c" ] || [ ! -f "$c/watch_id" ] || echo "$c $(cat "$c/watch_id")"
+done > /mnt/ids
 grep -r . /sys/bus/event_source/devices/slab_watch/ 2> /dev/null | grep -v /power/ > /mnt/pmu_files
 id=$(cat /sys/kernel/slab/filp/watch_id)
 echo 2 > /proc/sys/kernel/perf_event_paranoid
@@ -65,7 +67,8 @@ echo "root cpu $(python3 /tmp/probe.py $id 0 -1)"
 echo "root unknown $(python3 /tmp/probe.py 4000000000 0 -1)"
 } > /mnt/probe.out 2>&1
 '
-dprof_guest_ran probe.out "3:$DPROF_KERNEL: no slab_watch PMU (kernel-patches/ with CONFIG_SLAB_WATCH=y)"
+dprof_guest_ran probe.out \
+	"3:$DPROF_KERNEL: no slab_watch PMU (kernel-patches/ with CONFIG_SLAB_WATCH=y)"
 
 grep -qx 'nobody cpu EACCES' "${job}/probe.out" ||
 	fail "unprivileged CPU-wide open: $(grep 'nobody cpu' "${job}/probe.out")"
@@ -79,16 +82,19 @@ nr=$(wc -l < "${job}/ids")
 [ "$nr" -gt 10 ] || fail "only $nr caches with a watch_id"
 # ids: integers below the number of caches times a small factor, unique
 awk -v n="$nr" '$2 !~ /^[0-9]+$/ || $2 + 0 > 16 * n + 64 { print; bad = 1 } END { exit bad }' \
-	"${job}/ids" > "${job}/bad_ids" || fail "watch_id not a small integer: $(head -3 "${job}/bad_ids")"
+	"${job}/ids" > "${job}/bad_ids" ||
+	fail "watch_id not a small integer: $(head -3 "${job}/bad_ids")"
 [ "$(cut -d' ' -f2 "${job}/ids" | sort -u | wc -l)" = "$nr" ] || fail "watch_id not unique"
 # kernel addresses: 0xffff... or 16 hex digits anywhere in the PMU's files
 grep -qiE 'ffff[0-9a-f]{12}' "${job}/pmu_files" "${job}/ids" &&
-	fail "a kernel address in sysfs: $(grep -iE 'ffff[0-9a-f]{12}' "${job}/pmu_files" | head -2)"
+	fail "a kernel address in sysfs:" \
+	     "$(grep -iE 'ffff[0-9a-f]{12}' "${job}/pmu_files" | head -2)"
 
 if [ $err -ne 0 ]; then
 	cat "${job}/vm.log" "${job}/probe.out"
 else
-	echo "dprof guest slab watch permissions test [Success: $(paste -sd, "${job}/probe.out"); $nr cache ids up to $(sort -n -k2 "${job}/ids" | tail -1 | cut -d' ' -f2)]"
+	echo "dprof guest slab watch permissions test [Success: $(paste -sd, "${job}/probe.out");" \
+	     "$nr cache ids up to $(sort -n -k2 "${job}/ids" | tail -1 | cut -d' ' -f2)]"
 fi
 cleanup
 exit $err

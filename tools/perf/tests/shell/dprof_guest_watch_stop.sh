@@ -71,8 +71,9 @@ echo $(( $(date +%s) - t0 )) > /mnt/int_s
 ls -A /tmp/u > /mnt/int_tmpdir.txt
 true
 ' WL_S=$WL_S TARGET=$TARGET
-dprof_guest_ran script.txt \
-	"3:$DPROF_KERNEL: no slab_watch PMU or no watch_objects (kernel-patches/ with CONFIG_SLAB_WATCH=y)"
+nopmu="3:$DPROF_KERNEL: no slab_watch PMU or no watch_objects"
+nopmu+=" (kernel-patches/ with CONFIG_SLAB_WATCH=y)"
+dprof_guest_ran script.txt "$nopmu"
 
 
 rec_rc=$(cat "${job}/rc"); elapsed=$(cat "${job}/elapsed_ms")
@@ -95,7 +96,8 @@ int_rc=$(cat "${job}/int_rc")
 # perf record ends the workload with SIGTERM and dies of its signal
 [ "$int_rc" = 130 ] || [ "$int_rc" = 143 ] ||
 	fail "^C: perf dprof record exited with $int_rc, want 130 or 143 (killed, as perf record)"
-[ "$(cat "${job}/int_s")" -lt 30 ] || fail "^C: perf dprof record took $(cat "${job}/int_s") s to end"
+[ "$(cat "${job}/int_s")" -lt 30 ] ||
+	fail "^C: perf dprof record took $(cat "${job}/int_s") s to end"
 [ -s "${job}/int_tmpdir.txt" ] && fail "^C: left behind in TMPDIR: $(cat "${job}/int_tmpdir.txt")"
 
 # Histories: a filp alloc at ptr P opens one; the next hit on P is its first.

@@ -28,7 +28,9 @@ dprof_test="dprof guest slab watch stress test"
 . "$(dirname "$0")"/lib/dprof_guest.sh
 
 [ -n "${DPROF_DEBUG_KERNEL:-}" ] || [ "${DPROF_STRESS:-0}" = 1 ] ||
-	skip "DPROF_DEBUG_KERNEL not set (KERNEL_CONFIG_EXTRA=scripts/guest/dprof-guest-debug.config build), nor DPROF_STRESS=1"
+	skip "DPROF_DEBUG_KERNEL not set" \
+	     "(KERNEL_CONFIG_EXTRA=scripts/guest/dprof-guest-debug.config build), nor" \
+	     "DPROF_STRESS=1"
 dprof_guest_require DPROF_KERNEL DPROF_VMLINUX
 kernel=${DPROF_DEBUG_KERNEL:-$DPROF_KERNEL}
 [ -e "$kernel" ] || skip "DPROF_DEBUG_KERNEL=$kernel does not exist"
@@ -78,12 +80,14 @@ storm() {
 }
 ip link set lo up 2> /dev/null
 # long-lived watches on four caches, patience 4: constant retargeting
-"$PERF_GUEST" dprof record -q -a --no-heap --watch=filp:0/8,names_cache:0/8,vm_area_struct:0/8,eventpoll_epi:0/8 \
+"$PERF_GUEST" dprof record -q -a --no-heap \
+	--watch=filp:0/8,names_cache:0/8,vm_area_struct:0/8,eventpoll_epi:0/8 \
 	--watch-patience=4 -o /tmp/w.data -- bash -c "$(declare -f storm); storm" || exit 1
 # watches created and destroyed under load
 storm > /dev/null 2>&1 &
 for i in $(seq 10); do
-	"$PERF_GUEST" record -q -a -e slab_watch/cache=$(cat /sys/kernel/slab/filp/watch_id),len=8,rw=1,patience=1,period=1/ \
+	id=$(cat /sys/kernel/slab/filp/watch_id)
+	"$PERF_GUEST" record -q -a -e slab_watch/cache=$id,len=8,rw=1,patience=1,period=1/ \
 		-o /tmp/s.data -- sleep 0.2 || exit 1
 done
 wait
@@ -107,7 +111,8 @@ fi
 console=${job}/.console
 cat "${job}/dmesg.txt" >> "$console" 2>/dev/null
 # (lockdep and KASAN reports start with WARNING: or BUG:)
-splat='BUG:|WARNING:|INFO: task .* blocked|rcu: INFO|UBSAN:|Oops|general protection fault|list_(add|del) corruption'
+splat='BUG:|WARNING:|INFO: task .* blocked|rcu: INFO|UBSAN:|Oops|general protection fault|'
+splat+='list_(add|del) corruption'
 if [ ! -s "${job}/dmesg.txt" ]; then
 	fail "no guest kernel log"
 fi
@@ -124,13 +129,15 @@ kfree_rcu=$(cat "${job}/kfree_rcu" 2>/dev/null || echo 0)
 skbs=$(cat "${job}/skbs" 2>/dev/null || echo 0)
 [ "${kfree_rcu:-0}" -gt 0 ] || fail "no kmem:kfree_rcu event (epoll items)"
 [ "${skbs:-0}" -gt 0 ] || fail "no sk_buff allocation"
-if [ "$(cat "${job}/tainted.before" 2>/dev/null)" != "$(cat "${job}/tainted.after" 2>/dev/null)" ]; then
+if [ "$(cat "${job}/tainted.before" 2>/dev/null)" != \
+     "$(cat "${job}/tainted.after" 2>/dev/null)" ]; then
 	fail "kernel tainted during the run"
 fi
 if [ $err -ne 0 ]; then
 	tail -n 40 "${job}/vm.log"
 else
-	echo "dprof guest slab watch stress test [Success: $hits hits, $kfree_rcu kfree_rcu, $skbs sk_buffs, no splat on $kernel]"
+	echo "dprof guest slab watch stress test [Success: $hits hits, $kfree_rcu kfree_rcu," \
+	     "$skbs sk_buffs, no splat on $kernel]"
 fi
 cleanup
 exit $err

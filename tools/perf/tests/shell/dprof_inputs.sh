@@ -85,18 +85,21 @@ while pos + 8 <= len(b):
 print("%#x %d" % (pos, n))
 PY
 )
-	if ! grep -q "^# TRUNCATED: the file is cut short: its data ends at file offset ${cut_at}, " \
-		"${tmp}/out2"; then
-		echo "dprof inputs test [Failed: no 'TRUNCATED: ... data ends at file offset ${cut_at}']"
+	want="^# TRUNCATED: the file is cut short: its data ends at file offset ${cut_at}, "
+	if ! grep -q "$want" "${tmp}/out2"; then
+		echo "dprof inputs test [Failed: no 'TRUNCATED: ... data ends at file offset" \
+		     "${cut_at}']"
 		cat "${tmp}/out2"
 		err=1
 	elif ! grep -q "^# resolved .* of ${cut_samples} samples" "${tmp}/out2"; then
-		echo "dprof inputs test [Failed: the cut file's ${cut_samples} samples are not reported]"
+		echo "dprof inputs test [Failed: the cut file's ${cut_samples} samples are not" \
+		     "reported]"
 		cat "${tmp}/out2"
 		err=1
 	fi
 fi
-[ "${sum}" = "$(md5sum < "${tmp}/cut.data")" ] || { echo "dprof inputs test [Failed: input modified]"; err=1; }
+[ "${sum}" = "$(md5sum < "${tmp}/cut.data")" ] ||
+	{ echo "dprof inputs test [Failed: input modified]"; err=1; }
 # cut before its data: one line, non-zero exit
 head -c 200 "${ext}" > "${tmp}/cut2.data"
 if perf dprof report --stdio -i "${tmp}/cut2.data" > "${tmp}/out2" 2>&1; then
@@ -117,7 +120,8 @@ damaged() {
 	rc=$?
 	# perf exits with 256 - errno; 124 is timeout's, 129-159 a signal's
 	if [ $rc = 0 ] || [ $rc = 124 ] || { [ $rc -gt 128 ] && [ $rc -lt 160 ]; }; then
-		echo "dprof inputs test [Failed: $1: exit $rc (0: accepted, 124: hang, 129-159: signal)]"
+		echo "dprof inputs test [Failed: $1: exit $rc (0: accepted, 124: hang, 129-159:" \
+		     "signal)]"
 		err=1
 	elif ! grep -q "$2" "${tmp}/out3"; then
 		echo "dprof inputs test [Failed: $1: no '$2' message]"
@@ -176,9 +180,11 @@ PY
 		echo "dprof inputs test [Failed: damaged last record size loses the report]"
 		cat "${tmp}/out4"
 		err=1
-	elif ! grep -q "^# DAMAGED: data unreadable from file offset $(cat "${tmp}/long.offset") on" \
+	elif ! grep -q \
+		"^# DAMAGED: data unreadable from file offset $(cat "${tmp}/long.offset") on" \
 		"${tmp}/out4"; then
-		echo "dprof inputs test [Failed: no 'unreadable from file offset $(cat "${tmp}/long.offset")']"
+		echo "dprof inputs test [Failed: no 'unreadable from file offset" \
+		     "$(cat "${tmp}/long.offset")']"
 		cat "${tmp}/out4"
 		err=1
 	fi
@@ -194,7 +200,8 @@ PY
 		cat "${tmp}/out5"
 		err=1
 	elif [ "$(total "${tmp}/out5")" != "$(($(total "${tmp}/out") - 1))" ]; then
-		echo "dprof inputs test [Failed: $(total "${tmp}/out5") samples reported, not $(total "${tmp}/out") - 1]"
+		echo "dprof inputs test [Failed: $(total "${tmp}/out5") samples reported, not" \
+		     "$(total "${tmp}/out") - 1]"
 		err=1
 	elif ! perf report --stdio -i "${tmp}/badid.data" 2>&1 >/dev/null |
 		grep -q '^1 damaged records skipped'; then
@@ -243,9 +250,11 @@ print(off + size // 2)' "${tmp}/tp.data")" "${tmp}/tp.data" > "${tmp}/tp-cut.dat
 		cat "${tmp}/out6"
 		err=1
 	elif [ -z "${skipped}" ] || [ "${skipped}" = 0 ] ||
-	     ! grep -q "^# TRUNCATED: its feature sections are lost: ${skipped} tracepoint records" \
+	     ! grep -q \
+		"^# TRUNCATED: its feature sections are lost: ${skipped} tracepoint records" \
 		"${tmp}/out6"; then
-		echo "dprof inputs test [Failed: perf report skipped '${skipped}' tracepoint samples, the header says otherwise]"
+		echo "dprof inputs test [Failed: perf report skipped '${skipped}' tracepoint" \
+		     "samples, the header says otherwise]"
 		cat "${tmp}/out6"
 		err=1
 	fi
@@ -289,7 +298,8 @@ then
 		cat "${tmp}/out7"
 		err=1
 	elif ! grep -q '^# DAMAGED: 1 damaged records skipped' "${tmp}/out7"; then
-		echo "dprof inputs test [Failed: a raw size that misaligns the sample is not a damaged record]"
+		echo "dprof inputs test [Failed: a raw size that misaligns the sample is not a" \
+		     "damaged record]"
 		grep '^#' "${tmp}/out7"
 		err=1
 	fi
@@ -335,7 +345,8 @@ then
 	(ulimit -t 1; exec perf report --header-only -i "${tmp}/caps.data") > /dev/null 2>&1
 	rc=$?
 	if [ $rc -gt 128 ]; then
-		echo "dprof inputs test [Failed: a damaged PMU capability count: perf report --header-only over 1 s of CPU (exit $rc)]"
+		echo "dprof inputs test [Failed: a damaged PMU capability count: perf report" \
+		     "--header-only over 1 s of CPU (exit $rc)]"
 		err=1
 	fi
 	timeout 60 perf dprof report --stdio -i "${tmp}/caps.data" > /dev/null 2>&1
@@ -370,17 +381,21 @@ then
 		echo "dprof inputs test [Failed: a damaged arch string in the header: exit $rc]"
 		cat "${tmp}/err8"
 		err=1
-	elif ! grep -q '^# DAMAGED: the header.s arch "x86\\xe664" is not one perf knows' "${tmp}/out8"; then
-		echo "dprof inputs test [Failed: a damaged arch string in the header: no header line]"
+	elif ! grep -q '^# DAMAGED: the header.s arch "x86\\xe664" is not one perf knows' \
+		"${tmp}/out8"; then
+		echo "dprof inputs test [Failed: a damaged arch string in the header: no header" \
+		     "line]"
 		head -20 "${tmp}/out8"
 		err=1
 	elif [ "$(grep -c 'arch' "${tmp}/err8")" != 1 ]; then
-		echo "dprof inputs test [Failed: a damaged arch string in the header: not said once]"
+		echo "dprof inputs test [Failed: a damaged arch string in the header: not said" \
+		     "once]"
 		cat "${tmp}/err8"
 		err=1
 	fi
 else
-	echo "dprof inputs test: no gcc, DWARF or software sampler here, a damaged arch string not tested"
+	echo "dprof inputs test: no gcc, DWARF or software sampler here, a damaged arch string" \
+	     "not tested"
 fi
 
 # The same files with their events delivered in a thread of their own
@@ -395,7 +410,8 @@ for f in pebs.data cut.data cut2.data long.data badid.data tp-cut.data tp-raw.da
 		> "${tmp}/on.out" 2>/dev/null
 	on=$?
 	if [ ${on} -ne ${off} ] || ! cmp -s "${tmp}/off.out" "${tmp}/on.out"; then
-		echo "dprof inputs test [Failed: ${f}: --event-thread=on exits ${on} (off: ${off}), its report differs]"
+		echo "dprof inputs test [Failed: ${f}: --event-thread=on exits ${on} (off:" \
+		     "${off}), its report differs]"
 		diff "${tmp}/off.out" "${tmp}/on.out" | head -10
 		err=1
 	fi

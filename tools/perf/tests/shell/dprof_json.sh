@@ -54,7 +54,8 @@ for r in rows:
         if "%.2f%%" % t["share"] != r[2]:
             bad.append("%s: share %s vs %s" % (r[0], t["share"], r[2]))
         if not t["share_lo"] <= t["share"] <= t["share_hi"]:
-            bad.append("%s: share %s outside [%s, %s]" % (r[0], t["share"], t["share_lo"], t["share_hi"]))
+            bad.append("%s: share %s outside [%s, %s]"
+                       % (r[0], t["share"], t["share_lo"], t["share_hi"]))
         if "%.1f%%" % t["miss_share"] != r[4]:
             bad.append("%s: miss share %s vs %s" % (r[0], t["miss_share"], r[4]))
         if str(t["objects"]) != r[6]:

@@ -49,7 +49,10 @@ bytes() {
 }
 
 perf dprof record --sampler=soft -a -o "$tmp/soft.data" -- sleep 0.2 > /dev/null 2>&1 ||
-	{ echo "dprof kmem bytes test [Failed: perf dprof record --sampler=soft -a failed]"; exit 1; }
+	{
+		echo "dprof kmem bytes test [Failed: perf dprof record --sampler=soft -a failed]"
+		exit 1
+	}
 
 err=0
 for ev in kmalloc kfree; do
@@ -59,17 +62,20 @@ for ev in kmalloc kfree; do
 		if [ -z "$plain" ] || [ -z "$got" ]; then
 			echo "kmem:$ev: no records (plain '$plain', $f '$got')"
 		elif [ "$plain" != "$got" ]; then
-			echo "dprof kmem bytes test [Failed: kmem:$ev records are $got bytes in the $f recording, $plain plain]"
+			echo "dprof kmem bytes test [Failed: kmem:$ev records are $got bytes in" \
+			     "the $f recording, $plain plain]"
 			err=1
 		else
-			echo "kmem:$ev: $got bytes per record in the $f recording, as plain perf record"
+			echo "kmem:$ev: $got bytes per record in the $f recording, as plain perf" \
+			     "record"
 		fi
 	done
 done
 for f in mem soft; do
 	if perf evlist -v -i "$tmp/$f.data" 2>/dev/null | grep "^kmem:" |
 	   grep -E "sample_type: [A-Z_|]*(ADDR|DATA_SRC|WEIGHT|REGS_INTR)"; then
-		echo "dprof kmem bytes test [Failed: sample bits of the access events on the tracepoints ($f)]"
+		echo "dprof kmem bytes test [Failed: sample bits of the access events on the" \
+		     "tracepoints ($f)]"
 		err=1
 	fi
 done

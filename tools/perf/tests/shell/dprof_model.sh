@@ -139,7 +139,8 @@ drill() {
 		if (!(p[1] in seen))
 			bad = bad " no row for the load at " p[1]
 		if (msum != total || isum != total)
-			bad = bad " rows add up to " msum " (members) and " isum " (code), not " total
+			bad = bad " rows add up to " msum " (members) and " isum \
+				  " (code), not " total
 		if (bad != "") { print "ERROR" bad; exit }
 		printf "OK %d misses: %d members, %d code locations\n", total, nmem, nip
 	}' "$1"
@@ -168,13 +169,20 @@ for pmu in ibs pebs; do
 				head -5 "${tmp}/script.err"
 				continue
 			fi
-			want=$(awk '/^type /{ s += $4 } /non-memory ops/{ for (i = 1; i < NF; i++) if ($i == "ops") s += $(i + 1) } END { print s }' \
-				"${data}.truth")
+			want=$(awk '
+				/^type / { s += $4 }
+				/non-memory ops/ {
+					for (i = 1; i < NF; i++)
+						if ($i == "ops")
+							s += $(i + 1)
+				}
+				END { print s }' "${data}.truth")
 			got=$(grep -cE ' (ibs_op//|cpu/mem-loads,ldlat=30/P|cpu/mem-stores/P): ' \
 				"${tmp}/script")
 			allocs=$(grep -c 'kmem:kmem_cache_alloc: .*name=dm_' "${tmp}/script")
 			if [ "$got" != "$want" ] || [ "$allocs" -eq 0 ]; then
-				fail "${name}: perf script shows ${got} access samples (want ${want}), ${allocs} named allocs"
+				fail "${name}: perf script shows ${got} access samples (want" \
+				     "${want}), ${allocs} named allocs"
 				continue
 			fi
 
@@ -191,23 +199,30 @@ for pmu in ibs pebs; do
 			# IBS gives no level for a store that missed the L2: only
 			# those may be predicted
 			if [ -z "$measured" ] || [ "${predicted:-0}" -gt $((measured / 10)) ]; then
-				fail "${name}: misses not measured (measured '${measured}', predicted '${predicted:-0}')"
+				fail "${name}: misses not measured (measured '${measured}'," \
+				     "predicted '${predicted:-0}')"
 				head -12 "${tmp}/classify"
 				continue
 			fi
-			read -r agree strict planted merr nbad wrong <<<"$(score "${tmp}/classify" "${data}.truth")"
+			read -r agree strict planted merr nbad wrong \
+				<<<"$(score "${tmp}/classify" "${data}.truth")"
 			if [ "$agree" = "ERROR" ]; then
 				fail "${name}: ${strict} ${planted} ${merr} ${nbad} ${wrong}"
 				cat "${tmp}/classify" "${data}.truth"
 				continue
 			fi
-			echo "dprof model: ${name}: agreement ${agree}% (cold misses as unknown: ${strict}%; ${measured} measured, ${predicted:-0} predicted misses), top class: ${planted}"
+			echo "dprof model: ${name}: agreement ${agree}% (cold misses as unknown:" \
+			     "${strict}%; ${measured} measured, ${predicted:-0} predicted" \
+			     "misses), top class: ${planted}"
 			if [ "$nbad" != 0 ]; then
 				fail "${name}: planted types misclassified:${wrong}"
 				cat "${tmp}/classify" "${data}.truth"
 			fi
-			if awk -v a="$agree" -v e="$merr" 'BEGIN { exit !(a < 90 || e > 0.05) }'; then
-				fail "${name}: agreement ${agree}% < 90% or a type's miss count off by $(awk -v e="$merr" 'BEGIN { printf "%.1f", 100 * e }')% of the truth"
+			if awk -v a="$agree" -v e="$merr" \
+			       'BEGIN { exit !(a < 90 || e > 0.05) }'; then
+				off=$(awk -v e="$merr" 'BEGIN { printf "%.1f", 100 * e }')
+				fail "${name}: agreement ${agree}% < 90% or a type's miss count" \
+				     "off by ${off}% of the truth"
 				cat "${tmp}/classify" "${data}.truth"
 			fi
 

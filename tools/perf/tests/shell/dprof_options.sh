@@ -50,7 +50,8 @@ bad "--cache=big" report --stdio -i "$data" --cache=big
 bad "--cache=1M:3" report --stdio -i "$data" --view=profile --cache=1M:3
 bad "unknown view 'bogus'" report --stdio -i "$data" --view=bogus
 bad "-k $tmp/no-vmlinux" report --stdio -i "$data" -k "$tmp/no-vmlinux"
-bad "--graph=$tmp/no/dir/ws.svg" report --stdio -i "$data" --view=workingset --graph="$tmp/no/dir/ws.svg"
+bad "--graph=$tmp/no/dir/ws.svg" report --stdio -i "$data" --view=workingset \
+	--graph="$tmp/no/dir/ws.svg"
 bad "--percent-limit" report --stdio -i "$data" --percent-limit=200
 bad "--fold=lots" report --stdio -i "$data" --view=flow --type=dm_pair --fold=lots
 bad "--fold=150%" report --stdio -i "$data" --fold=150%

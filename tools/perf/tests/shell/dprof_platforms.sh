@@ -116,7 +116,8 @@ for plat in zen2 ibs pebs spr adl spe spev2; do
 	dprof_levels "$data" > "$tmp/dprof"
 	events=$(perf evlist -i "$data" 2>/dev/null | grep -v '^kmem:\|^#' | tr '\n' ' ')
 	if [ ! -s "$tmp/perf" ] || ! cmp -s "$tmp/perf" "$tmp/dprof"; then
-		echo "dprof platforms test [Failed: $plat: perf script and perf dprof report disagree]"
+		echo "dprof platforms test [Failed: $plat: perf script and perf dprof report" \
+		     "disagree]"
 		paste "$tmp/perf" "$tmp/dprof"
 		err=1
 	else
@@ -129,13 +130,15 @@ for plat in zen2 ibs pebs spr adl spe spev2; do
 		perf script -D -i "$data" 2>/dev/null > "$tmp/dump"
 		recs=$(grep -c '^\.  [0-9a-f]*:  71 .* TS [0-9]*$' "$tmp/dump")
 		if [ "$recs" != "$want" ] || grep -q 'BAD' "$tmp/dump"; then
-			echo "dprof platforms test [Failed: $plat: perf script -D: $recs SPE records for $want samples, $(grep -c BAD "$tmp/dump") bad packets]"
+			echo "dprof platforms test [Failed: $plat: perf script -D: $recs SPE" \
+			     "records for $want samples, $(grep -c BAD "$tmp/dump") bad packets]"
 			err=1
 		fi
 	esac
 	got=$(mem_report_total "$data")
 	if [ "$got" != "$want" ]; then
-		echo "dprof platforms test [Failed: $plat: perf mem report counts $got access samples, perf script $want]"
+		echo "dprof platforms test [Failed: $plat: perf mem report counts $got access" \
+		     "samples, perf script $want]"
 		err=1
 	fi
 	# latency: perf script's weight, averaged over the samples that have one
@@ -145,7 +148,8 @@ for plat in zen2 ibs pebs spr adl spe spev2; do
 	got=$(perf dprof report --stdio -i "$data" 2>/dev/null |
 	      sed -n 's/^# average sampled latency: //p')
 	if [ "$got" != "$want" ]; then
-		echo "dprof platforms test [Failed: $plat: latency: perf script '$want', perf dprof report '$got']"
+		echo "dprof platforms test [Failed: $plat: latency: perf script '$want', perf" \
+		     "dprof report '$got']"
 		err=1
 	fi
 	cols=$(perf dprof report --stdio -i "$data" 2>/dev/null | grep '^# *Type ')
@@ -154,7 +158,8 @@ for plat in zen2 ibs pebs spr adl spe spev2; do
 	case $cols in *HITM%*) has_hitm=y ;; *) has_hitm= ;; esac
 	case $cols in *Rmt%*) has_rmt=y ;; *) has_rmt= ;; esac
 	if [ "${want_hitm:+y}" != "$has_hitm" ] || [ "${want_rmt:+y}" != "$has_rmt" ]; then
-		echo "dprof platforms test [Failed: $plat: columns '$cols', perf script: HITM '${want_hitm}', remote '${want_rmt}']"
+		echo "dprof platforms test [Failed: $plat: columns '$cols', perf script: HITM" \
+		     "'${want_hitm}', remote '${want_rmt}']"
 		err=1
 	fi
 	# classify: measured sharing evidence next to the predicted classes
@@ -211,8 +216,10 @@ else
 	echo "dprof platforms test [Failed: spe: classify does not say min_latency drops stores]"
 	err=1
 fi
-if perf test -w dprof_cachemodel mixed 2 6 8192 13 spe "$tmp/spe0.data" 180000 0 > /dev/null 2>&1; then
-	res=$(perf dprof report --json --view=classify -i "$tmp/spe0.data" 2>/dev/null | python3 -c '
+if perf test -w dprof_cachemodel mixed 2 6 8192 13 spe "$tmp/spe0.data" 180000 0 \
+		> /dev/null 2>&1; then
+	res=$(perf dprof report --json --view=classify -i "$tmp/spe0.data" 2>/dev/null |
+	      python3 -c '
 import json, sys
 planted = {}
 for line in open(sys.argv[1]):
@@ -244,7 +251,8 @@ if perf dprof record --sampler=soft --no-kmem -o "$tmp/soft.data" -- \
 	esac
 	if perf dprof report --stdio --view=classify -i "$tmp/soft.data" 2>/dev/null |
 			grep -q 'HitmTS\|measured sharing'; then
-		echo "dprof platforms test [Failed: software sampler: classify shows measured sharing]"
+		echo "dprof platforms test [Failed: software sampler: classify shows measured" \
+		     "sharing]"
 		err=1
 	fi
 fi

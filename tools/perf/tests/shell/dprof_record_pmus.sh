@@ -105,7 +105,8 @@ expect() {
 	shift 2
 	got=$(argv "$@")
 	if [ "$(cat "$tmp/rc")" != 0 ]; then
-		fail "$name: perf record --dry-run failed: $(grep -v '^calling' "$tmp/err" | head -3)"
+		fail "$name: perf record --dry-run failed:" \
+		     "$(grep -v '^calling' "$tmp/err" | head -3)"
 	elif [ "$got" != "$want" ]; then
 		fail "$name: got '$got', want '$want'"
 	else
@@ -124,18 +125,19 @@ grep -q "^dprof: --l3missonly: this ibs_op has no l3missonly" "$tmp/err" ||
 	fail "zen2: --l3missonly without the format is not said"
 expect "zen4 IBS --l3missonly -F 2000, 384 CPUs" \
 	"${m[*]} 1024K -W -d -e ibs_op/l3missonly=1,freq=2000/" "$z4" --l3missonly -F 2000
-expect "skx PEBS -c 20000 --ldlat 8" \
-	"${m[*]} 4096K -W -d -e cpu/mem-loads,ldlat=8,period=20000/P -e cpu/mem-stores,period=20000/P" \
-	"$skx" -c 20000 --ldlat 8
-expect "spr PEBS aux group -c 20000" \
-	"${m[*]} 2048K -W -d -e {cpu/mem-loads-aux/,cpu/mem-loads,ldlat=30,period=20000/}:P -e cpu/mem-stores,period=20000/P" \
-	"$spr" -c 20000
-expect "adl hybrid -F 999" \
-	"${m[*]} 8192K -W -d -e {cpu_core/mem-loads-aux/,cpu_core/mem-loads,ldlat=30,freq=999/}:P -e cpu_core/mem-stores,freq=999/P -e cpu_atom/mem-loads,ldlat=30,freq=999/P -e cpu_atom/mem-stores,freq=999/P" \
-	"$adl" -F 999
-expect "neoverse SPE -c 4096 --ldlat 64" \
-	"${m[*]} 8192K -W -d -e arm_spe_0/ts_enable=1,load_filter=1,store_filter=1,min_latency=64,period=4096/" \
-	"$spe" -c 4096 --ldlat 64
+want="${m[*]} 4096K -W -d -e cpu/mem-loads,ldlat=8,period=20000/P"
+want+=" -e cpu/mem-stores,period=20000/P"
+expect "skx PEBS -c 20000 --ldlat 8" "$want" "$skx" -c 20000 --ldlat 8
+want="${m[*]} 2048K -W -d -e {cpu/mem-loads-aux/,cpu/mem-loads,ldlat=30,period=20000/}:P"
+want+=" -e cpu/mem-stores,period=20000/P"
+expect "spr PEBS aux group -c 20000" "$want" "$spr" -c 20000
+want="${m[*]} 8192K -W -d -e {cpu_core/mem-loads-aux/,cpu_core/mem-loads,ldlat=30,freq=999/}:P"
+want+=" -e cpu_core/mem-stores,freq=999/P -e cpu_atom/mem-loads,ldlat=30,freq=999/P"
+want+=" -e cpu_atom/mem-stores,freq=999/P"
+expect "adl hybrid -F 999" "$want" "$adl" -F 999
+want="${m[*]} 8192K -W -d"
+want+=" -e arm_spe_0/ts_enable=1,load_filter=1,store_filter=1,min_latency=64,period=4096/"
+expect "neoverse SPE -c 4096 --ldlat 64" "$want" "$spe" -c 4096 --ldlat 64
 # min_latency filters stores too: --ldlat 0 turns the filter off (classify)
 expect "neoverse SPE --ldlat 0" \
 	"${m[*]} 8192K -W -d -e arm_spe_0/ts_enable=1,load_filter=1,store_filter=1,min_latency=0/" \
@@ -162,10 +164,16 @@ if perf test -w dprof_cachemodel 2>&1 | grep -q SCENARIO; then
 			want=$(perf evlist -v -i "$tmp/$p.data" 2>/dev/null |
 			       sed -n 's/^arm_spe_0.*config2 }: \(0x[0-9a-f]*\).*/\1/p')
 			want="$((want & 0xfff)) cycles (SPE min_latency, on loads and stores alike)"
-			case $got in "$want"*) ;; *) fail "$p: header '$got', perf evlist: $want" ;; esac
+			case $got in
+			"$want"*) ;;
+			*) fail "$p: header '$got', perf evlist: $want" ;;
+			esac
 		elif [ -n "$want" ]; then
 			want="$((want & 0xffff)) cycles (PEBS ldlat)"
-			case $got in "$want"*) ;; *) fail "$p: header '$got', perf evlist: $want" ;; esac
+			case $got in
+			"$want"*) ;;
+			*) fail "$p: header '$got', perf evlist: $want" ;;
+			esac
 		else
 			case $got in "none (IBS samples every op)"*) ;;
 			*) fail "$p: header '$got', want none" ;; esac
@@ -198,11 +206,14 @@ else
 fi
 
 # Privileges: only where setpriv can drop them.
-if [ "$(id -u)" = 0 ] && setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all true 2>/dev/null; then
+if [ "$(id -u)" = 0 ] &&
+   setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all true 2>/dev/null; then
 	chmod -R a+rX "$tmp"
 	echo 2 > "$z4/proc/sys/kernel/perf_event_paranoid"
 	argv "$z4" nobody > "$tmp/got"
-	grep -q "^dprof: AMD IBS cannot leave the kernel out: it needs kernel.perf_event_paranoid <= 1 (it is 2) or CAP_PERFMON; sampling cpu-clock" "$tmp/err" ||
+	want="^dprof: AMD IBS cannot leave the kernel out: it needs kernel.perf_event_paranoid <= 1"
+	want+=" (it is 2) or CAP_PERFMON; sampling cpu-clock"
+	grep -q "$want" "$tmp/err" ||
 		fail "zen4, paranoid 2, no CAP_PERFMON: no fallback line: $(head -2 "$tmp/err")"
 	grep -q -- "-e cpu-clock" "$tmp/got" && ! grep -q ibs_op "$tmp/got" ||
 		fail "zen4, paranoid 2: did not fall back to cpu-clock: $(cat "$tmp/got")"
@@ -211,12 +222,15 @@ if [ "$(id -u)" = 0 ] && setpriv --reuid=65534 --regid=65534 --clear-groups --in
 		grep -q "^dprof: AMD IBS cannot leave the kernel out" "$tmp/err" ||
 		fail "zen4, paranoid 2, --sampler=mem: no single error line"
 	argv "$z4" nobody -a > "$tmp/got"
-	[ "$(cat "$tmp/rc")" != 0 ] &&
-		grep -q "^dprof: -a/-C (CPU-wide) needs kernel.perf_event_paranoid <= 0 (it is 2) or CAP_PERFMON" "$tmp/err" ||
+	want="^dprof: -a/-C (CPU-wide) needs kernel.perf_event_paranoid <= 0 (it is 2)"
+	want+=" or CAP_PERFMON"
+	[ "$(cat "$tmp/rc")" != 0 ] && grep -q "$want" "$tmp/err" ||
 		fail "-a at paranoid 2: no dprof line naming the knob: $(head -2 "$tmp/err")"
 	echo 1 > "$z2/proc/sys/kernel/perf_event_paranoid"
 	argv "$z2" nobody > "$tmp/got"
-	grep -q "^dprof: AMD IBS samples a single task from kernel 6.2 on (this is 6.1): record with -a" "$tmp/err" ||
+	want="^dprof: AMD IBS samples a single task from kernel 6.2 on (this is 6.1):"
+	want+=" record with -a"
+	grep -q "$want" "$tmp/err" ||
 		fail "zen2 on 6.1 per task: no line suggesting -a: $(head -2 "$tmp/err")"
 	echo 2 > "$skx/proc/sys/kernel/perf_event_paranoid"
 	argv "$skx" nobody > "$tmp/got"

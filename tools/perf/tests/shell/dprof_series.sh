@@ -26,7 +26,7 @@ if [ -z "$repo" ] && [ -n "${DPROF_RUN_IN_VM:-}" ]; then
 fi
 if [ -z "$repo" ]; then	# this script is a symlink into the repository
 	self=$(readlink -f "$0")
-	repo=${self%/tools/perf/tests/shell/dprof_series.sh}
+	repo=${self%/tools/perf/tests/shell/*}
 fi
 [ -x "$repo/scripts/make-series.sh" ] ||
 	skip "no perf dprof repository (set DPROF_REPO)"
@@ -67,7 +67,8 @@ dirs=$(ls -d "$tmp"/series/[1-9]*/ | sort -V)
 for d in $dirs; do
 	name=$(basename "$d")
 	cover=$(ls "$d"/v*-0000-cover-letter.patch 2>/dev/null) || fail "$name: no cover letter"
-	! grep -q '\*\*\* .* HERE \*\*\*' "$cover" || fail "$name: cover letter template not filled in"
+	! grep -q '\*\*\* .* HERE \*\*\*' "$cover" ||
+		fail "$name: cover letter template not filled in"
 	grep -q '^base-commit: ' "$cover" || fail "$name: no base-commit: trailer"
 	grep -q "^make-series: $name: [0-9]* patches" "$tmp/make.log" ||
 		fail "make-series.sh printed no patch count for $name"
@@ -143,10 +144,12 @@ echo "dprof_series: $n patches applied to $(basename "$src")"
 # The result is the overlay, and our files are the repository's.
 bad=0
 while IFS= read -r f; do
-	cmp -s "$f" "$overlay/$f" || { echo "dprof_series: $f differs from the overlay's" >&2; bad=1; }
+	cmp -s "$f" "$overlay/$f" ||
+		{ echo "dprof_series: $f differs from the overlay's" >&2; bad=1; }
 done < <(git ls-files)
 while IFS= read -r f; do
-	cmp -s "$f" "$repo/$f" || { echo "dprof_series: $f differs from the repository's" >&2; bad=1; }
+	cmp -s "$f" "$repo/$f" ||
+		{ echo "dprof_series: $f differs from the repository's" >&2; bad=1; }
 done < <(cd "$repo" && find tools -type f ! -name '.*' ! -name '*~' ! -name '*.o')
 # perf's copies of uapi headers are the kernel's.
 while IFS= read -r f; do

@@ -160,11 +160,14 @@ if perf dprof record --sampler=soft -c 100000 -o "${data}" \
 		-- perf test -w dprof_struct 1 >/dev/null 2>&1 &&
    perf dprof report --stdio -i "${data}" > "${tmp}/kmem.stdio" 2>/dev/null &&
    life=$(grep -m1 '^# lifetimes:' "${tmp}/kmem.stdio"); then
-	earlier=$(echo "$life" | sed -n 's/^# lifetimes: \([0-9]*\) frees of objects allocated.*/\1/p')
+	earlier=$(echo "$life" |
+		  sed -n 's/^# lifetimes: \([0-9]*\) frees of objects allocated.*/\1/p')
 	unknown=$(echo "$life" | sed -n 's/.* \([0-9]*\) frees of unknown objects.*/\1/p')
 	over=$(echo "$life" | sed -n 's/.* \([0-9]*\) allocations over a live object.*/\1/p')
 	start
-	expect "title: lifetimes" "^Data profile: .*kmem\\.data, [0-9]+ types; lifetimes: ${unknown:-x} unknown frees, ${over:-x} allocs over a live object, ${earlier:-x} frees of earlier objects"
+	want="^Data profile: .*kmem\\.data, [0-9]+ types; lifetimes: ${unknown:-x} unknown frees,"
+	want+=" ${over:-x} allocs over a live object, ${earlier:-x} frees of earlier objects"
+	expect "title: lifetimes" "$want"
 	keys q
 	expect_exit "lifetimes in the title"
 else

@@ -72,7 +72,8 @@ if ! cmp -s "${dir}/cold" "${dir}/warm"; then
 	fail "the report with the kept typings differs"
 	diff "${dir}/cold" "${dir}/warm" | head -10
 fi
-kept=$(sed -n 's/^dprof: \([0-9]*\) typings and [0-9]* code reads found made by an earlier report/\1/p' \
+kept=$(sed -n \
+	's/^dprof: \([0-9]*\) typings and [0-9]* code reads found made by an earlier report/\1/p' \
 	"${dir}/warm.err")
 if [ "${kept:-0}" -eq 0 ] || grep -q 'symbol__disassemble' "${dir}/warm.err"; then
 	fail "the second report typed again (${kept:-0} typings kept)"

@@ -56,7 +56,13 @@ node_row() {
 
 # The Objects column of a row of the software sampler ("n/a n/a" before it)
 row_objects() {
-	awk '{ for (i = 1; i < NF; i++) if ($i == "n/a" && $(i + 1) == "n/a") { print $(i + 2); exit } }'
+	awk '{
+		for (i = 1; i < NF; i++)
+			if ($i == "n/a" && $(i + 1) == "n/a") {
+				print $(i + 2)
+				exit
+			}
+	}'
 }
 
 # count: 50 nodes for 2 seconds, every node is sampled many times
@@ -73,14 +79,17 @@ elif [ -z "${allocated}" ]; then
 	err=1
 else
 	# Objects is the 4th column after "n/a n/a" of the software sampler
-	objects=$(echo "${row}" | awk '{ for (i = 1; i < NF; i++) if ($i == "n/a" && $(i + 1) == "n/a") { print $(i + 2); exit } }')
+	objects=$(echo "${row}" | row_objects)
 	if [ "${objects}" != "${allocated}" ]; then
-		echo "dprof user heap test [Failed: ${objects} objects, the program allocated ${allocated} (reused address: $(awk '/^allocated/ { print $4 }' "${dir}/count.out"))]"
+		echo "dprof user heap test [Failed: ${objects} objects, the program allocated" \
+		     "${allocated} (reused address:" \
+		     "$(awk '/^allocated/ { print $4 }' "${dir}/count.out"))]"
 		echo "${row}"
 		err=1
 	fi
 fi
-if ! grep -qE '^# user heap: allocator uprobes, [0-9]+ allocs, [1-9][0-9]* frees' "${dir}/count.rep"; then
+if ! grep -qE '^# user heap: allocator uprobes, [0-9]+ allocs, [1-9][0-9]* frees' \
+		"${dir}/count.rep"; then
 	echo "dprof user heap test [Failed: the header does not count the heap's allocs and frees]"
 	err=1
 fi
@@ -108,7 +117,8 @@ for p in perf ${DPROF_SANITIZED_PERF:-}; do
 		# each dso__get() a pointer of its own (rows once split by it)
 		if [ "${p}" != perf ] && [ ${rc} -eq 0 ] &&
 		   ! cmp -s "${dir}/view.out" "${dir}/${view}.view"; then
-			echo "dprof user heap test [Failed: ${p} --view=${view} reports otherwise than perf]"
+			echo "dprof user heap test [Failed: ${p} --view=${view} reports otherwise" \
+			     "than perf]"
 			diff "${dir}/${view}.view" "${dir}/view.out" | head -10
 			err=1
 		fi
@@ -126,13 +136,15 @@ done
 # space): allocated in new_node, touched in touch, ended by the exit.
 perf dprof report --stdio -i "${dir}/count.data" --view=flow --type="struct node" \
 	> "${dir}/count.flow" 2>&1
-histories=$(sed -nE 's/^# data flow of struct node: ([0-9]+) object histories.*/\1/p' "${dir}/count.flow")
+histories=$(sed -nE 's/^# data flow of struct node: ([0-9]+) object histories.*/\1/p' \
+	"${dir}/count.flow")
 if [ -z "${histories}" ] || [ "${histories}" -lt 1 ] ||
    ! grep -q '^# [0-9]* of the hits are access samples of user heap objects' "${dir}/count.flow" ||
    ! grep -qE '^ +-> \[[0-9]+\] new_node \(alloc\)' "${dir}/count.flow" ||
    ! grep -qE '^ +(->|==cpu==>) \[[0-9]+\] touch ' "${dir}/count.flow" ||
    ! grep -qE '\[[0-9]+\] exit \(free\)' "${dir}/count.flow"; then
-	echo "dprof user heap test [Failed: no data flow new_node (alloc) -> touch -> exit (free) of the heap objects]"
+	echo "dprof user heap test [Failed: no data flow new_node (alloc) -> touch -> exit (free)" \
+	     "of the heap objects]"
 	head -20 "${dir}/count.flow"
 	err=1
 fi
@@ -145,12 +157,14 @@ libc=$(ldd "${dir}/heap" | awk '/libc\.so/ { print $3 }')
 build_id=$(readelf -n "${libc}" 2>/dev/null | awk '/Build ID/ { print $3 }')
 for fn in aligned_alloc memalign valloc posix_memalign; do
 	row=$(grep -E "^  struct node +heap aligned_${fn} \(heap\.c:[0-9]+\)" "${dir}/aligned.rep")
-	objects=$(echo "${row}" | awk '{ for (i = 1; i < NF; i++) if ($i == "n/a" && $(i + 1) == "n/a") { print $(i + 2); exit } }')
+	objects=$(echo "${row}" | row_objects)
 	if [ "${fn}" = posix_memalign ] &&
 	   [ ! -f "/usr/lib/debug/.build-id/${build_id:0:2}/${build_id:2}.debug" ]; then
-		echo "dprof user heap test: no debug file for ${libc} (libc6-dbg): posix_memalign not tested"
+		echo "dprof user heap test: no debug file for ${libc} (libc6-dbg): posix_memalign" \
+		     "not tested"
 	elif [ -z "${allocated}" ] || [ "${objects}" != "${allocated}" ]; then
-		echo "dprof user heap test [Failed: ${fn}: ${objects:-no} objects, the program allocated ${allocated}]"
+		echo "dprof user heap test [Failed: ${fn}: ${objects:-no} objects, the program" \
+		     "allocated ${allocated}]"
 		echo "${row}"
 		err=1
 	fi
@@ -160,7 +174,8 @@ done
 # malloc and free (C) and its operator new and delete (C++), never from
 # glibc's; every one of them is counted.
 for lib in libjemalloc.so.2 libtcmalloc_minimal.so.4; do
-	path=$(ldconfig -p | awk -v l="${lib}" '$1 == l && /x86-64|x86_64|64bit/ { print $NF; exit }')
+	path=$(ldconfig -p |
+	       awk -v l="${lib}" '$1 == l && /x86-64|x86_64|64bit/ { print $NF; exit }')
 	if [ -z "${path}" ]; then
 		echo "dprof user heap test: no ${lib} on this system: not tested"
 		continue
@@ -174,7 +189,8 @@ for lib in libjemalloc.so.2 libtcmalloc_minimal.so.4; do
 		 grep -cE ':(je|tcm?)_malloc_ret:')
 	if [ -z "${allocated}" ] || [ "${objects}" != "${allocated}" ] ||
 	   [ "${events}" -lt "${allocated}" ]; then
-		echo "dprof user heap test [Failed: ${lib}: ${objects:-no} objects, ${events} of its malloc returns, the program allocated ${allocated:-?}]"
+		echo "dprof user heap test [Failed: ${lib}: ${objects:-no} objects, ${events} of" \
+		     "its malloc returns, the program allocated ${allocated:-?}]"
 		node_row "${tag}"
 		err=1
 	fi
@@ -195,12 +211,15 @@ for lib in libjemalloc.so.2 libtcmalloc_minimal.so.4; do
 	deletes=$(perf script -i "${dir}/${tag}-cxx.data" -F event 2>/dev/null |
 		  grep -cE ':(je|tcm?)_opdel[a-z]*:')
 	header=$(grep -E '^# user heap: ' "${dir}/${tag}-cxx.rep")
-	frees=$(echo "${header}" | sed -nE 's/.* ([0-9]+) frees, ([0-9]+) frees of pointers not allocated.*/\1 \2/p')
+	frees=$(echo "${header}" |
+		sed -nE 's/.* ([0-9]+) frees, ([0-9]+) frees of pointers not allocated.*/\1 \2/p')
 	# tcmalloc's start-up makes objects with new too
 	if [ -z "${allocated}" ] || [ "${news}" -lt "${allocated}" ] ||
 	   [ "${deletes}" != "${deleted}" ] || [ "${frees%% *}" -lt "${deleted}" ] ||
 	   [ "${frees##* }" != 0 ]; then
-		echo "dprof user heap test [Failed: ${lib} C++: ${news} news and ${deletes} deletes probed, the program made ${allocated:-?} and deleted ${deleted:-?}; report: ${header}]"
+		echo "dprof user heap test [Failed: ${lib} C++: ${news} news and ${deletes}" \
+		     "deletes probed, the program made ${allocated:-?} and deleted ${deleted:-?};" \
+		     "report: ${header}]"
 		err=1
 	fi
 done

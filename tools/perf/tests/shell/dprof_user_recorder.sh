@@ -51,9 +51,19 @@ record() {
 
 # "SITE OBJECTS" of each heap row of a report, sorted
 heap_rows() {
-	awk '/^  / { for (i = 1; i < NF; i++) if ($i == "heap") { site = $(i + 1) " " $(i + 2) }
-	       for (i = 1; i < NF; i++) if ($i == "n/a" && $(i + 1) == "n/a") { objs = $(i + 2); break }
-	       if (site != "") print site, objs; site = "" }' "${dir}/$1.rep" | sort
+	awk '/^  / {
+		for (i = 1; i < NF; i++)
+			if ($i == "heap")
+				site = $(i + 1) " " $(i + 2)
+		for (i = 1; i < NF; i++)
+			if ($i == "n/a" && $(i + 1) == "n/a") {
+				objs = $(i + 2)
+				break
+			}
+		if (site != "")
+			print site, objs
+		site = ""
+	}' "${dir}/$1.rep" | sort
 }
 
 # 1. The same program under the recorder and under the uprobes: the same
@@ -111,9 +121,8 @@ fi
 # out of the file (fewer objects kept than samples taken).
 churn=200000
 record churn -- "${dir}/heap" churn ${churn} || exit 1
-read -r allocs frees dropped < <(sed -nE \
-	's/.*heap log of 1 process: ([0-9]+) allocations, ([0-9]+) frees; ([0-9]+) objects .*/\1 \2 \3/p' \
-	"${dir}/churn.out")
+re='.*heap log of 1 process: ([0-9]+) allocations, ([0-9]+) frees; ([0-9]+) objects .*'
+read -r allocs frees dropped < <(sed -nE "s/$re/\1 \2 \3/p" "${dir}/churn.out")
 kept=$(sed -nE 's/^# user heap: allocator recorder in 1 process .*, ([0-9]+) allocs, .*/\1/p' \
 	"${dir}/churn.rep")
 samples=$(sed -nE 's/^# resolved .* of ([0-9]+) samples.*/\1/p' "${dir}/churn.rep")
@@ -123,7 +132,9 @@ if [ -z "${allocs}" ] || [ "${allocs}" -lt ${churn} ] || [ "${frees}" -lt ${chur
    [ -z "${kept}" ] || [ -z "${samples}" ] ||
    [ $((kept)) -gt $((samples + ${recsamples:-0} + 100)) ] ||
    [ $((allocs - dropped)) -ne "${kept}" ]; then
-	echo "${dprof_test} [Failed: churn ${churn}: logged ${allocs:-?} allocations and ${frees:-?} frees, ${dropped:-?} left out, ${kept:-?} replayed for ${samples:-?} samples]"
+	echo "${dprof_test} [Failed: churn ${churn}: logged ${allocs:-?} allocations and" \
+	     "${frees:-?} frees, ${dropped:-?} left out, ${kept:-?} replayed for ${samples:-?}" \
+	     "samples]"
 	cat "${dir}/churn.out"
 	grep '^# ' "${dir}/churn.rep" | head -8
 	err=1
@@ -168,7 +179,8 @@ cp "${dir}/rec.data" "${dir}/cut.data"
 truncate -s $((size - 40)) "${dir}/cut.data"
 for f in damaged cut; do
 	if ! perf dprof report --stdio -i "${dir}/${f}.data" > "${dir}/${f}.rep" 2>&1 ||
-	   [ "$(grep -c "^# DAMAGED: the allocator recorder's log is damaged" "${dir}/${f}.rep")" != 1 ]; then
+	   [ "$(grep -c "^# DAMAGED: the allocator recorder's log is damaged" \
+		"${dir}/${f}.rep")" != 1 ]; then
 		echo "${dprof_test} [Failed: a ${f} log is not said in one line]"
 		grep -E '^# (DAMAGED|user heap)' "${dir}/${f}.rep"
 		tail -3 "${dir}/${f}.rep"

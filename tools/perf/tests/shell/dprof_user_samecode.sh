@@ -54,16 +54,19 @@ if ! dprof_user_compare "${dir}/perf.data" "${dir}" > "${dir}/cmp"; then
 fi
 for n in alpha beta; do
 	read -r _ _ _ typed _ agreed < <(grep "^dso samecode-${n} " "${dir}/cmp")
-	perf_type=$(awk -F'|' -v n="${n}" '$2 ~ "samecode-" n && $4 ~ "struct sc_" n { print "yes" }' \
+	perf_type=$(awk -F'|' -v n="${n}" \
+		'$2 ~ "samecode-" n && $4 ~ "struct sc_" n { print "yes" }' \
 		"${dir}/perf.types" | head -1)
 	if [ -z "${typed:-}" ] || [ "${typed}" -eq 0 ] || [ -z "${perf_type}" ]; then
-		echo "${dprof_test} [Failed: perf typed no sample of samecode-${n} as struct sc_${n}]"
+		echo "${dprof_test} [Failed: perf typed no sample of samecode-${n} as struct" \
+		     "sc_${n}]"
 		err=1
 		continue
 	fi
 	echo "${dprof_test}: samecode-${n}: perf typed ${typed} samples, dprof agrees on ${agreed}"
 	if [ "${agreed}" -ne "${typed}" ]; then
-		echo "${dprof_test} [Failed: samecode-${n}: dprof types ${agreed} of the ${typed} samples perf types]"
+		echo "${dprof_test} [Failed: samecode-${n}: dprof types ${agreed} of the ${typed}" \
+		     "samples perf types]"
 		grep '^DIFF' "${dir}/cmp" | head -10
 		err=1
 	fi
@@ -87,7 +90,8 @@ if ! perf dprof record --sampler=soft --no-kmem -o "${dir}/heap.data" -- \
 	cat "${dir}/heap.out"
 	err=1
 elif grep -q 'cannot place uprobes' "${dir}/heap.out"; then
-	echo "${dprof_test}: $(grep -m1 'cannot place uprobes' "${dir}/heap.out"): heap rows not tested"
+	echo "${dprof_test}: $(grep -m1 'cannot place uprobes' "${dir}/heap.out"): heap rows not" \
+	     "tested"
 else
 	perf dprof report --stdio -i "${dir}/heap.data" > "${dir}/heap.rep" 2>&1
 	for n in alpha beta; do

@@ -46,15 +46,17 @@ while IFS=: read -r prog cc type kind ropts; do
 			echo "dprof user types test: no $1, ${prog} not tested"
 			continue
 		fi
-		if ! ${cc} -g -fno-inline -o "${dir}/${prog}" "${src}/${prog}.${ext}" 2> "${dir}/cc.err"; then
+		if ! ${cc} -g -fno-inline -o "${dir}/${prog}" "${src}/${prog}.${ext}" \
+				2> "${dir}/cc.err"; then
 			echo "dprof user types test [Failed: build ${prog}]"
 			cat "${dir}/cc.err"
 			err=1
 			continue
 		fi
 		# shellcheck disable=SC2086
-		if ! perf dprof record --sampler=soft --no-kmem --no-heap ${ropts} -o "${dir}/${prog}.data" \
-				-- "${dir}/${prog}" 1 > "${dir}/rec.out" 2>&1; then
+		if ! perf dprof record --sampler=soft --no-kmem --no-heap ${ropts} \
+				-o "${dir}/${prog}.data" -- "${dir}/${prog}" 1 \
+				> "${dir}/rec.out" 2>&1; then
 			echo "dprof user types test [Failed: record ${prog}]"
 			cat "${dir}/rec.out"
 			err=1
@@ -69,19 +71,26 @@ while IFS=: read -r prog cc type kind ropts; do
 		fi
 		read -r _ typed _ agreed < <(grep '^typed ' "${dir}/${prog}.res")
 		if [ "${prog}" = grow ] && [ "${typed:-0}" -eq 0 ]; then
-			echo "dprof user types test: perf typed no sample of grow (no libc debuginfo, e.g. libc6-dbg?): libc not tested"
+			echo "dprof user types test: perf typed no sample of grow (no libc" \
+			     "debuginfo, e.g. libc6-dbg?): libc not tested"
 			continue
 		elif [ -z "${typed}" ] || [ "${typed}" -eq 0 ]; then
 			echo "dprof user types test [Failed: perf typed no sample of ${prog}]"
 			err=1
 		elif [ "${agreed}" -ne "${typed}" ]; then
-			echo "dprof user types test [Failed: ${prog}: dprof types ${agreed} of the ${typed} samples perf types]"
+			echo "dprof user types test [Failed: ${prog}: dprof types ${agreed} of" \
+			     "the ${typed} samples perf types]"
 			grep '^DIFF' "${dir}/${prog}.res" | head -20
 			err=1
 		fi
-		echo "dprof user types test: ${prog}: perf typed ${typed} samples, dprof agrees on ${agreed} ($(awk -v a="${agreed}" -v t="${typed}" 'BEGIN { printf "%.1f%%", t ? 100 * a / t : 0 }'))"
-		awk '/^dso / { printf "dprof user types test: %s: in %s perf typed %d, dprof agrees on %d\n", prog, $2, $4, $6 }' \
-			prog="${prog}" "${dir}/${prog}.res"
+		pct=$(awk -v a="${agreed}" -v t="${typed}" \
+			  'BEGIN { printf "%.1f%%", t ? 100 * a / t : 0 }')
+		echo "dprof user types test: ${prog}: perf typed ${typed} samples," \
+		     "dprof agrees on ${agreed} (${pct})"
+		awk '/^dso / {
+			printf "dprof user types test: %s: in %s perf typed %d, " \
+			       "dprof agrees on %d\n", prog, $2, $4, $6
+		}' prog="${prog}" "${dir}/${prog}.res"
 		built="${built} ${prog}"
 		# Samples with no address (an lea, a compare fused with its
 		# jump) are '(operand only)' rows, with no object; DWARF-typed
@@ -112,7 +121,8 @@ while IFS=: read -r prog cc type kind ropts; do
 	# grow's samples that count are libc's: typed only with its DWARF
 	if [ "${prog}" = grow ] &&
 	   ! grep -qE '^dso libc[.-][^ ]* typed [1-9]' "${dir}/${prog}.res"; then
-		echo "dprof user types test: perf typed no sample in libc (no libc debuginfo, e.g. libc6-dbg?): libc not tested"
+		echo "dprof user types test: perf typed no sample in libc (no libc debuginfo," \
+		     "e.g. libc6-dbg?): libc not tested"
 		continue
 	fi
 	# the program's hot type is a row of its kind

@@ -70,7 +70,8 @@ report() {
 check_row() {
 	local tag=$1 type=$2 site=$3 n=$4 row objects
 
-	row=$(grep -E "^ *\{\"type\": \"${type}\", \"desc\": \"heap ${site}\"," "${dir}/${tag}.json")
+	row=$(grep -E "^ *\{\"type\": \"${type}\", \"desc\": \"heap ${site}\"," \
+		"${dir}/${tag}.json")
 	objects=$(echo "${row}" | sed -nE 's/.*"objects": ([0-9]+),.*/\1/p')
 	if [ -z "${row}" ]; then
 		echo "${dprof_test} [Failed: ${tag}: no '${type}  heap ${site}' row]"
@@ -78,7 +79,8 @@ check_row() {
 		err=1
 	elif [ -z "${objects}" ] || [ "${objects}" -gt "${n}" ] ||
 	     [ "${objects}" -lt $((n * 9 / 10)) ]; then
-		echo "${dprof_test} [Failed: ${tag}: ${type}: ${objects:-no} objects, the program made ${n}]"
+		echo "${dprof_test} [Failed: ${tag}: ${type}: ${objects:-no} objects, the program" \
+		     "made ${n}]"
 		echo "${row}" | cut -c1-300
 		err=1
 	fi
@@ -112,7 +114,8 @@ check_row named "struct pear" 'main \(wrap\.c:[0-9]+\)' ${nr}
 check_row named "struct plum" 'new_plum \(wrap\.c:[0-9]+\)' ${nr}
 check_order wrap
 if ! grep -qE '^# user heap objects: .*% by the type their operand names' "${dir}/wrap.rep"; then
-	echo "${dprof_test} [Failed: the header does not count the heap's typed and untyped samples]"
+	echo "${dprof_test} [Failed: the header does not count the heap's typed and untyped" \
+	     "samples]"
 	err=1
 fi
 
@@ -151,8 +154,10 @@ gcc -g -O1 -static -o "${dir}/wrap-static" "${src}/wrap.c" 2> /dev/null
 if [ -x "${dir}/wrap-static" ]; then
 	perf dprof record --sampler=soft --no-kmem -o "${dir}/static.data" \
 		-- "${dir}/wrap-static" wrap 4 0.1 > "${dir}/static.out" 2>&1
-	if [ "$(grep -c 'wrap-static is statically linked: its heap objects are not tracked' "${dir}/static.out")" != 1 ]; then
-		echo "${dprof_test} [Failed: a static binary does not get one line saying its heap is not tracked]"
+	if [ "$(grep -c 'wrap-static is statically linked: its heap objects are not tracked' \
+		"${dir}/static.out")" != 1 ]; then
+		echo "${dprof_test} [Failed: a static binary does not get one line saying its" \
+		     "heap is not tracked]"
 		cat "${dir}/static.out"
 		err=1
 	fi

@@ -27,7 +27,8 @@ dprof_guest_require() {
 
 	for v in "$@" DPROF_RUN_IN_VM; do
 		[ -n "${!v:-}" ] ||
-			skip "$v not set (needs a guest kernel: make kernel, see scripts/run-demo.sh)"
+			skip "$v not set (needs a guest kernel: make kernel, see" \
+			     "scripts/run-demo.sh)"
 		[ -e "${!v}" ] || skip "$v=${!v} does not exist"
 	done
 	[ -x "$DPROF_RUN_IN_VM" ] || skip "$DPROF_RUN_IN_VM is not executable"
