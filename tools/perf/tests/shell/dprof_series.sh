@@ -141,12 +141,19 @@ cd "$tmp/tree"
 echo "dprof_series: $n patches applied to $(basename "$src")"
 [ -z "$(git status --porcelain)" ] || fail "git am left changes: $(git status --porcelain)"
 
-# The result is the overlay, and our files are the repository's.
+# The result is the overlay, and our files are the repository's; but for
+# MAINTAINERS, which the overlay leaves alone: the series adds an entry.
 bad=0
 while IFS= read -r f; do
+	[ "$f" != MAINTAINERS ] || continue
 	cmp -s "$f" "$overlay/$f" ||
 		{ echo "dprof_series: $f differs from the overlay's" >&2; bad=1; }
 done < <(git ls-files)
+maint=$(diff "$src/MAINTAINERS" MAINTAINERS || true)
+if grep -q '^<' <<<"$maint" || ! grep -qx '> PERFORMANCE EVENTS TOOLING DPROF' <<<"$maint"; then
+	echo "dprof_series: MAINTAINERS is not the pristine one plus the perf dprof entry" >&2
+	bad=1
+fi
 while IFS= read -r f; do
 	cmp -s "$f" "$repo/$f" ||
 		{ echo "dprof_series: $f differs from the repository's" >&2; bad=1; }
