@@ -165,7 +165,8 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 	r->typer = NULL;
 #endif
 	if (r->tcache) {
-		pr_debug("dprof: %" PRIu64 " typings and %" PRIu64 " code reads found made by an earlier report\n",
+		pr_debug("dprof: %" PRIu64 " typings and %" PRIu64
+			 " code reads found made by an earlier report\n",
 			 r->nr_typings_kept, r->nr_code_kept);
 		dprof_typecache__save(r->tcache);
 		dprof_typecache__put(r->tcache);
