@@ -989,7 +989,8 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 		err = 0;
 		goto out;
 	}
-	pr_debug("dprof: heap log: %zu events left of %" PRIu64 " decoded (%" PRIu64 " objects pruned in their segment) in %.3f s\n",
+	pr_debug("dprof: heap log: %zu events left of %" PRIu64 " decoded (%" PRIu64
+		 " objects pruned in their segment) in %.3f s\n",
 		 log.nr, log.nr_allocs + log.nr_frees, pruned, (dprof_heaplog__mono() - t0) / 1e9);
 	dprof_heaplog__sort(&log);
 	keep = calloc(log.nr + 1, 1);
@@ -1012,13 +1013,16 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	pr_debug("dprof: heap log: stored at %.3f s\n", (dprof_heaplog__mono() - t0) / 1e9);
 	procs = ((struct dprof_heaplog_feat *)blob)->procs;
 	if (!err)
-		pr_info("[ perf dprof: heap log of %" PRIu64 " process%s: %" PRIu64 " allocations, %" PRIu64 " frees; %" PRIu64 " objects left out (no sample in their life, or --heap-min-size); %.3f MB written ]\n",
+		pr_info("[ perf dprof: heap log of %" PRIu64 " process%s: %" PRIu64
+			" allocations, %" PRIu64 " frees; %" PRIu64
+			" objects left out (no sample in their life, or --heap-min-size); %.3f MB written ]\n",
 			procs, procs == 1 ? "" : "es", log.nr_allocs, log.nr_frees,
 			dropped, len / 1048576.0);
 	if (bad || f->lost)
-		pr_warning("dprof: the heap log lost %" PRIu64 " events (%" PRIu64 " damaged segments%s)\n",
-			   f->lost, bad,
-			   f->lost && h->in_memory ? "; it is held in memory, half of it at most" : "");
+		pr_warning("dprof: the heap log lost %" PRIu64 " events (%" PRIu64
+			   " damaged segments%s)\n", f->lost, bad,
+			   f->lost && h->in_memory ?
+			   "; it is held in memory, half of it at most" : "");
 out:
 	if (err)
 		pr_err("dprof: cannot store the heap log in %s (%s)\n", output, strerror(-err));
