@@ -721,10 +721,12 @@ HEAPREC_EXPORT void *realloc(void *old, size_t size)
 	void *p;
 
 	if (unlikely(heaprec_is_boot(old))) {
+		/* the bytes of the boot arena from old on */
+		size_t have = heaprec_boot + sizeof(heaprec_boot) - (char *)old;
+
 		p = malloc(size);
 		if (p)
-			memcpy(p, old, size < (size_t)(heaprec_boot + sizeof(heaprec_boot) - (char *)old) ?
-				       size : (size_t)(heaprec_boot + sizeof(heaprec_boot) - (char *)old));
+			memcpy(p, old, size < have ? size : have);
 		return p;
 	}
 	if (unlikely(!real.realloc) && !heaprec_init())
@@ -784,10 +786,10 @@ HEAPREC_ALLOCATOR(pvalloc, pvalloc, (size_t size), (size))
 
 HEAPREC_EXPORT int posix_memalign(void **memptr, size_t align, size_t size)
 {
-	int on, ret;
+	int on, ret = ENOMEM;	/* an error number, as posix_memalign() returns */
 
 	if (unlikely(!real.posix_memalign) && (!heaprec_init() || !real.posix_memalign))
-		return ENOMEM;
+		return ret;
 	on = heaprec_enter();
 	ret = real.posix_memalign(memptr, align, size);
 	heaprec_alloc(on, ret ? NULL : *memptr, size, HEAPREC_IP, HEAPREC_SP);
