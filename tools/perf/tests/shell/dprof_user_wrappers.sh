@@ -17,7 +17,8 @@
 # by the description it prints.  The wrappers' program is recorded twice:
 # with the allocator recorder (the default) and with the uprobes
 # (--heap-uprobes): the same rows.  A static binary gets one line saying
-# its heap is not tracked.
+# its heap is not tracked.  One struct reached through two typedefs is one
+# row.
 
 set -u
 
@@ -163,6 +164,23 @@ if [ -x "${dir}/wrap-static" ]; then
 	fi
 else
 	echo "${dprof_test}: no static C library, the static binary not tested"
+fi
+
+# One struct through two typedefs (point_t, vec_t: struct point): one row,
+# both typedefs' accesses in its members, every object counted once.
+if gcc -g -O1 -fno-inline -o "${dir}/alias" "${src}/alias.c" 2>> "${dir}/cc.err"; then
+	record alias "${dir}/alias" 500 2 || exit 1
+	check_row alias 'struct point' 'new_point \(alias\.c:[0-9]+\)' 500
+	if grep -qE '"type": "(point_t|vec_t)"' "${dir}/alias.json" ||
+	   ! grep -qE '^  struct point +heap new_point .* (x [0-9]+%, y|y [0-9]+%, x) [0-9]+%' "${dir}/alias.rep"; then
+		echo "${dprof_test} [Failed: one struct's two typedefs are not one row with both members]"
+		grep -E '^  .* heap ' "${dir}/alias.rep" | head -3
+		err=1
+	fi
+else
+	echo "${dprof_test} [Failed: build alias.c]"
+	cat "${dir}/cc.err"
+	err=1
 fi
 
 if [ ${err} -eq 0 ]; then

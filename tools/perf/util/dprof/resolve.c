@@ -104,6 +104,12 @@ struct dprof_typed_entry {
 	struct dprof_typed	t;	/* t.type_name NULL: none */
 };
 
+/* A type's name in the rows of user code: one for all its typedefs */
+struct dprof_type_name {
+	char		*name;
+	struct dso	*dso;	/* held: its data types are the aliases' keys */
+};
+
 static void dprof_code__delete(struct dprof_code *c)
 {
 	dso__put(c->key.dso);
@@ -195,6 +201,22 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 		hashmap__for_each_entry(r->typed, cur, bkt)
 			dprof_typed_entry__delete(cur->pvalue);
 		hashmap__free(r->typed);
+	}
+	if (r->type_names) {
+		hashmap__for_each_entry(r->type_names, cur, bkt) {
+			struct dprof_type_name *tn = cur->pvalue;
+
+			free((char *)cur->pkey);
+			dso__put(tn->dso);
+			free(tn->name);
+			free(tn);
+		}
+		hashmap__free(r->type_names);
+		r->type_names = NULL;
+	}
+	if (r->aliases) {
+		hashmap__free(r->aliases);
+		r->aliases = NULL;
 	}
 	dso__put(r->typed_dso);
 	r->typed_dso = NULL;
@@ -809,6 +831,122 @@ static bool dprof_funcs__untypable(struct hashmap *funcs, struct machine *machin
 }
 
 /*
+ * The name of the type behind the typedef @name visible in the code at
+ * @pc of the DWARF @dw: "struct TAG" or "union TAG" for a named struct or
+ * union, the name of a base type or "enum TAG"; NULL when @name is not a
+ * typedef at the top level of the code's unit or names a type with no
+ * name (an anonymous struct, a pointer).  Returns a new string.
+ */
+static char *dprof_typedef__real_name(Dwarf *dw, u64 pc, const char *name)
+{
+	Dwarf_Die cu, die, real;
+	const char *tag, *real_name;
+	char *res = NULL;
+
+	if (!strncmp(name, "struct ", 7) || !strncmp(name, "union ", 6) ||
+	    !strncmp(name, "enum ", 5) || !dwarf_addrdie(dw, pc, &cu) ||
+	    dwarf_child(&cu, &die))
+		return NULL;
+	do {
+		const char *n;
+
+		if (dwarf_tag(&die) != DW_TAG_typedef)
+			continue;
+		n = dwarf_diename(&die);
+		if (!n || strcmp(n, name))
+			continue;
+		if (!die_get_real_type(&die, &real))
+			return NULL;
+		real_name = dwarf_diename(&real);
+		switch (dwarf_tag(&real)) {
+		case DW_TAG_structure_type:
+			tag = "struct ";
+			break;
+		case DW_TAG_union_type:
+			tag = "union ";
+			break;
+		case DW_TAG_enumeration_type:
+			tag = "enum ";
+			break;
+		case DW_TAG_base_type:
+			tag = "";
+			break;
+		default:
+			return NULL;
+		}
+		if (real_name && asprintf(&res, "%s%s", tag, real_name) < 0)
+			res = NULL;
+		return res;
+	} while (dwarf_siblingof(&die, &die) == 0);
+	return NULL;
+}
+
+/*
+ * One row per type in user code, whatever typedef named it: perf names a
+ * data type as the operand's DWARF does, so one struct reached through two
+ * typedefs or its tag (SQLite's DbPage and PgHdr, both struct PgHdr) is as
+ * many data types to it, and u8 is not unsigned char.  Gives @t the name
+ * of the type behind the typedefs, the same for all of them, and a key of
+ * that name (of @t->dso and @t->type_size).  The kernel's rows keep perf's
+ * names: its typings are made in a thread of their own, with perf's.
+ */
+static int dprof_resolver__type_name(struct dprof_resolver *r,
+				     struct annotated_data_type *adt,
+				     struct addr_location *al,
+				     struct dprof_typed *t)
+{
+	struct dprof_type_name *tn;
+	char *real = NULL, *key;
+
+	if (dso__kernel(t->dso) || !r->typed_dbg)
+		return 0;
+	if (!r->aliases) {
+		r->aliases = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+		r->type_names = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
+		if (IS_ERR(r->aliases) || IS_ERR(r->type_names)) {
+			if (!IS_ERR(r->aliases))
+				hashmap__free(r->aliases);
+			if (!IS_ERR(r->type_names))
+				hashmap__free(r->type_names);
+			r->aliases = NULL;
+			r->type_names = NULL;
+			return -ENOMEM;
+		}
+	}
+	if (!hashmap__find(r->aliases, adt, &tn)) {
+		real = dprof_typedef__real_name(r->typed_dbg->dbg,
+						map__rip_2objdump(al->map, al->addr),
+						t->type_name);
+		if (asprintf(&key, "%p %" PRIu64 " %s", t->dso, t->type_size,
+			     real ?: t->type_name) < 0) {
+			free(real);
+			return -ENOMEM;
+		}
+		if (hashmap__find(r->type_names, key, &tn)) {
+			free(key);
+			free(real);
+		} else {
+			if (!real)
+				real = strdup(t->type_name);
+			tn = zalloc(sizeof(*tn));
+			if (!tn || !real || hashmap__add(r->type_names, key, tn)) {
+				free(tn);
+				free(key);
+				free(real);
+				return -ENOMEM;
+			}
+			tn->name = real;
+			tn->dso = dso__get(t->dso);
+		}
+		if (hashmap__add(r->aliases, adt, tn))
+			return -ENOMEM;
+	}
+	t->type_name = tn->name;
+	t->key = (unsigned long)tn;
+	return 0;
+}
+
+/*
  * perf's data type of the memory operand at @al (a sample of @thread in
  * @cpumode by @evsel), with the debuginfo of its dso lent already.
  * Returns the type or NULL; sets *@disasm when perf disassembled the
@@ -895,6 +1033,8 @@ static int dprof_resolver__find_type(struct dprof_resolver *r,
 	adt = dprof_perf_type(thread, evsel, cpumode, &al, t, &disasm);
 	if (disasm)
 		dprof_resolver__disassembled(r, &al);
+	if (adt && dprof_resolver__type_name(r, adt, &al, t))
+		adt = NULL;
 	if (r->trim_debuginfo && !(++r->nr_typings % DPROF_TYPED_TRIM))
 		r->trim_debuginfo(r->debuginfo_arg);
 out:

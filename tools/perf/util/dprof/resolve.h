@@ -102,6 +102,14 @@ struct dprof_resolver {
 	 */
 	void			(*trim_debuginfo)(void *arg);
 	u32			nr_typings;
+	/*
+	 * The type names of user code's rows: one per type, whatever typedef
+	 * named it (see dprof_resolver__type_name()).  @type_names: the
+	 * names, "DSO SIZE NAME" -> struct dprof_type_name *; @aliases:
+	 * perf's data type -> its entry there.
+	 */
+	struct hashmap		*type_names;
+	struct hashmap		*aliases;
 	struct dso		*typed_dso;	/* whose debuginfo was lent last */
 	struct debuginfo	*typed_dbg;	/* ... that one, NULL: no DWARF */
 	/*
