@@ -16,9 +16,9 @@
 # in; no untyped heap row comes first; --type selects an untyped heap row
 # by the description it prints.  The wrappers' program is recorded twice:
 # with the allocator recorder (the default) and with the uprobes
-# (--heap-uprobes): the same rows.  A static binary gets one line saying
-# its heap is not tracked.  One struct reached through two typedefs is one
-# row.
+# (--heap-uprobes): the same rows.  The flow view starts at the same site.
+# A static binary gets one line saying its heap is not tracked.  One
+# struct reached through two typedefs is one row.
 
 set -u
 
@@ -117,6 +117,15 @@ check_order wrap
 if ! grep -qE '^# user heap objects: .*% by the type their operand names' "${dir}/wrap.rep"; then
 	echo "${dprof_test} [Failed: the header does not count the heap's typed and untyped" \
 	     "samples]"
+	err=1
+fi
+
+# the flow view starts at the same site as the row: past the wrappers
+perf dprof report --stdio -i "${dir}/wrap.data" --view=flow --type='struct apple' \
+	> "${dir}/flow.rep" 2>&1
+if ! grep -qE '^  -> \[[0-9]+\] new_apple \(alloc\)' "${dir}/flow.rep"; then
+	echo "${dprof_test} [Failed: the apples' flow does not start at new_apple]"
+	grep -m3 -E '\(alloc\)|^alloc' "${dir}/flow.rep"
 	err=1
 fi
 

@@ -508,7 +508,8 @@ static const struct dprof_heap_frame *dprof_class__site(const struct dprof_class
 	return &c->chain->f[c->chain->site];
 }
 
-static u64 dprof_class__site_ip(const struct dprof_class *c)
+/* The call site a class's row names: past the allocator's wrappers for the heap */
+u64 dprof_class__site_ip(const struct dprof_class *c)
 {
 	return c->chain ? dprof_class__site(c)->ip : c->key;
 }

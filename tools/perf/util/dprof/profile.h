@@ -75,6 +75,8 @@ struct dprof_class;
 void dprof_class__vote(struct dprof_class *cls, const char *name,
 		       struct dso *dso, u64 count);
 const struct dprof_vote *dprof_class__best_vote(const struct dprof_class *cls);
+/* after dprof_profile__rows(): a heap row's site is past the wrappers */
+u64 dprof_class__site_ip(const struct dprof_class *c);
 int dprof_class__touch_base(struct dprof_class *cls, u64 base, u64 size,
 			    u32 cpu);
 /* 1: @cpu was not seen before, 0: it was, or a negative errno. */

@@ -461,6 +461,7 @@ static int dprof_replay__heap_hit(struct dprof_replay *r, const struct dprof_obj
 		.time		= acc->time,
 	};
 	struct dprof_sink *sink;
+	u32 i;
 	int err;
 
 	if (!r->sampled_hit_sinks)
@@ -468,6 +469,13 @@ static int dprof_replay__heap_hit(struct dprof_replay *r, const struct dprof_obj
 	err = dprof_replay__note_user_func(r, acc->thread, acc->ip, acc->ip);
 	if (!err && hit.site)
 		err = dprof_replay__note_user_func(r, acc->thread, hit.site, hit.site - 1);
+	/* any of them can be the site past the wrappers the history starts at */
+	for (i = 0; !err && cls->chain && i < cls->chain->nr; i++) {
+		u64 ip = cls->chain->f[i].ip;
+
+		if (ip)
+			err = dprof_replay__note_user_func(r, acc->thread, ip, ip - 1);
+	}
 	if (err)
 		return err;
 	list_for_each_entry(sink, &r->sinks, node) {

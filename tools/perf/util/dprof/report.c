@@ -294,6 +294,25 @@ void dprof_rows__exit(struct dprof_rows *t)
 	t->nr = 0;
 }
 
+/*
+ * A user heap object's history starts at the allocation site its row
+ * names, past the allocator's wrappers (known once the rows are made),
+ * not at the wrapper that called the allocator.
+ */
+static void dprof_report__heap_sites(struct dprof_report *rep)
+{
+	struct dprof_history *hist;
+
+	if (!rep->hist)
+		return;
+	list_for_each_entry(hist, &rep->hist->done, list) {
+		const struct dprof_class *cls = hist->type;
+
+		if (cls && cls->kind == DPROF_KIND_HEAP && cls->chain)
+			hist->alloc_site = dprof_class__site_ip(cls);
+	}
+}
+
 int dprof_rows__init(struct dprof_rows *t, struct dprof_report *rep,
 		     bool sorted, bool filter)
 {
@@ -321,6 +340,7 @@ int dprof_rows__init(struct dprof_rows *t, struct dprof_report *rep,
 	t->row = dprof_profile__rows(&rep->replay.prof, &t->nr);	/* sets cls->row */
 	if (!t->row)
 		return -ENOMEM;
+	dprof_report__heap_sites(rep);
 	if (sorted)
 		dprof_rows__sort(t->row, t->nr, sort);
 	t->info = calloc(t->nr + 1, sizeof(*t->info));
