@@ -192,17 +192,25 @@ static int dprof_heaplog__decode_events(struct dprof_heaplog *log,
 		struct dprof_heaplog_event *ev;
 		u8 tag = *p++, kind = tag & DPROF_HEAPLOG_KIND_MASK;
 		unsigned int nr = tag >> DPROF_HEAPLOG_IPS_SHIFT, i, slot;
-		const unsigned int untimed_nr = DPROF_HEAPLOG_UNTIMED >> DPROF_HEAPLOG_IPS_SHIFT;
+		const unsigned int free_bits = (DPROF_HEAPLOG_UNTIMED | DPROF_HEAPLOG_SAME_PTR) >>
+					       DPROF_HEAPLOG_IPS_SHIFT;
+		bool same_ptr = false;
 		u64 *ips;
 
-		/* a free's bits 3-7: DPROF_HEAPLOG_UNTIMED or none */
-		if (kind > DPROF_HEAPLOG_REALLOC ||
-		    (kind == DPROF_HEAPLOG_FREE && nr && nr != untimed_nr) ||
+		/* a free's bits 3-7: DPROF_HEAPLOG_UNTIMED, _SAME_PTR; again: none */
+		if ((kind == DPROF_HEAPLOG_FREE && (nr & ~free_bits)) ||
+		    (kind == DPROF_HEAPLOG_ALLOC_AGAIN && nr) ||
 		    (kind != DPROF_HEAPLOG_FREE && nr > DPROF_HEAPLOG_MAX_IPS &&
 		     nr != DPROF_HEAPLOG_IPS_CACHED && nr != DPROF_HEAPLOG_IPS_LAST))
 			return -EINVAL;
-		if (kind == DPROF_HEAPLOG_FREE)
+		if (kind == DPROF_HEAPLOG_FREE) {
+			same_ptr = tag & DPROF_HEAPLOG_SAME_PTR;
 			nr = 0;
+		} else if (kind == DPROF_HEAPLOG_ALLOC_AGAIN) {
+			kind = DPROF_HEAPLOG_ALLOC;
+			same_ptr = true;
+			nr = DPROF_HEAPLOG_IPS_LAST;
+		}
 		err = dprof_heaplog__grow(log, DPROF_HEAPLOG_MAX_IPS);
 		if (err)
 			return err;
@@ -244,10 +252,12 @@ static int dprof_heaplog__decode_events(struct dprof_heaplog *log,
 			cpu = v;
 		}
 		ev->cpu = cpu;
-		p = dprof_heaplog__get(p, end, &v);
-		if (!p)
-			return -EINVAL;
-		ptr += dprof_heaplog__unzigzag(v);
+		if (!same_ptr) {
+			p = dprof_heaplog__get(p, end, &v);
+			if (!p)
+				return -EINVAL;
+			ptr += dprof_heaplog__unzigzag(v);
+		}
 		ev->ptr = ptr;
 		if (kind == DPROF_HEAPLOG_REALLOC) {
 			p = dprof_heaplog__get(p, end, &v);
@@ -1068,7 +1078,8 @@ int dprof_heaplog__read(struct dprof_heaplog *log, struct perf_session *session)
 	if (pread(fd, buf, sec.size, sec.offset) != (ssize_t)sec.size)
 		goto out_damaged;
 	memcpy(&feat, buf, sizeof(feat));
-	if (memcmp(feat.magic, DPROF_HEAPLOG_FEAT_MAGIC, sizeof(feat.magic)) ||
+	if ((memcmp(feat.magic, DPROF_HEAPLOG_FEAT_MAGIC, sizeof(feat.magic)) &&
+	     memcmp(feat.magic, DPROF_HEAPLOG_FEAT_MAGIC1, sizeof(feat.magic))) ||
 	    feat.size > sec.size - sizeof(feat))
 		goto out_damaged;
 	/* counts no log could hold: a damaged header, said as such */

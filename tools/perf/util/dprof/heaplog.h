@@ -20,13 +20,16 @@
  * (DPROF_HEAPLOG_FEAT), which perf's readers skip.
  *
  * An event: a tag byte, then unsigned LEB128 varints:
- *   tag	bits 0-1: DPROF_HEAPLOG_FREE, _ALLOC or _REALLOC;
+ *   tag	bits 0-1: DPROF_HEAPLOG_FREE, _ALLOC, _REALLOC or _ALLOC_AGAIN
+ *		(an allocation at the previous event's pointer, with the
+ *		previous allocation's return addresses: no ptr, no ips);
  *		bit 2: the CPU changed (a cpu varint follows the time);
  *		bits 3-7: return addresses that follow (alloc, realloc), or
  *		DPROF_HEAPLOG_IPS_CACHED: a varint slot of the segment's
  *		chain cache follows instead (see dprof_heaplog__chain_slot()),
  *		or DPROF_HEAPLOG_IPS_LAST: the previous allocation's again;
- *		a free: DPROF_HEAPLOG_UNTIMED or 0
+ *		a free: DPROF_HEAPLOG_UNTIMED, DPROF_HEAPLOG_SAME_PTR (the
+ *		previous event's pointer: no ptr follows), both or none
  *   [time]	since the thread's previous timed event (the first: since
  *		the segment's @base): TSC ticks with DPROF_HEAPLOG_TSC in the
  *		segment's @flags (@tsc and @time read together convert them),
@@ -42,9 +45,11 @@
  */
 #include <stdint.h>
 
-#define DPROF_HEAPLOG_MAGIC	"DPHLOG01"
+#define DPROF_HEAPLOG_MAGIC	"DPHLOG02"
 #define DPROF_HEAPLOG_SEG_MAGIC	0x53485044u	/* "DPHS" */
-#define DPROF_HEAPLOG_FEAT_MAGIC "DPHEAP01"
+#define DPROF_HEAPLOG_FEAT_MAGIC "DPHEAP02"
+/* what perf before the untimed frees wrote: read the same way */
+#define DPROF_HEAPLOG_FEAT_MAGIC1 "DPHEAP01"
 /* The header feature bit: the last one, far from perf's own */
 #define DPROF_HEAPLOG_FEAT	255
 
@@ -62,6 +67,7 @@ enum dprof_heaplog_kind {
 	DPROF_HEAPLOG_FREE	= 0,
 	DPROF_HEAPLOG_ALLOC	= 1,
 	DPROF_HEAPLOG_REALLOC	= 2,
+	DPROF_HEAPLOG_ALLOC_AGAIN = 3,	/* in the log only: read as an alloc */
 };
 
 #define DPROF_HEAPLOG_KIND_MASK	0x3
@@ -71,6 +77,7 @@ enum dprof_heaplog_kind {
 #define DPROF_HEAPLOG_IPS_LAST	30
 /* a free with no time of its own (the recorder's, before perf stores it) */
 #define DPROF_HEAPLOG_UNTIMED	0x8
+#define DPROF_HEAPLOG_SAME_PTR	0x10
 #define DPROF_HEAPLOG_NO_TIME	0
 /* the chains of return addresses a segment's events name by slot */
 #define DPROF_HEAPLOG_CHAIN_SLOTS 256
@@ -227,14 +234,20 @@ static inline uint8_t *dprof_heaplog_enc__event(struct dprof_heaplog_enc *e, uin
 	uint8_t tag = kind | nr << DPROF_HEAPLOG_IPS_SHIFT;
 
 	if (kind == DPROF_HEAPLOG_FREE) {
-		tag = kind | (time == DPROF_HEAPLOG_NO_TIME ? DPROF_HEAPLOG_UNTIMED : 0);
+		tag = kind | (time == DPROF_HEAPLOG_NO_TIME ? DPROF_HEAPLOG_UNTIMED : 0) |
+		      (ptr == e->ptr ? DPROF_HEAPLOG_SAME_PTR : 0);
 	} else if (nr == DPROF_HEAPLOG_IPS_LAST) {
 		slot = e->last;
+		/* free(p); p = malloc(n): the loop's pair */
+		if (kind == DPROF_HEAPLOG_ALLOC && ptr == e->ptr)
+			tag = DPROF_HEAPLOG_ALLOC_AGAIN;
 	} else if (nr) {
 		/* the last chain again (a loop) needs no hash */
 		slot = e->last;
 		if (dprof_heaplog_enc__cached(e, slot, ips, nr)) {
 			tag = kind | DPROF_HEAPLOG_IPS_LAST << DPROF_HEAPLOG_IPS_SHIFT;
+			if (kind == DPROF_HEAPLOG_ALLOC && ptr == e->ptr)
+				tag = DPROF_HEAPLOG_ALLOC_AGAIN;
 		} else {
 			slot = dprof_heaplog__chain_slot(ips, nr);
 			if (dprof_heaplog_enc__cached(e, slot, ips, nr))
@@ -252,7 +265,10 @@ static inline uint8_t *dprof_heaplog_enc__event(struct dprof_heaplog_enc *e, uin
 		p = dprof_heaplog__put(p, cpu);
 		e->cpu = cpu;
 	}
-	p = dprof_heaplog__put(p, dprof_heaplog__zigzag(ptr - e->ptr));
+	if ((tag & DPROF_HEAPLOG_KIND_MASK) == DPROF_HEAPLOG_ALLOC_AGAIN)
+		return dprof_heaplog__put(p, size);
+	if (!(kind == DPROF_HEAPLOG_FREE && (tag & DPROF_HEAPLOG_SAME_PTR)))
+		p = dprof_heaplog__put(p, dprof_heaplog__zigzag(ptr - e->ptr));
 	e->ptr = ptr;
 	if (kind == DPROF_HEAPLOG_REALLOC)
 		p = dprof_heaplog__put(p, dprof_heaplog__zigzag(old - ptr));
