@@ -300,14 +300,25 @@ static uint64_t heaprec_now(void)
 extern const ptrdiff_t __rseq_offset __attribute__((weak));
 extern const unsigned int __rseq_size __attribute__((weak));
 
-static int heaprec_cpu(void)
+/* the rseq area's offset from the thread pointer, or 0: none */
+static ptrdiff_t heaprec_rseq;
+
+static void heaprec_read_rseq(void)
 {
 #if defined(__x86_64__)
-	if (&__rseq_size && __rseq_size) {
+	if (&__rseq_size && __rseq_size && &__rseq_offset)
+		heaprec_rseq = __rseq_offset;
+#endif
+}
+
+static inline int heaprec_cpu(void)
+{
+#if defined(__x86_64__)
+	if (likely(heaprec_rseq)) {
 		int32_t cpu;
 
 		/* struct rseq's cpu_id, at 4 */
-		__asm__ volatile("movl %%fs:4(%1), %0" : "=r"(cpu) : "r"(__rseq_offset));
+		__asm__ volatile("movl %%fs:4(%1), %0" : "=r"(cpu) : "r"(heaprec_rseq));
 		if (likely(cpu >= 0))
 			return cpu;
 	}
@@ -365,6 +376,7 @@ static void heaprec_open_log(void)
 	heaprec_file = f;
 	__atomic_fetch_add(&f->procs, 1, __ATOMIC_RELAXED);
 	heaprec_read_clocksource();
+	heaprec_read_rseq();
 	heaprec_read_ranges();
 	return;
 
@@ -575,7 +587,7 @@ static inline int heaprec_full(const struct heaprec_thread *t)
  * in a row of HEAPREC_UNTIMED frees is timed, and so is a segment's first
  * event.
  */
-static void heaprec_log_free(uintptr_t ptr)
+static inline __attribute__((always_inline)) void heaprec_log_free(uintptr_t ptr)
 {
 	struct heaprec_thread *t = &heaprec_self;
 	uint32_t cpu = heaprec_cpu();
