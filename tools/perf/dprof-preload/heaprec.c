@@ -296,18 +296,19 @@ static uint64_t heaprec_now(void)
 /*
  * The CPU: from the thread's rseq area when the C library registered one
  * (glibc 2.35 and later), which the kernel keeps current, in a load.
+ * heaprec_rseq is the area's offset from the thread pointer, or 0: none.
  */
-extern const ptrdiff_t __rseq_offset __attribute__((weak));
-extern const unsigned int __rseq_size __attribute__((weak));
-
-/* the rseq area's offset from the thread pointer, or 0: none */
 static ptrdiff_t heaprec_rseq;
 
+/* looked up: a C library before 2.35 has neither */
 static void heaprec_read_rseq(void)
 {
 #if defined(__x86_64__)
-	if (&__rseq_size && __rseq_size && &__rseq_offset)
-		heaprec_rseq = __rseq_offset;
+	const unsigned int *size = dlsym(RTLD_DEFAULT, "__rseq_size");
+	const ptrdiff_t *offset = dlsym(RTLD_DEFAULT, "__rseq_offset");
+
+	if (size && *size && offset)
+		heaprec_rseq = *offset;
 #endif
 }
 
@@ -587,7 +588,7 @@ static inline int heaprec_full(const struct heaprec_thread *t)
  * in a row of HEAPREC_UNTIMED frees is timed, and so is a segment's first
  * event.
  */
-static inline __attribute__((always_inline)) void heaprec_log_free(uintptr_t ptr)
+static inline void heaprec_log_free(uintptr_t ptr)
 {
 	struct heaprec_thread *t = &heaprec_self;
 	uint32_t cpu = heaprec_cpu();
