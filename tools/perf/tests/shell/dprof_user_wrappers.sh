@@ -16,7 +16,8 @@
 # in; no untyped heap row comes first; --type selects an untyped heap row
 # by the description it prints.  The wrappers' program is recorded twice:
 # with the allocator recorder (the default) and with the uprobes
-# (--heap-uprobes): the same rows.  The flow view starts at the same site.
+# (--heap-uprobes): the same rows.  The flow view starts at the same site;
+# --json counts the untyped samples by reason.
 # A static binary gets one line saying its heap is not tracked.  One
 # struct reached through two typedefs is one row.
 
@@ -117,6 +118,27 @@ check_order wrap
 if ! grep -qE '^# user heap objects: .*% by the type their operand names' "${dir}/wrap.rep"; then
 	echo "${dprof_test} [Failed: the header does not count the heap's typed and untyped" \
 	     "samples]"
+	err=1
+fi
+
+# --json counts the heap's samples as the header: typed, untyped by reason
+if command -v python3 > /dev/null &&
+   ! python3 - "${dir}/wrap.json" <<'PY'
+import json, sys
+
+doc = json.load(open(sys.argv[1]))
+heap = doc.get("user_heap") or {}
+untyped = heap.get("untyped", {})
+reasons = ["no operand type", "operand type past the object's bounds"]
+ok = (heap.get("typed", 0) > 0 and sorted(untyped) == sorted(reasons) and
+      untyped["no operand type"] > 0 and
+      heap["typed"] + sum(untyped.values()) == doc["resolved"]["heap"])
+if not ok:
+    print(heap, doc["resolved"])
+sys.exit(0 if ok else 1)
+PY
+then
+	echo "${dprof_test} [Failed: --json: no user_heap counts agreeing with the heap samples]"
 	err=1
 fi
 

@@ -138,6 +138,18 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 			json_u64(fp, dprof_ea_reason__str(k), prof->ea_reasons[k], false);
 	}
 	fprintf(fp, "}");
+	json_key(fp, "user_heap", false);
+	if (rec->has_heap) {
+		fprintf(fp, "{");
+		json_u64(fp, "typed", prof->heap_typed, true);
+		json_key(fp, "untyped", false);
+		fprintf(fp, "{");
+		for (k = 0; k < DPROF_HEAP_UNTYPED__MAX; k++)
+			json_u64(fp, dprof_heap_untyped__str(k), prof->heap_untyped[k], !k);
+		fprintf(fp, "}}");
+	} else {
+		fprintf(fp, "null");
+	}
 	json_key(fp, "address_set", false);
 	if (rec->has_alloc) {
 		fprintf(fp, "{");
