@@ -9,7 +9,7 @@
 # a program that allocates in a loop is logged whole and its short-lived
 # objects no sample saw are left out of the file; a forked child's heap is
 # tracked too; a static program gets one line saying its heap is not
-# tracked; perf script reads the recording; a damaged or cut log is
+# tracked (with --heap-uprobes too); perf script reads the recording; a damaged or cut log is
 # reported in one line; a free dated late does not end the object that
 # took its address meanwhile.
 
@@ -163,6 +163,14 @@ if gcc -static -g -O1 -fno-inline -pthread -o "${dir}/heap-static" "${src}/heap.
 		"${dir}/static.out")" != 1 ] || [ -n "$(heap_rows static)" ]; then
 		echo "${dprof_test} [Failed: a static program: no one line, or heap rows]"
 		cat "${dir}/static.out"
+		err=1
+	fi
+	# ... and with the uprobes, which are on the shared C library
+	record static-probes --heap-uprobes -- "${dir}/heap-static" count 20 0.5 || exit 1
+	if [ "$(grep -c 'is statically linked: its heap objects are not tracked (--heap-uprobes' \
+		"${dir}/static-probes.out")" != 1 ] || [ -n "$(heap_rows static-probes)" ]; then
+		echo "${dprof_test} [Failed: a static program with --heap-uprobes: no one line, or heap rows]"
+		cat "${dir}/static-probes.out"
 		err=1
 	fi
 else

@@ -876,6 +876,9 @@ int dprof_record_args__init(struct dprof_record_args *a,
 					   argc, argv);
 		if (ret)
 			return ret;
+	} else if (!opts->no_heap &&
+		   dprof_recorder__static_workload(system_wide, argc, argv)) {
+		a->recorder.none = true;	/* no uprobes: nothing to catch */
 	}
 	if (a->recorder.on) {
 		/* the recorder's clock, so that its times and the samples' compare */

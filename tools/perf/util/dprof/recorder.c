@@ -170,6 +170,24 @@ static enum dprof_exe_kind dprof_recorder__exe_kind(const char *file)
 	return kind;
 }
 
+bool dprof_recorder__static_workload(bool system_wide, int argc, const char **argv)
+{
+	struct dprof_record_cmd c;
+	char *file;
+	bool is_static;
+
+	dprof_record_cmd__parse(&c, argc, argv);
+	if (system_wide || c.attach || !c.workload)
+		return false;
+	file = dprof_recorder__which(c.workload);
+	is_static = file && dprof_recorder__exe_kind(file) == DPROF_EXE_STATIC;
+	free(file);
+	if (is_static)
+		pr_warning("dprof: %s is statically linked: its heap objects are not tracked (--heap-uprobes: the uprobes are on the shared C library, which it does not use)\n",
+			   c.workload);
+	return is_static;
+}
+
 int dprof_recorder__init(struct dprof_recorder *rc, bool system_wide, unsigned int min_size,
 			 int argc, const char **argv)
 {

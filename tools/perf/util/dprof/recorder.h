@@ -33,6 +33,12 @@ struct dprof_recorder {
  */
 int dprof_recorder__init(struct dprof_recorder *rc, bool system_wide, unsigned int min_size,
 			 int argc, const char **argv);
+/*
+ * --heap-uprobes: whether the only process recorded is a launched workload
+ * that is statically linked (the uprobes, on the shared C library, miss its
+ * allocator); says so in one line.
+ */
+bool dprof_recorder__static_workload(bool system_wide, int argc, const char **argv);
 /* perf record returned @record_err: the log into the recording (if 0). */
 int dprof_recorder__done(struct dprof_recorder *rc, int record_err);
 void dprof_recorder__exit(struct dprof_recorder *rc);
