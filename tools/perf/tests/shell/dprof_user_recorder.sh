@@ -87,7 +87,8 @@ for tag in bytes bytes-probes; do
 	fi
 	if ! grep -qE '^  unsigned char +heap new_bytes \(heap\.c:' "${dir}/${tag}.rep" ||
 	   grep -qE '^  \? +heap new_bytes ' "${dir}/${tag}.rep"; then
-		echo "${dprof_test} [Failed: ${tag}: the buffer read at p[-1] is not typed unsigned char]"
+		echo "${dprof_test} [Failed: ${tag}: the buffer read at p[-1] is not typed" \
+		     "unsigned char]"
 		grep -E '^  .* heap ' "${dir}/${tag}.rep" | head -3
 		err=1
 	fi
@@ -211,12 +212,14 @@ else
 			if ($i ~ /%$/) { sub(/%/, "", $i); print int($i); exit } }' \
 			"${dir}/latefree.rep")
 		if [ "${share:-0}" -lt 30 ]; then
-			echo "${dprof_test} [Failed: a late free ended the object that took its address: b_alloc's row has ${share:-no}% of the samples]"
+			echo "${dprof_test} [Failed: a late free ended the object that took its" \
+			     "address: b_alloc's row has ${share:-no}% of the samples]"
 			grep -A4 '^# Type' "${dir}/latefree.rep"
 			err=1
 		fi
 	else
-		echo "${dprof_test}: the freed block's address was not taken again here: late frees not tested"
+		echo "${dprof_test}: the freed block's address was not taken again here: late" \
+		     "frees not tested"
 	fi
 fi
 
