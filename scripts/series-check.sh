@@ -91,6 +91,8 @@ build_kernel() {
 	for f in "$@"; do
 		case $f in *.c) objs="$objs ${f%.c}.o" ;; esac
 	done
+	# no .c file: make with no target would build the whole kernel
+	[ -n "$objs" ] || { echo "no kernel source file among: $*" >&2; return 1; }
 	command -v ccache >/dev/null && cc="ccache gcc"
 	rm -rf "$d/kernel"
 	mkdir -p "$d/kernel"
@@ -159,12 +161,15 @@ for l in $(series_lists); do
 	# shellcheck disable=SC2086
 	files=$(sed -n 's|^+++ b/||p' $(patches_of "$n") | sed 's/\t.*//' | sort -u)
 	ptools=$(grep -c '^tools/' <<<"$files" || true)
-	pkern=$(grep -vc '^tools/' <<<"$files" || true)
+	# kernel sources: not tools/, not MAINTAINERS or Documentation/ (series
+	# 5 adds a MAINTAINERS entry: no kernel object to build for it)
+	pkern=$(grep -v '^tools/' <<<"$files" | grep -cv '^MAINTAINERS$\|^Documentation/' || true)
 	line="$name: $(patches_of "$n" | wc -l) patches${needs:+ on series $needs} apply"
 	if [ "$pkern" -gt 0 ]; then
 		say "$name: building the kernel objects it touches"
 		# shellcheck disable=SC2046
-		if objs=$(build_kernel "$name" $(grep -v '^tools/' <<<"$files")); then
+		if objs=$(build_kernel "$name" $(grep -v '^tools/\|^MAINTAINERS$\|^Documentation/' \
+						<<<"$files")); then
 			line="$line; kernel objects build:$objs"
 		else
 			line="$line; kernel objects DO NOT BUILD (see $W/$name/kernel.log)"
