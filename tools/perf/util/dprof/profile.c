@@ -824,6 +824,31 @@ static int dprof_profile__heap_sites(struct dprof_profile *prof,
 	return err;
 }
 
+/*
+ * A row of a type perf's data-type profiling gave (a typed heap row, a
+ * DWARF-typed, stack or operand-only row) is one type whatever typedef
+ * named it: it takes the name perf gives most of its accesses' type.
+ */
+static int dprof_row__name_by_votes(struct dprof_class *row)
+{
+	const struct dprof_vote *v;
+	char *name;
+
+	if (row->kind == DPROF_KIND_HEAP ? !row->type_key :
+	    row->kind != DPROF_KIND_TYPED && row->kind != DPROF_KIND_STACK &&
+	    row->kind != DPROF_KIND_OPERAND)
+		return 0;
+	v = dprof_class__best_vote(row);
+	if (!v || (row->name && !strcmp(row->name, v->name)))
+		return 0;
+	name = strdup(v->name);
+	if (!name)
+		return -ENOMEM;
+	free(row->name);
+	row->name = name;
+	return 0;
+}
+
 /**
  * dprof_profile__rows - merge the classes into one row per data type
  * @prof: the profile
@@ -886,6 +911,10 @@ struct dprof_class **dprof_profile__rows(struct dprof_profile *prof, size_t *nr)
 			rows[n++] = row;
 		}
 		if (dprof_row__merge(row, cls))
+			goto out_err;
+	}
+	for (i = 0; i < n; i++) {
+		if (dprof_row__name_by_votes(rows[i]))
 			goto out_err;
 	}
 	/* objects of a row's type that no sample hit still bound its estimate */

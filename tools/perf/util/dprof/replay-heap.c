@@ -523,6 +523,8 @@ static int dprof_replay__heap_typed(struct dprof_replay *r, struct thread *threa
 	}
 	if (inst < cls->inst_min)
 		cls->inst_min = inst;
+	/* the row is named as perf names most of its accesses' type */
+	dprof_class__vote(cls, typed->alias ?: typed->type_name, typed->dso, 1);
 	/* an object with no room for a second instance is one */
 	if (obj->size < 2 * typed->type_size)
 		cls->inst_whole = true;

@@ -680,6 +680,9 @@ static struct dprof_class *dprof_replay__typed_class(struct dprof_replay *r,
 		cls->name = strdup(typed->type_name);
 		cls->obj_size = typed->type_size;
 	}
+	/* named as perf names most of its accesses' type (typedefs: one class) */
+	if (cls)
+		dprof_class__vote(cls, typed->alias ?: typed->type_name, typed->dso, 1);
 	return cls;
 }
 

@@ -215,6 +215,8 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 		r->type_names = NULL;
 	}
 	if (r->aliases) {
+		hashmap__for_each_entry(r->aliases, cur, bkt)
+			free(cur->pvalue);
 		hashmap__free(r->aliases);
 		r->aliases = NULL;
 	}
@@ -881,67 +883,114 @@ static char *dprof_typedef__real_name(Dwarf *dw, u64 pc, const char *name)
 	return NULL;
 }
 
+/* between perf's name and the type's behind its typedefs, in the typecache */
+#define DPROF_ALIAS_SEP	0x1f	/* ASCII unit separator */
+
 /*
  * One row per type in user code, whatever typedef named it: perf names a
  * data type as the operand's DWARF does, so one struct reached through two
  * typedefs or its tag (SQLite's DbPage and PgHdr, both struct PgHdr) is as
- * many data types to it, and u8 is not unsigned char.  Gives @t the name
- * of the type behind the typedefs, the same for all of them, and a key of
- * that name (of @t->dso and @t->type_size).  The kernel's rows keep perf's
- * names: its typings are made in a thread of their own, with perf's.
+ * many data types to it, and u8 is not unsigned char.  Names @t (perf's
+ * typing of the code at @al as @adt) "PERF'S NAME<US>TYPE'S NAME" when a
+ * typedef hides the type, found in the DWARF once per perf data type: the
+ * typecache keeps both.  dprof_resolver__canon() splits them.  The
+ * kernel's rows keep perf's names: its typings are made in a thread of
+ * their own, with perf's.
  */
 static int dprof_resolver__type_name(struct dprof_resolver *r,
 				     struct annotated_data_type *adt,
 				     struct addr_location *al,
 				     struct dprof_typed *t)
 {
-	struct dprof_type_name *tn;
-	char *real = NULL, *key;
+	char *real, *full = NULL;
 
 	if (dso__kernel(t->dso) || !r->typed_dbg)
 		return 0;
 	if (!r->aliases) {
 		r->aliases = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
-		r->type_names = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
-		if (IS_ERR(r->aliases) || IS_ERR(r->type_names)) {
-			if (!IS_ERR(r->aliases))
-				hashmap__free(r->aliases);
-			if (!IS_ERR(r->type_names))
-				hashmap__free(r->type_names);
+		if (IS_ERR(r->aliases)) {
 			r->aliases = NULL;
-			r->type_names = NULL;
 			return -ENOMEM;
 		}
 	}
-	if (!hashmap__find(r->aliases, adt, &tn)) {
+	if (!hashmap__find(r->aliases, adt, &full)) {
 		real = dprof_typedef__real_name(r->typed_dbg->dbg,
 						map__rip_2objdump(al->map, al->addr),
 						t->type_name);
-		if (asprintf(&key, "%p %" PRIu64 " %s", t->dso, t->type_size,
-			     real ?: t->type_name) < 0) {
+		if (real && strcmp(real, t->type_name) &&
+		    asprintf(&full, "%s%c%s", t->type_name, DPROF_ALIAS_SEP, real) < 0) {
 			free(real);
 			return -ENOMEM;
 		}
-		if (hashmap__find(r->type_names, key, &tn)) {
-			free(key);
-			free(real);
-		} else {
-			if (!real)
-				real = strdup(t->type_name);
-			tn = zalloc(sizeof(*tn));
-			if (!tn || !real || hashmap__add(r->type_names, key, tn)) {
-				free(tn);
-				free(key);
-				free(real);
-				return -ENOMEM;
-			}
-			tn->name = real;
-			tn->dso = dso__get(t->dso);
-		}
-		if (hashmap__add(r->aliases, adt, tn))
+		free(real);
+		if (hashmap__add(r->aliases, adt, full)) {
+			free(full);
 			return -ENOMEM;
+		}
 	}
+	if (full)
+		t->type_name = full;
+	return 0;
+}
+
+/* The name @name of @t's dso and size, kept once */
+static struct dprof_type_name *dprof_resolver__intern(struct dprof_resolver *r,
+						      const struct dprof_typed *t,
+						      const char *name, int len)
+{
+	struct dprof_type_name *tn;
+	char *key;
+
+	if (!r->type_names) {
+		r->type_names = hashmap__new(dprof_str_hash, dprof_str_equal, NULL);
+		if (IS_ERR(r->type_names)) {
+			r->type_names = NULL;
+			return NULL;
+		}
+	}
+	if (asprintf(&key, "%p %" PRIu64 " %.*s", t->dso, t->type_size, len, name) < 0)
+		return NULL;
+	if (hashmap__find(r->type_names, key, &tn)) {
+		free(key);
+		return tn;
+	}
+	tn = zalloc(sizeof(*tn));
+	if (tn)
+		tn->name = strndup(name, len);
+	if (!tn || !tn->name || hashmap__add(r->type_names, key, tn)) {
+		if (tn)
+			free(tn->name);
+		free(tn);
+		free(key);
+		return NULL;
+	}
+	tn->dso = dso__get(t->dso);
+	return tn;
+}
+
+/*
+ * A typing of user code named by dprof_resolver__type_name(), from perf or
+ * from the typecache: the type's name behind the typedefs, perf's as its
+ * alias, and a key of the type's name (of @t->dso and @t->type_size), the
+ * same for all its typedefs.  Returns 0 or -ENOMEM.
+ */
+static int dprof_resolver__canon(struct dprof_resolver *r, struct dprof_typed *t)
+{
+	const char *sep = strchr(t->type_name, DPROF_ALIAS_SEP);
+	struct dprof_type_name *tn, *alias = NULL;
+
+	if (dso__kernel(t->dso))
+		return 0;
+	if (sep) {
+		alias = dprof_resolver__intern(r, t, t->type_name, sep - t->type_name);
+		tn = dprof_resolver__intern(r, t, sep + 1, strlen(sep + 1));
+	} else {
+		tn = dprof_resolver__intern(r, t, t->type_name, strlen(t->type_name));
+	}
+	if (!tn || (sep && !alias))
+		return -ENOMEM;
 	t->type_name = tn->name;
+	t->alias = alias ? alias->name : NULL;
 	t->key = (unsigned long)tn;
 	return 0;
 }
@@ -1589,6 +1638,8 @@ int dprof_resolver__typed(struct dprof_resolver *r __maybe_unused,
 		}
 		/* the cache names the type for all its typings: one key */
 		if (cd && e->t.known && dprof_typecache_dso__add(cd, rip, &e->t))
+			e->t.type_name = NULL;
+		if (e->t.type_name && e->t.dso && dprof_resolver__canon(r, &e->t))
 			e->t.type_name = NULL;
 		if (hashmap__add(r->typed, &e->key, e)) {
 			dprof_typed_entry__delete(e);

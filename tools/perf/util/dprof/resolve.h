@@ -106,7 +106,7 @@ struct dprof_resolver {
 	 * The type names of user code's rows: one per type, whatever typedef
 	 * named it (see dprof_resolver__type_name()).  @type_names: the
 	 * names, "DSO SIZE NAME" -> struct dprof_type_name *; @aliases:
-	 * perf's data type -> its entry there.
+	 * perf's data type -> "PERF'S NAME<US>TYPE'S NAME" (char *).
 	 */
 	struct hashmap		*type_names;
 	struct hashmap		*aliases;
@@ -177,6 +177,8 @@ int dprof_resolver__static(struct dprof_resolver *r, struct thread *thread,
  */
 struct dprof_typed {
 	const char	*type_name;	/* "struct file" */
+	/* user code: perf's name when a typedef of @type_name (NULL: none) */
+	const char	*alias;
 	u64		type_size;
 	u64		offset;		/* of the access in the type */
 	u64		key;		/* stable identity of the type */
