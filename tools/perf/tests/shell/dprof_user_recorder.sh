@@ -170,7 +170,8 @@ if gcc -static -g -O1 -fno-inline -pthread -o "${dir}/heap-static" "${src}/heap.
 	record static-probes --heap-uprobes -- "${dir}/heap-static" count 20 0.5 || exit 1
 	if [ "$(grep -c 'is statically linked: its heap objects are not tracked (--heap-uprobes' \
 		"${dir}/static-probes.out")" != 1 ] || [ -n "$(heap_rows static-probes)" ]; then
-		echo "${dprof_test} [Failed: a static program with --heap-uprobes: no one line, or heap rows]"
+		echo "${dprof_test} [Failed: a static program with --heap-uprobes: no one line," \
+		     "or heap rows]"
 		cat "${dir}/static-probes.out"
 		err=1
 	fi

@@ -202,11 +202,14 @@ fi
 # in its members, every object counted once.
 if gcc -g -O1 -fno-inline -o "${dir}/alias" "${src}/alias.c" 2>> "${dir}/cc.err"; then
 	record alias "${dir}/alias" 500 2 || exit 1
-	name=$(sed -nE 's/^  (point_t|vec_t|struct point) +heap new_point .*/\1/p' "${dir}/alias.rep")
+	name=$(sed -nE 's/^  (point_t|vec_t|struct point) +heap new_point .*/\1/p' \
+		   "${dir}/alias.rep")
 	check_row alias "${name:-point_t}" 'new_point \(alias\.c:[0-9]+\)' 500
 	if [ "$(grep -cE '^  .* heap new_point ' "${dir}/alias.rep")" != 1 ] ||
-	   ! grep -qE '^  [a-z_ ]+ +heap new_point .* (x [0-9]+%, y|y [0-9]+%, x) [0-9]+%' "${dir}/alias.rep"; then
-		echo "${dprof_test} [Failed: one struct's two typedefs are not one row with both members]"
+	   ! grep -qE '^  [a-z_ ]+ +heap new_point .* (x [0-9]+%, y|y [0-9]+%, x) [0-9]+%' \
+		"${dir}/alias.rep"; then
+		echo "${dprof_test} [Failed: one struct's two typedefs are not one row with both" \
+		     "members]"
 		grep -E '^  .* heap ' "${dir}/alias.rep" | head -3
 		err=1
 	fi
