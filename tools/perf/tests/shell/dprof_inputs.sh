@@ -170,6 +170,28 @@ while pos + 8 <= off + size:
     pos += struct.unpack_from("<H", b, pos + 6)[0] or 8
 struct.pack_into("<Q", b, samples[1] + 8 + 8 * idpos, 0xdeadbeefdeadbeef)
 open(tmp + "/badid.data", "wb").write(b)
+# the third sample 4 bytes longer: the kernel pads its records to 8 bytes,
+# a size that is not a multiple of 8 is damage (the next record misaligned)
+k = bytearray(open(src, "rb").read())
+struct.pack_into("<H", k, samples[2] + 6, struct.unpack_from("<H", k, samples[2] + 6)[0] + 4)
+open(tmp + "/ksize.data", "wb").write(k)
+open(tmp + "/ksize.offset", "w").write("%#x" % samples[2])
+# a record of 12 bytes first in the data: of a type perf knows
+# (PERF_RECORD_FINISHED_ROUND; perf inject wrote feature records that it
+# did not pad) it is read, and so are the misaligned records after it; of
+# a type perf does not know it is damage
+def insert(name, rtype):
+    u = bytearray(open(src, "rb").read())
+    rec = struct.pack("<IHH", rtype, 0, 12) + bytes(4)
+    nsec = bin(int.from_bytes(u[72:104], "little")).count("1")	# feature sections
+    for sec in range(off + size, off + size + 16 * nsec, 16):	# after the data
+        struct.pack_into("<Q", u, sec, struct.unpack_from("<Q", u, sec)[0] + len(rec))
+    struct.pack_into("<Q", u, 48, size + len(rec))
+    u[off:off] = rec
+    open(tmp + "/" + name, "wb").write(u)
+insert("user12.data", 68)
+insert("unknown12.data", 0xffff)
+open(tmp + "/data.offset", "w").write("%#x" % off)
 PY
 	damaged huge.data "is damaged: its data section"
 	damaged odd.data "not on an 8-byte boundary"
@@ -211,6 +233,35 @@ PY
 	if ! perf dprof report --json -i "${tmp}/badid.data" 2>/dev/null |
 		grep -q '"damaged_records": *1'; then
 		echo "dprof inputs test [Failed: no \"damaged_records\": 1 in the JSON]"
+		err=1
+	fi
+
+	# a sample's size 8k + 4: the reader stops there (bad event size), the
+	# report of the two samples before it says where
+	if ! perf dprof report --stdio -i "${tmp}/ksize.data" > "${tmp}/out8" 2>&1; then
+		echo "dprof inputs test [Failed: a sample size 8k + 4 loses the report]"
+		cat "${tmp}/out8"
+		err=1
+	elif ! grep -q "bad event size" "${tmp}/out8" ||
+	     ! grep -q "^# DAMAGED: data unreadable from file offset $(cat "${tmp}/ksize.offset") on" \
+		"${tmp}/out8" || [ "$(total "${tmp}/out8")" != 2 ]; then
+		echo "dprof inputs test [Failed: a sample size 8k + 4 is not a bad event size at" \
+		     "$(cat "${tmp}/ksize.offset") with 2 samples before it]"
+		cat "${tmp}/out8"
+		err=1
+	fi
+	# a user record of 12 bytes (old perf inject's feature records): all read
+	if ! perf dprof report --stdio -i "${tmp}/user12.data" > "${tmp}/out9" 2>&1 ||
+	   grep -q 'DAMAGED' "${tmp}/out9" || [ "$(total "${tmp}/out9")" != 14 ]; then
+		echo "dprof inputs test [Failed: a user record of 12 bytes: not all 14 samples read]"
+		cat "${tmp}/out9"
+		err=1
+	fi
+	perf dprof report --stdio -i "${tmp}/unknown12.data" > "${tmp}/out10" 2>&1
+	if ! grep -q "^$(cat "${tmp}/data.offset") \[0xc\]: bad event size" "${tmp}/out10"; then
+		echo "dprof inputs test [Failed: a record of 12 bytes of an unknown type is not a" \
+		     "bad event size]"
+		cat "${tmp}/out10"
 		err=1
 	fi
 fi
