@@ -144,5 +144,7 @@ printf '%-28s %10s %10s %9sx %9sx  (goal <= 2x)\n' "  size against --no-heap" ""
 	"$(ratio "$rs" "$ns")" "$(ratio "$ps" "$ns")"
 recs=$(sed -nE 's/^# ([0-9]+) samples in the allocator recorder itself.*/\1/p' "$tmp/rec.rep")
 all=$(sed -nE 's/^# resolved .* of ([0-9]+) samples.*/\1/p' "$tmp/rec.rep")
-nocode=$(sed -nE 's/.*no code bytes ([0-9.]+)%.*/\1/p' "$tmp/probes.rep")
-echo "  samples in the tracking: recorder $(echo "scale=1; 100 * ${recs:-0} / (${all:-1} + ${recs:-0})" | bc)% (counted apart, out of the shares), uprobes' traps ~${nocode:-?}% ('no code bytes', in the shares)"
+traps=$(sed -nE "s/^# ([0-9]+) samples in the kernel's handling of the allocator's uprobes.*/\1/p" \
+	"$tmp/probes.rep")
+pall=$(sed -nE 's/^# resolved .* of ([0-9]+) samples.*/\1/p' "$tmp/probes.rep")
+echo "  samples in the tracking (counted apart, out of the shares): recorder $(echo "scale=1; 100 * ${recs:-0} / (${all:-1} + ${recs:-0})" | bc)%, uprobes' traps $(echo "scale=1; 100 * ${traps:-0} / (${pall:-1} + ${traps:-0})" | bc)%"

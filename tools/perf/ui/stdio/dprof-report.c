@@ -225,6 +225,11 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 		fprintf(fp, "# user heap: allocator uprobes, %" PRIu64 " allocs, %" PRIu64
 			" frees, %" PRIu64 " frees of pointers not allocated in the recording\n",
 			rec->nr_heap_allocs, rec->nr_heap_frees, rec->nr_heap_unknown_free);
+	if (rec->nr_trap_samples)
+		fprintf(fp,
+			"# %" PRIu64
+			" samples in the kernel's handling of the allocator's uprobes: not the program's, left out of the shares\n",
+			rec->nr_trap_samples);
 	if (rec->heap_recorder)
 		dprof_report__fprintf_recorder(rec, fp);
 	if (rec->has_heap) {

@@ -46,7 +46,16 @@ static const char * const dprof_kmem_tracepoints[] = {
 };
 
 /* Our arguments before the user's: "record --sample-cpu -T -m 8M" ... */
-#define DPROF_RECORD_ARGS	42
+#define DPROF_RECORD_ARGS	44
+
+/* perf record --user-regs's name of the instruction pointer */
+#if defined(__x86_64__) || defined(__i386__)
+#define DPROF_USER_REG_IP	"ip"
+#elif defined(__aarch64__)
+#define DPROF_USER_REG_IP	"pc"
+#else
+#define DPROF_USER_REG_IP	""
+#endif
 /* ... and per memory event: "-e" EVENT, with room for perf mem's extras */
 #define DPROF_MEM_EVENT_ARGS	9
 
@@ -896,6 +905,9 @@ int dprof_record_args__init(struct dprof_record_args *a,
 				a->argv[a->argc++] = a->heap.filters[h];
 			}
 		}
+		/* where a kernel sample's thread entered: a probe, its trap (replay-uprobe.c) */
+		if (*DPROF_USER_REG_IP && a->heap.nr)
+			a->argv[a->argc++] = "--user-regs=" DPROF_USER_REG_IP;
 	}
 	if (a->monitor.arg[0])
 		a->argv[a->argc++] = a->monitor.arg;

@@ -74,5 +74,8 @@ void dprof_snap_slab__release(struct dprof_addrset *as, struct dprof_obj *obj, b
 void dprof_replay__uprobe_add(struct dprof_replay *r, struct evsel *evsel,
 			      const char *name);
 void dprof_replay__uprobes_exit(struct dprof_replay *r);
+/* @sample is the kernel's handling of one of them (counted, out of the shares) */
+bool dprof_replay__in_uprobe_trap(struct dprof_replay *r, struct machine *machine,
+				  struct perf_sample *sample);
 
 #endif /* __PERF_DPROF_REPLAY_PRIV_H */

@@ -13,10 +13,15 @@
 #include <linux/err.h>
 #include <linux/zalloc.h>
 
+#include "util/addr_location.h"
 #include "util/callchain.h"
 #include "util/evsel.h"
 #include "util/hashmap.h"
+#include "util/dso.h"
+#include "util/env.h"
 #include "util/machine.h"
+#include "util/map.h"
+#include "util/perf_regs.h"
 #include "util/sample.h"
 #include "util/thread.h"
 #include "util/unwind.h"
@@ -82,11 +87,36 @@ static void dprof_uprobe__chain(struct dprof_heap_call *c, struct perf_sample *s
 	thread__put(thread);
 }
 
+/* (pid, user address): the pid's low 16 bits above a user address */
+#define DPROF_UPROBE_KEY(pid, ip)	((ip) | (u64)((pid) & 0xffff) << 47)
+
+enum { DPROF_UPROBE_ENTRY = 1, DPROF_UPROBE_RETURN };
+
+/*
+ * Where a probe hit, for dprof_replay__in_uprobe_trap(): a function's
+ * entry, whose first instruction the kernel steps out of line, or the
+ * call site a return probe goes back to.
+ */
+static void dprof_uprobe__hit(struct dprof_replay *r, struct perf_sample *sample, long how)
+{
+	if (!r->uprobe_ips) {
+		r->uprobe_ips = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+		if (IS_ERR(r->uprobe_ips)) {
+			r->uprobe_ips = NULL;
+			return;
+		}
+	}
+	/* no memory: the samples of its traps stay the program's */
+	hashmap__add(r->uprobe_ips, DPROF_UPROBE_KEY(sample->pid, sample->ip), how);
+}
+
 static int dprof_uprobe__entry(struct dprof_replay *r, struct evsel *evsel,
 			       struct perf_sample *sample, struct machine *machine)
 {
 	u64 size = evsel__intval(evsel, sample, "size");
 	struct dprof_heap_call *c;
+
+	dprof_uprobe__hit(r, sample, DPROF_UPROBE_ENTRY);
 
 	if (!r->heap_calls) {
 		r->heap_calls = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
@@ -122,6 +152,7 @@ static int dprof_uprobe__free(struct dprof_replay *r, struct evsel *evsel,
 			      struct perf_sample *sample,
 			      struct machine *machine __maybe_unused)
 {
+	dprof_uprobe__hit(r, sample, DPROF_UPROBE_ENTRY);
 	return dprof_replay__heap_free(r, sample->pid, sample->cpu, sample->time,
 				       evsel__intval(evsel, sample, "ptr"));
 }
@@ -140,6 +171,7 @@ static int dprof_uprobe__return(struct dprof_replay *r, struct evsel *evsel,
 	};
 	struct dprof_heap_call *c;
 
+	dprof_uprobe__hit(r, sample, DPROF_UPROBE_RETURN);
 	/* no entry: filtered by --heap-min-size, or called before recording */
 	if (!r->heap_calls || !hashmap__find(r->heap_calls, sample->tid, &c) ||
 	    !c->depth)
@@ -195,11 +227,55 @@ void dprof_replay__uprobe_add(struct dprof_replay *r, struct evsel *evsel,
 		dwarf_callchain_users = true;
 }
 
+/*
+ * A kernel sample of a thread trapped by one of the allocator's uprobes:
+ * its user registers (perf dprof record adds --user-regs=ip with them)
+ * hold where it entered the kernel: in the kernel's [uprobes] page (the
+ * instruction stepped out of line, the return probe's trampoline), on a
+ * probed function's first instruction or just past it (stepped), or at
+ * the call site a return probe went back to.  The tracking's cost, not
+ * the program's.  An x86 instruction is 15 bytes at most.
+ */
+bool dprof_replay__in_uprobe_trap(struct dprof_replay *r, struct machine *machine,
+				  struct perf_sample *sample)
+{
+	struct addr_location al;
+	struct thread *thread;
+	bool trap = false;
+	long how;
+	u64 ip, i;
+
+	if (!r->uprobe_ips || sample->cpumode != PERF_RECORD_MISC_KERNEL ||
+	    !sample->user_regs.regs ||
+	    perf_reg_value(&ip, &sample->user_regs,
+			   perf_arch_reg_ip(perf_env__arch(machine->env))))
+		return false;
+	for (i = 0; i < 16 && i <= ip; i++) {
+		if (hashmap__find(r->uprobe_ips, DPROF_UPROBE_KEY(sample->pid, ip - i), &how) &&
+		    (how == DPROF_UPROBE_ENTRY || !i))
+			return true;
+	}
+	thread = machine__findnew_thread(machine, sample->pid, sample->tid);
+	if (!thread)
+		return false;
+	addr_location__init(&al);
+	if (thread__find_map(thread, PERF_RECORD_MISC_USER, ip, &al)) {
+		const char *name = dso__short_name(map__dso(al.map));
+
+		trap = name && !strcmp(name, "[uprobes]");
+	}
+	addr_location__exit(&al);
+	thread__put(thread);
+	return trap;
+}
+
 void dprof_replay__uprobes_exit(struct dprof_replay *r)
 {
 	struct hashmap_entry *cur;
 	size_t bkt;
 
+	hashmap__free(r->uprobe_ips);
+	r->uprobe_ips = NULL;
 	if (!r->heap_calls)
 		return;
 	hashmap__for_each_entry(r->heap_calls, cur, bkt)

@@ -1181,6 +1181,10 @@ static int dprof_replay__sample(const struct perf_tool *tool,
 		r->rec.nr_recorder_samples++;
 		return 0;
 	}
+	if (dprof_replay__in_uprobe_trap(r, machine, sample)) {
+		r->rec.nr_trap_samples++;
+		return 0;
+	}
 	dprof_resolver__advance(&r->res, sample->time);
 	return dprof_replay__access(r, evsel, sample, machine);
 }

@@ -74,6 +74,8 @@ struct perf_session;
  *		    after a call to the function of the frame below
  * @heap_frames: ... and those that are (above the allocator's caller)
  * @nr_recorder_samples: samples in the recorder: left out of the shares
+ * @nr_trap_samples: samples in the kernel's handling of the allocator's
+ *		     uprobes: left out of the shares
  * @nr_heap_allocs: user allocations replayed
  * @nr_heap_frees: user frees of a live object
  * @nr_heap_unknown_free: user frees of a pointer not in the set (allocated
@@ -121,6 +123,7 @@ struct dprof_recording {
 	u64			heap_stale_ips;
 	u64			heap_frames;
 	u64			nr_recorder_samples;
+	u64			nr_trap_samples;
 	u64			nr_heap_allocs;
 	u64			nr_heap_frees;
 	u64			nr_heap_unknown_free;
@@ -184,6 +187,7 @@ struct dprof_replay {
 	struct hashmap		*user_funcs;
 	bool			sampled_hit_sinks;	/* a sink takes sampled_hit */
 	struct hashmap		*heap_calls;	/* tid -> struct dprof_heap_call * */
+	struct hashmap		*uprobe_ips;	/* replay-uprobe.c's: where they hit */
 	struct dprof_heaplog	*heaplog;	/* the allocator recorder's log */
 	/* allocations' callchains: key -> struct dprof_heap_chain * */
 	struct hashmap		*heap_chains;
