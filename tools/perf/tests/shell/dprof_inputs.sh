@@ -243,7 +243,8 @@ PY
 		cat "${tmp}/out8"
 		err=1
 	elif ! grep -q "bad event size" "${tmp}/out8" ||
-	     ! grep -q "^# DAMAGED: data unreadable from file offset $(cat "${tmp}/ksize.offset") on" \
+	     ! grep -q \
+		"^# DAMAGED: data unreadable from file offset $(cat "${tmp}/ksize.offset") on" \
 		"${tmp}/out8" || [ "$(total "${tmp}/out8")" != 2 ]; then
 		echo "dprof inputs test [Failed: a sample size 8k + 4 is not a bad event size at" \
 		     "$(cat "${tmp}/ksize.offset") with 2 samples before it]"
@@ -253,7 +254,8 @@ PY
 	# a user record of 12 bytes (old perf inject's feature records): all read
 	if ! perf dprof report --stdio -i "${tmp}/user12.data" > "${tmp}/out9" 2>&1 ||
 	   grep -q 'DAMAGED' "${tmp}/out9" || [ "$(total "${tmp}/out9")" != 14 ]; then
-		echo "dprof inputs test [Failed: a user record of 12 bytes: not all 14 samples read]"
+		echo "dprof inputs test [Failed: a user record of 12 bytes: not all 14 samples" \
+		     "read]"
 		cat "${tmp}/out9"
 		err=1
 	fi

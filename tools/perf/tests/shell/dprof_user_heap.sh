@@ -265,7 +265,8 @@ traps=$(sed -nE "s/^# ([0-9]+) samples in the kernel's handling of the allocator
 	"${dir}/churn.rep")
 total=$(sed -nE 's/^# resolved .* of ([0-9]+) samples.*/\1/p' "${dir}/churn.rep")
 if [ -z "${traps}" ] || [ -z "${total}" ] || [ "${traps}" -le $((total * 2)) ]; then
-	echo "dprof user heap test [Failed: the uprobes' traps are not counted apart: ${traps:-no} trap samples, ${total:-?} in the shares]"
+	echo "dprof user heap test [Failed: the uprobes' traps are not counted apart:" \
+	     "${traps:-no} trap samples, ${total:-?} in the shares]"
 	grep '^# ' "${dir}/churn.rep" | head -12
 	err=1
 fi
