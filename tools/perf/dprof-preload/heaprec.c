@@ -775,27 +775,67 @@ HEAPREC_EXPORT void *reallocarray(void *old, size_t nmemb, size_t size)
 	return p;
 }
 
-/* An allocator of @params (with "size") that returns the object. */
-#define HEAPREC_ALLOCATOR(name, field, params, args)				\
-HEAPREC_EXPORT void *name params						\
-{										\
-	int on;									\
-	void *p;								\
-										\
-	if (unlikely(!real.field) && (!heaprec_init() || !real.field)) {	\
-		errno = ENOMEM;							\
-		return NULL;							\
-	}									\
-	on = heaprec_enter();							\
-	p = real.field args;							\
-	heaprec_alloc(on, p, size, HEAPREC_IP, HEAPREC_SP);			\
-	return p;								\
+/* The real function of @field, or NULL when there is none. */
+#define HEAPREC_REAL(field)	(likely(real.field) || heaprec_init() ? real.field : NULL)
+
+static void *heaprec_enomem(void)
+{
+	errno = ENOMEM;
+	return NULL;
 }
 
-HEAPREC_ALLOCATOR(aligned_alloc, aligned_alloc, (size_t align, size_t size), (align, size))
-HEAPREC_ALLOCATOR(memalign, memalign, (size_t align, size_t size), (align, size))
-HEAPREC_ALLOCATOR(valloc, valloc, (size_t size), (size))
-HEAPREC_ALLOCATOR(pvalloc, pvalloc, (size_t size), (size))
+HEAPREC_EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	void *(*fn)(size_t align, size_t size) = HEAPREC_REAL(aligned_alloc);
+	void *p;
+	int on;
+
+	if (!fn)
+		return heaprec_enomem();
+	on = heaprec_enter();
+	p = fn(align, size);
+	heaprec_alloc(on, p, size, HEAPREC_IP, HEAPREC_SP);
+	return p;
+}
+
+HEAPREC_EXPORT void *memalign(size_t align, size_t size)
+{
+	void *(*fn)(size_t align, size_t size) = HEAPREC_REAL(memalign);
+	void *p;
+	int on;
+
+	if (!fn)
+		return heaprec_enomem();
+	on = heaprec_enter();
+	p = fn(align, size);
+	heaprec_alloc(on, p, size, HEAPREC_IP, HEAPREC_SP);
+	return p;
+}
+
+/* valloc(), pvalloc(): page-aligned */
+static void *heaprec_page_alloc(void *(*fn)(size_t size), size_t size, uintptr_t ip,
+				uintptr_t *sp)
+{
+	void *p;
+	int on;
+
+	if (!fn)
+		return heaprec_enomem();
+	on = heaprec_enter();
+	p = fn(size);
+	heaprec_alloc(on, p, size, ip, sp);
+	return p;
+}
+
+HEAPREC_EXPORT void *valloc(size_t size)
+{
+	return heaprec_page_alloc(HEAPREC_REAL(valloc), size, HEAPREC_IP, HEAPREC_SP);
+}
+
+HEAPREC_EXPORT void *pvalloc(size_t size)
+{
+	return heaprec_page_alloc(HEAPREC_REAL(pvalloc), size, HEAPREC_IP, HEAPREC_SP);
+}
 
 HEAPREC_EXPORT int posix_memalign(void **memptr, size_t align, size_t size)
 {
@@ -826,26 +866,83 @@ static void heaprec_outer_restore(struct heaprec_outer *o)
 	heaprec_self.outer_sp = o->sp;
 }
 
-#define HEAPREC_NEW(name, field, params, args)					\
-HEAPREC_EXPORT void *name params;						\
-HEAPREC_EXPORT void *name params						\
-{										\
-	struct heaprec_thread *t = &heaprec_self;				\
-	struct heaprec_outer o __attribute__((cleanup(heaprec_outer_restore))) = \
-		{ t->outer_ip, t->outer_sp };					\
-										\
-	if (unlikely(!real.field) && (!heaprec_init() || !real.field))		\
-		abort();							\
-	if (!o.ip) {								\
-		t->outer_ip = HEAPREC_IP;					\
-		t->outer_sp = HEAPREC_SP;					\
-	}									\
-	return real.field args;							\
+/*
+ * The site of an operator new is its caller's (@ip, @sp), unless it was
+ * called from another one: the outer's is kept, and given back (@o) when
+ * this one returns or throws.
+ */
+static struct heaprec_outer heaprec_outer_enter(uintptr_t ip, uintptr_t *sp)
+{
+	struct heaprec_thread *t = &heaprec_self;
+	struct heaprec_outer o = { t->outer_ip, t->outer_sp };
+
+	if (!o.ip) {
+		t->outer_ip = ip;
+		t->outer_sp = sp;
+	}
+	return o;
 }
 
-HEAPREC_NEW(_Znwm, opnew, (size_t size), (size))
-HEAPREC_NEW(_Znam, opnewa, (size_t size), (size))
-HEAPREC_NEW(_ZnwmRKSt9nothrow_t, opnew_nt, (size_t size, const void *nt), (size, nt))
-HEAPREC_NEW(_ZnamRKSt9nothrow_t, opnewa_nt, (size_t size, const void *nt), (size, nt))
-HEAPREC_NEW(_ZnwmSt11align_val_t, opnew_al, (size_t size, size_t al), (size, al))
-HEAPREC_NEW(_ZnamSt11align_val_t, opnewa_al, (size_t size, size_t al), (size, al))
+/* The real operator of @fn: none is a library without it, which cannot be. */
+static void *heaprec_new_fn(void *fn)
+{
+	if (!fn)
+		abort();
+	return fn;
+}
+
+#define HEAPREC_OUTER	struct heaprec_outer __outer __attribute__((cleanup(heaprec_outer_restore)))
+
+HEAPREC_EXPORT void *_Znwm(size_t size);
+HEAPREC_EXPORT void *_Znwm(size_t size)
+{
+	HEAPREC_OUTER = heaprec_outer_enter(HEAPREC_IP, HEAPREC_SP);
+	void *(*fn)(size_t size) = heaprec_new_fn(HEAPREC_REAL(opnew));
+
+	return fn(size);
+}
+
+HEAPREC_EXPORT void *_Znam(size_t size);
+HEAPREC_EXPORT void *_Znam(size_t size)
+{
+	HEAPREC_OUTER = heaprec_outer_enter(HEAPREC_IP, HEAPREC_SP);
+	void *(*fn)(size_t size) = heaprec_new_fn(HEAPREC_REAL(opnewa));
+
+	return fn(size);
+}
+
+HEAPREC_EXPORT void *_ZnwmRKSt9nothrow_t(size_t size, const void *nt);
+HEAPREC_EXPORT void *_ZnwmRKSt9nothrow_t(size_t size, const void *nt)
+{
+	HEAPREC_OUTER = heaprec_outer_enter(HEAPREC_IP, HEAPREC_SP);
+	void *(*fn)(size_t size, const void *nt) = heaprec_new_fn(HEAPREC_REAL(opnew_nt));
+
+	return fn(size, nt);
+}
+
+HEAPREC_EXPORT void *_ZnamRKSt9nothrow_t(size_t size, const void *nt);
+HEAPREC_EXPORT void *_ZnamRKSt9nothrow_t(size_t size, const void *nt)
+{
+	HEAPREC_OUTER = heaprec_outer_enter(HEAPREC_IP, HEAPREC_SP);
+	void *(*fn)(size_t size, const void *nt) = heaprec_new_fn(HEAPREC_REAL(opnewa_nt));
+
+	return fn(size, nt);
+}
+
+HEAPREC_EXPORT void *_ZnwmSt11align_val_t(size_t size, size_t al);
+HEAPREC_EXPORT void *_ZnwmSt11align_val_t(size_t size, size_t al)
+{
+	HEAPREC_OUTER = heaprec_outer_enter(HEAPREC_IP, HEAPREC_SP);
+	void *(*fn)(size_t size, size_t al) = heaprec_new_fn(HEAPREC_REAL(opnew_al));
+
+	return fn(size, al);
+}
+
+HEAPREC_EXPORT void *_ZnamSt11align_val_t(size_t size, size_t al);
+HEAPREC_EXPORT void *_ZnamSt11align_val_t(size_t size, size_t al)
+{
+	HEAPREC_OUTER = heaprec_outer_enter(HEAPREC_IP, HEAPREC_SP);
+	void *(*fn)(size_t size, size_t al) = heaprec_new_fn(HEAPREC_REAL(opnewa_al));
+
+	return fn(size, al);
+}
