@@ -784,9 +784,10 @@ static void *heaprec_enomem(void)
 	return NULL;
 }
 
-HEAPREC_EXPORT void *aligned_alloc(size_t align, size_t size)
+/* aligned_alloc(), memalign() */
+static void *heaprec_aligned(void *(*fn)(size_t align, size_t size), size_t align, size_t size,
+			     uintptr_t ip, uintptr_t *sp)
 {
-	void *(*fn)(size_t align, size_t size) = HEAPREC_REAL(aligned_alloc);
 	void *p;
 	int on;
 
@@ -794,22 +795,18 @@ HEAPREC_EXPORT void *aligned_alloc(size_t align, size_t size)
 		return heaprec_enomem();
 	on = heaprec_enter();
 	p = fn(align, size);
-	heaprec_alloc(on, p, size, HEAPREC_IP, HEAPREC_SP);
+	heaprec_alloc(on, p, size, ip, sp);
 	return p;
+}
+
+HEAPREC_EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	return heaprec_aligned(HEAPREC_REAL(aligned_alloc), align, size, HEAPREC_IP, HEAPREC_SP);
 }
 
 HEAPREC_EXPORT void *memalign(size_t align, size_t size)
 {
-	void *(*fn)(size_t align, size_t size) = HEAPREC_REAL(memalign);
-	void *p;
-	int on;
-
-	if (!fn)
-		return heaprec_enomem();
-	on = heaprec_enter();
-	p = fn(align, size);
-	heaprec_alloc(on, p, size, HEAPREC_IP, HEAPREC_SP);
-	return p;
+	return heaprec_aligned(HEAPREC_REAL(memalign), align, size, HEAPREC_IP, HEAPREC_SP);
 }
 
 /* valloc(), pvalloc(): page-aligned */
