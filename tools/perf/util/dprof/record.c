@@ -652,18 +652,16 @@ static int dprof_record_args__mem(struct dprof_record_args *a,
 	return 0;
 }
 
-/* "-e TP", or "-e TP/intr-regs=0/" with @no_regs (patches/perf/0021). */
+/*
+ * "-e TP/user-regs=0/", and intr-regs=0 with @no_regs (patches/perf/0021,
+ * 0056): the registers the sampling event takes, not every tracepoint.
+ */
 static int dprof_record_args__tracepoint(struct dprof_record_args *a,
 					 const char *tp, bool no_regs)
 {
 	char *ev;
 
-	if (!no_regs) {
-		a->argv[a->argc++] = "-e";
-		a->argv[a->argc++] = tp;
-		return 0;
-	}
-	if (asprintf(&ev, "%s/intr-regs=0/", tp) < 0)
+	if (asprintf(&ev, "%s/%suser-regs=0/", tp, no_regs ? "intr-regs=0," : "") < 0)
 		return -ENOMEM;
 	a->argv[a->argc++] = "-e";
 	return dprof_record_args__own(a, ev);
@@ -713,16 +711,9 @@ static char *dprof_record_args__snapshot(struct dprof_record_args *a,
 
 /*
  * The kmem tracepoints, if this kernel and these privileges have them;
- * with @no_regs, without the software sampler's interrupt registers
- * (patches/perf/0021): the replay reads none of them.
+ * without the sampling event's registers (dprof_record_args__tracepoint()):
+ * the replay reads none of them.
  */
-static const char * const dprof_kmem_tracepoints_no_regs[] = {
-	"kmem:kmem_cache_alloc/intr-regs=0/",
-	"kmem:kmalloc/intr-regs=0/",
-	"kmem:kmem_cache_free/intr-regs=0/",
-	"kmem:kfree/intr-regs=0/",
-};
-
 static bool dprof_record_args__kmem(struct dprof_record_args *a, bool no_regs)
 {
 	size_t t;
@@ -738,9 +729,8 @@ static bool dprof_record_args__kmem(struct dprof_record_args *a, bool no_regs)
 		return false;
 	}
 	for (t = 0; t < ARRAY_SIZE(dprof_kmem_tracepoints); t++) {
-		a->argv[a->argc++] = "-e";
-		a->argv[a->argc++] = no_regs ? dprof_kmem_tracepoints_no_regs[t] :
-					       dprof_kmem_tracepoints[t];
+		if (dprof_record_args__tracepoint(a, dprof_kmem_tracepoints[t], no_regs))
+			return false;
 	}
 	/* recycled objects: lifetimes end and start without the allocator */
 	if (is_valid_tracepoint(DPROF_MEMPOOL_PUT_TRACEPOINT) &&
@@ -905,7 +895,10 @@ int dprof_record_args__init(struct dprof_record_args *a,
 				a->argv[a->argc++] = a->heap.filters[h];
 			}
 		}
-		/* where a kernel sample's thread entered: a probe, its trap (replay-uprobe.c) */
+		/*
+		 * Where a kernel sample's thread entered: a probe, its trap
+		 * (replay-uprobe.c).  The tracepoints leave it out (user-regs=0).
+		 */
 		if (*DPROF_USER_REG_IP && a->heap.nr)
 			a->argv[a->argc++] = "--user-regs=" DPROF_USER_REG_IP;
 	}
