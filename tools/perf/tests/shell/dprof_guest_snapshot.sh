@@ -106,10 +106,23 @@ grep -qE "$member_re" "${job}/filp.txt" || fail "--type=filp names no member of 
 grep -q '^# objects allocated before recording: slab snapshot ignored' "${job}/nosnap.txt" ||
 	fail "--no-snapshot: the header does not say the snapshot was ignored"
 # (samples with no address, an lea or a fused compare typed by its
-# operand as perf report --sort type does, are '(operand only)' rows)
-grep -F '(no alloc event: DWARF)' "${job}/report.txt" |
-	grep -qE '^  struct (file|inode|dentry|task_struct) ' &&
-	fail "a slab type is still typed by DWARF only"
+# operand as perf report --sort type does, are '(operand only)' rows).
+# The share of the slab types typed by DWARF only must drop to a tenth of
+# what it is without the snapshot, or less: a sample may still land on
+# an object no slab of the snapshot held (one task_struct sample in
+# 17634 was seen once, 0.01%).
+dwarf_share() {
+	awk '/^  struct (file|inode|dentry|task_struct) / && /\(no alloc event: DWARF\)/ {
+		for (i = 1; i <= NF; i++)
+			if ($i ~ /%$/) { sub(/%/, "", $i); sum += $i; break }
+	} END { printf "%.2f\n", sum }' "$1"
+}
+with=$(dwarf_share "${job}/report.txt")
+without=$(dwarf_share "${job}/nosnap.txt")
+echo "slab types typed by DWARF only: ${with}% of samples, ${without}% without the snapshot"
+awk -v w="$with" -v wo="$without" 'BEGIN { exit !(wo > 0 && w <= wo / 10) }' ||
+	fail "slab types still typed by DWARF only: ${with}% of samples," \
+	     "${without}% without the snapshot"
 
 # The bases, from perf script: the snapshot's filp slabs, and the filp
 # frees, after the snapshot was complete, of objects that no alloc event
