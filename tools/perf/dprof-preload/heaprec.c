@@ -263,7 +263,8 @@ static void heaprec_atfork_child(void)
 	if (t->seg)
 		munmap(t->seg, heaprec_file->seg_size);
 	t->seg = NULL;
-	t->cur = t->end = NULL;
+	t->cur = NULL;
+	t->end = NULL;
 }
 
 static uint64_t heaprec_mono(void)
@@ -426,7 +427,7 @@ static int heaprec_init(void)
 	heaprec_booting = 0;
 	__atomic_store_n(&heaprec_state, heaprec_file ? HEAPREC_ON : HEAPREC_PASS,
 			 __ATOMIC_RELEASE);
-	return heaprec_file != NULL;
+	return !!heaprec_file;
 }
 
 __attribute__((constructor)) static void heaprec_ctor(void)
@@ -460,7 +461,9 @@ static int heaprec_next_seg(struct heaprec_thread *t, uint64_t now, uint32_t cpu
 
 	if (t->seg)
 		munmap(t->seg, seg_size);
-	t->seg = t->cur = t->end = NULL;
+	t->seg = NULL;
+	t->cur = NULL;
+	t->end = NULL;
 	i = __atomic_fetch_add(&heaprec_file->nr_segs, 1, __ATOMIC_RELAXED);
 	if (i >= heaprec_max_segs)
 		return 0;

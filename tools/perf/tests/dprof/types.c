@@ -78,8 +78,6 @@ struct dprof_t_counter {
 	unsigned int	prio:12;	/* 9..10 */
 };
 
-typedef const struct dprof_t_counter dprof_t_counter_t;
-
 struct dprof_t_obj {
 	char			tag;		/* 0x00, hole at 0x01..0x07 */
 	union {					/* 0x08 */
@@ -89,7 +87,7 @@ struct dprof_t_obj {
 		};
 		long	words[2];
 	};
-	dprof_t_counter_t	counter;	/* 0x18 */
+	const struct dprof_t_counter counter;	/* 0x18 */
 	struct dprof_t_slot	slots[4];	/* 0x28 */
 	char			grid[2][3];	/* 0x48 */
 	char			group[0];	/* 0x50, a marker */
@@ -225,7 +223,7 @@ static int test_layouts(struct dprof_dwarf *dw, struct strbuf *sb)
 		{ 0x03, "<hole>",		0x01, 7 },
 		{ 0x08, "head",			0x08, 8 },	/* anonymous union+struct */
 		{ 0x17, "tail",			0x10, 8 },
-		{ 0x18, "counter.refs",		0x18, 8 },	/* const typedef */
+		{ 0x18, "counter.refs",		0x18, 8 },	/* const struct */
 		{ 0x20, "counter.flag",		0x20, 1 },	/* bitfields */
 		{ 0x21, "counter.prio",		0x21, 2 },
 		{ 0x24, "counter.<hole>",	0x23, 5 },
@@ -253,12 +251,11 @@ static int test_layouts(struct dprof_dwarf *dw, struct strbuf *sb)
 	if (check_members(&t, cases, ARRAY_SIZE(cases), sb))
 		return TEST_FAIL;
 
-	TEST_ASSERT_EQUAL("typedef to const struct",
-			  dprof_dwarf__find_struct(dw, "dprof_t_counter_t", &t), 0);
-	DPROF_TEST_EQ_U64("size of dprof_t_counter_t", dprof_test__sizeof(&t), 16);
-	DPROF_TEST_STREQ("typedef name", dprof_test__type_name(&t, sb), "dprof_t_counter_t");
+	TEST_ASSERT_EQUAL("find_struct dprof_t_counter",
+			  dprof_dwarf__find_struct(dw, "dprof_t_counter", &t), 0);
+	DPROF_TEST_EQ_U64("size of dprof_t_counter", dprof_test__sizeof(&t), 16);
 	TEST_ASSERT_VAL("no flexible array tail", !dprof_type__has_flex_tail(&t));
-	DPROF_TEST_STREQ("member of typedef", dprof_test__member(&t, 8, sb, &moff, &msize),
+	DPROF_TEST_STREQ("bitfield member", dprof_test__member(&t, 8, sb, &moff, &msize),
 			 "flag");
 
 	/* a flexible array tail lets a larger slab object match */

@@ -116,7 +116,7 @@ static int test_by_hand(void)
 	TEST_ASSERT_VAL("new", uf);
 	TEST_ASSERT_VAL("mmap", !dprof_userfiles__mmap(uf, 1, 0x1000, 0x1000, 0, "/lib/a.so"));
 	TEST_ASSERT_VAL("mmap", !dprof_userfiles__mmap(uf, 1, 0x3000, 0x1000, 0x2000,
-						     "/lib/b.so"));
+						       "/lib/b.so"));
 	TEST_ASSERT_VAL("sample", !dprof_userfiles__sample(uf, 1, 0x1500, 20));
 	TEST_ASSERT_VAL("sample", !dprof_userfiles__sample(uf, 1, 0x3fff, 10));
 	TEST_ASSERT_VAL("sample", !dprof_userfiles__sample(uf, 1, 0x2000, 5));

@@ -3,14 +3,15 @@
 # perf dprof: the patch series apply to a pristine tree
 #
 # Runs scripts/make-series.sh of the perf dprof repository into a temporary
-# directory (without checkpatch) and checks that:
+# directory and checks that:
 #  - the series definitions are whole: a patch of patches/perf/ or
 #    kernel-patches/ that no scripts/series/*.list names is reported;
 #  - every series applies with 'git am' on its own to the pristine files
 #    (after the series it says it needs), with recipients and base-commit;
 #  - all of them in order give the build overlay: every file they touch is
 #    the overlay's, each of our files is the repository's, and perf's copies
-#    of uapi headers (tools/include/uapi/) are the kernel's.
+#    of uapi headers (tools/include/uapi/) are the kernel's;
+#  - checkpatch.pl --strict finds no error and no warning in any patch.
 #
 # env: DPROF_REPO (or DPROF_RUN_IN_VM=<repo>/scripts/run-in-vm.sh) the
 #      repository; BUILD_DIR its build directory (overlay in BUILD_DIR/linux).
@@ -57,7 +58,12 @@ problems=$(REPO=$repo bash -c '. "$1/scripts/lib/series.sh"; series_problems' _ 
 [ -z "$problems" ] || fail "the series definitions are not whole: $problems"
 
 # 2. The series.
-SERIES_CHECKPATCH=0 LINUX_SRC=$src BUILD_DIR=$build \
+checkpatch=1
+if ! command -v perl >/dev/null || [ ! -f "$src/scripts/checkpatch.pl" ]; then
+	echo "dprof_series: no perl or no $src/scripts/checkpatch.pl: checkpatch not run"
+	checkpatch=0
+fi
+SERIES_CHECKPATCH=$checkpatch LINUX_SRC=$src BUILD_DIR=$build \
 	"$repo/scripts/make-series.sh" "$tmp/series" >"$tmp/make.log" 2>&1 || {
 	cat "$tmp/make.log" >&2
 	fail "make-series.sh failed"
@@ -72,6 +78,10 @@ for d in $dirs; do
 	grep -q '^base-commit: ' "$cover" || fail "$name: no base-commit: trailer"
 	grep -q "^make-series: $name: [0-9]* patches" "$tmp/make.log" ||
 		fail "make-series.sh printed no patch count for $name"
+	[ $checkpatch = 0 ] ||
+		grep -q "^make-series: $name: .*checkpatch --strict: 0 errors, 0 warnings," \
+			"$tmp/make.log" ||
+		fail "checkpatch: $(grep "^make-series: $name:" "$tmp/make.log")"
 	for p in $(ls "$d"/v*.patch | grep -v -- '-0000-cover-letter\.patch$'); do
 		grep -q '^Signed-off-by: ' "$p" || fail "no Signed-off-by in $name/${p##*/}"
 		grep -q '^To: ' "$p" || fail "no To: in $name/${p##*/}"

@@ -32,6 +32,7 @@ struct dprof_dwarf_pages {
 	unsigned long	len[DPROF_DWARF_PAGES_MAX];
 	int		nr;
 };
+
 struct map;
 struct thread;
 

@@ -226,9 +226,9 @@ static inline int dprof_heaplog_enc__has_last(const struct dprof_heaplog_enc *e)
  * segment.  Returns the end of the event.
  */
 static inline uint8_t *dprof_heaplog_enc__event(struct dprof_heaplog_enc *e, uint8_t *p,
-						 int kind, uint64_t time, uint32_t cpu,
-						 uint64_t ptr, uint64_t old, uint64_t size,
-						 const uint64_t *ips, unsigned int nr)
+						int kind, uint64_t time, uint32_t cpu,
+						uint64_t ptr, uint64_t old, uint64_t size,
+						const uint64_t *ips, unsigned int nr)
 {
 	unsigned int i, slot = 0;
 	uint8_t tag = kind | nr << DPROF_HEAPLOG_IPS_SHIFT;

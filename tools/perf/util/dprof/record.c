@@ -859,8 +859,8 @@ int dprof_record_args__init(struct dprof_record_args *a,
 			return ret;
 		watches = ret > 0;
 	}
-	if (!opts->no_kmem && dprof_record_args__kmem(a, regs != NULL))
-		snapshot = dprof_record_args__snapshot(a, argc, argv, regs != NULL);
+	if (!opts->no_kmem && dprof_record_args__kmem(a, regs))
+		snapshot = dprof_record_args__snapshot(a, argc, argv, regs);
 	if (watches || snapshot) {
 		ret = dprof_monitor__init(&a->monitor, watches ? opts->watch : NULL,
 					  watches ? opts->watch_histories : 0,
