@@ -4,7 +4,10 @@
 #
 # Recording A runs the datasym workload (hot static 'buf1'), recording B
 # the dprof_struct workload (hot static 'dprof_hot').  perf dprof diff
-# must show dprof_hot growing and buf1 shrinking, biggest changes first.
+# must show dprof_hot growing and buf1 shrinking, both marked as changes
+# beyond noise ('*'), biggest changes first.  dprof_struct is built -O0:
+# most of its samples are stack spills, and dprof_hot gets about 10% of
+# them, so 5% is its bound.
 
 set -u
 
@@ -39,14 +42,17 @@ hot=$(grep -E '^  struct dprof_hot +static dprof_hot' "${tmp}/out")
 buf=$(grep -E 'static buf1 ' "${tmp}/out")
 # columns after the two names: A% B% Delta
 cols_re='[-+ ][0-9]+\.[0-9]+%? +[0-9]+\.[0-9]+% +[-+][0-9]+\.[0-9]+'
+sure_re='%? +[0-9]+\.[0-9]+% +[-+][0-9]+\.[0-9]+ +[-+][0-9]+\.[0-9]+\*'
 read -r a b d <<<"$(echo "$hot" | grep -oE "$cols_re" | tr -d '%')"
-if [ -z "$hot" ] || [ "${a%.*}" != 0 ] || [ "${b%.*}" -lt 10 ]; then
-	echo "dprof diff test [Failed: dprof_hot should go from 0% to >= 10%: '$hot']"
+if [ -z "$hot" ] || [ "${a%.*}" != 0 ] || [ "${b%.*}" -lt 5 ] ||
+   ! echo "$hot" | grep -qE "$sure_re"; then
+	echo "dprof diff test [Failed: dprof_hot should go from 0% to >= 5%, marked '*': '$hot']"
 	err=1
 fi
 read -r a b d <<<"$(echo "$buf" | grep -oE "$cols_re" | tr -d '%')"
-if [ -z "$buf" ] || [ "${a%.*}" -lt 10 ] || [ "${b%.*}" != 0 ]; then
-	echo "dprof diff test [Failed: buf1 should go from >= 10% to 0%: '$buf']"
+if [ -z "$buf" ] || [ "${a%.*}" -lt 10 ] || [ "${b%.*}" != 0 ] ||
+   ! echo "$buf" | grep -qE "$sure_re"; then
+	echo "dprof diff test [Failed: buf1 should go from >= 10% to 0%, marked '*': '$buf']"
 	err=1
 fi
 # biggest change first: the first data row is one of the two
