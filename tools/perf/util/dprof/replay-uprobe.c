@@ -87,18 +87,18 @@ static void dprof_uprobe__chain(struct dprof_heap_call *c, struct perf_sample *s
 	thread__put(thread);
 }
 
-/* (pid, user address): the pid's low 16 bits above a user address */
-#define DPROF_UPROBE_KEY(pid, ip)	((ip) | (u64)((pid) & 0xffff) << 47)
-
 enum { DPROF_UPROBE_ENTRY = 1, DPROF_UPROBE_RETURN };
 
 /*
  * Where a probe hit, for dprof_replay__in_uprobe_trap(): a function's
  * entry, whose first instruction the kernel steps out of line, or the
- * call site a return probe goes back to.
+ * call site a return probe goes back to.  One set of user addresses per
+ * process: processes of one non-PIE program share their call sites.
  */
 static void dprof_uprobe__hit(struct dprof_replay *r, struct perf_sample *sample, long how)
 {
+	struct hashmap *ips;
+
 	if (!r->uprobe_ips) {
 		r->uprobe_ips = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 		if (IS_ERR(r->uprobe_ips)) {
@@ -106,8 +106,17 @@ static void dprof_uprobe__hit(struct dprof_replay *r, struct perf_sample *sample
 			return;
 		}
 	}
+	if (!hashmap__find(r->uprobe_ips, sample->pid, &ips)) {
+		ips = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+		if (IS_ERR(ips))
+			return;
+		if (hashmap__add(r->uprobe_ips, sample->pid, ips)) {
+			hashmap__free(ips);
+			return;
+		}
+	}
 	/* no memory: the samples of its traps stay the program's */
-	hashmap__add(r->uprobe_ips, DPROF_UPROBE_KEY(sample->pid, sample->ip), how);
+	hashmap__add(ips, sample->ip, how);
 }
 
 static int dprof_uprobe__entry(struct dprof_replay *r, struct evsel *evsel,
@@ -241,17 +250,19 @@ bool dprof_replay__in_uprobe_trap(struct dprof_replay *r, struct machine *machin
 {
 	struct addr_location al;
 	struct thread *thread;
+	struct hashmap *ips;
 	bool trap = false;
 	long how;
 	u64 ip, i;
 
 	if (!r->uprobe_ips || sample->cpumode != PERF_RECORD_MISC_KERNEL ||
 	    !sample->user_regs.regs ||
+	    !hashmap__find(r->uprobe_ips, sample->pid, &ips) ||
 	    perf_reg_value(&ip, &sample->user_regs,
 			   perf_arch_reg_ip(perf_env__arch(machine->env))))
 		return false;
 	for (i = 0; i < 16 && i <= ip; i++) {
-		if (hashmap__find(r->uprobe_ips, DPROF_UPROBE_KEY(sample->pid, ip - i), &how) &&
+		if (hashmap__find(ips, ip - i, &how) &&
 		    (how == DPROF_UPROBE_ENTRY || !i))
 			return true;
 	}
@@ -274,8 +285,12 @@ void dprof_replay__uprobes_exit(struct dprof_replay *r)
 	struct hashmap_entry *cur;
 	size_t bkt;
 
-	hashmap__free(r->uprobe_ips);
-	r->uprobe_ips = NULL;
+	if (r->uprobe_ips) {
+		hashmap__for_each_entry(r->uprobe_ips, cur, bkt)
+			hashmap__free(cur->pvalue);
+		hashmap__free(r->uprobe_ips);
+		r->uprobe_ips = NULL;
+	}
 	if (!r->heap_calls)
 		return;
 	hashmap__for_each_entry(r->heap_calls, cur, bkt)

@@ -187,7 +187,7 @@ struct dprof_replay {
 	struct hashmap		*user_funcs;
 	bool			sampled_hit_sinks;	/* a sink takes sampled_hit */
 	struct hashmap		*heap_calls;	/* tid -> struct dprof_heap_call * */
-	struct hashmap		*uprobe_ips;	/* replay-uprobe.c's: where they hit */
+	struct hashmap		*uprobe_ips;	/* pid -> hashmap of where probes hit */
 	struct dprof_heaplog	*heaplog;	/* the allocator recorder's log */
 	/* allocations' callchains: key -> struct dprof_heap_chain * */
 	struct hashmap		*heap_chains;
