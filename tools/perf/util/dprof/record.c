@@ -27,9 +27,11 @@
 #include <perf/cpumap.h>
 #include "util/cap.h"
 #include "util/debug.h"
+#include "util/env.h"
 #include "util/evlist.h"
 #include "util/evsel.h"
 #include "util/parse-events.h"
+#include "util/perf_regs.h"
 #include "util/strbuf.h"
 #include "util/target.h"
 #include "util/tracepoint.h"
@@ -48,14 +50,6 @@ static const char * const dprof_kmem_tracepoints[] = {
 /* Our arguments before the user's: "record --sample-cpu -T -m 8M" ... */
 #define DPROF_RECORD_ARGS	44
 
-/* perf record --user-regs's name of the instruction pointer */
-#if defined(__x86_64__) || defined(__i386__)
-#define DPROF_USER_REG_IP	"ip"
-#elif defined(__aarch64__)
-#define DPROF_USER_REG_IP	"pc"
-#else
-#define DPROF_USER_REG_IP	""
-#endif
 /* ... and per memory event: "-e" EVENT, with room for perf mem's extras */
 #define DPROF_MEM_EVENT_ARGS	9
 
@@ -230,6 +224,25 @@ static int dprof_record_args__own(struct dprof_record_args *a, char *arg)
 	a->owned[a->nr_owned++] = arg;
 	a->argv[a->argc++] = arg;
 	return 0;
+}
+
+/*
+ * perf record --user-regs for the instruction pointer alone, or NULL when
+ * perf samples no user registers on this arch.
+ */
+static char *dprof_record__user_regs_ip(void)
+{
+	const char *arch = perf_env__arch(NULL);
+	u64 ip = perf_arch_reg_ip(arch);
+	const char *name;
+	char *arg;
+
+	if (!(arch__user_reg_mask() & (1ULL << ip)))
+		return NULL;
+	name = perf_reg_name(ip, arch);
+	if (!name || asprintf(&arg, "--user-regs=%s", name) < 0)
+		return NULL;
+	return arg;
 }
 
 /* The --watch items, said when bad before anything is recorded. */
@@ -899,8 +912,12 @@ int dprof_record_args__init(struct dprof_record_args *a,
 		 * Where a kernel sample's thread entered: a probe, its trap
 		 * (replay-uprobe.c).  The tracepoints leave it out (user-regs=0).
 		 */
-		if (*DPROF_USER_REG_IP && a->heap.nr)
-			a->argv[a->argc++] = "--user-regs=" DPROF_USER_REG_IP;
+		if (a->heap.nr) {
+			char *arg = dprof_record__user_regs_ip();
+
+			if (arg)
+				dprof_record_args__own(a, arg);
+		}
 	}
 	if (a->monitor.arg[0])
 		a->argv[a->argc++] = a->monitor.arg;
