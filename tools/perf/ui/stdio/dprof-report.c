@@ -113,14 +113,14 @@ static void dprof_report__fprintf_recorder(const struct dprof_recording *rec, FI
 		"# user heap: allocator recorder in %" PRIu64
 		" process%s (forked and exec'd children included), %" PRIu64 " allocs, %" PRIu64
 		" frees (%" PRIu64
-		" objects no sample fell in the life of left out when recorded)\n",
+		" objects left out when recorded: no sample fell in their life)\n",
 		rec->heap_procs, rec->heap_procs == 1 ? "" : "es", rec->nr_heap_allocs,
 		rec->nr_heap_frees, rec->heap_dropped);
 	if (rec->heap_frames || rec->heap_stale_ips)
 		fprintf(fp,
 			"# allocation call chains: %" PRIu64
 			" return addresses above the allocator's callers, %" PRIu64
-			" stack words that were none dropped (no call to the frame below before them)\n",
+			" stack words dropped as not return addresses (no call to the frame below before them)\n",
 			rec->heap_frames, rec->heap_stale_ips);
 	if (rec->nr_recorder_samples)
 		fprintf(fp,
