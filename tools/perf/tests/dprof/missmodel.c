@@ -256,6 +256,15 @@ static int mm_run(enum dprof_model_scenario sc,
 	}
 	if (x->has_ws && mm_ws_check(m, x, what) != TEST_OK)
 		ret = TEST_FAIL;
+	/* the header's peak: what the capacity test saw exceed the cache */
+	if (x->cl.max_live_lines < x->cl.nr_live_lines ||
+	    (sc == DPROF_MODEL_CAPACITY &&
+	     x->cl.max_live_lines * geom.line <= geom.size)) {
+		pr_debug("dprof model: %s: peak of %llu live lines, %llu at the end\n", what,
+			 (unsigned long long)x->cl.max_live_lines,
+			 (unsigned long long)x->cl.nr_live_lines);
+		ret = TEST_FAIL;
+	}
 	if (measured && *agreement < 90.0) {
 		pr_debug("dprof model: %s: agreement %.1f%% < 90%%\n",
 			 what, *agreement);

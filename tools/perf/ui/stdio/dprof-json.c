@@ -338,6 +338,7 @@ static void dprof_json__classify(const struct dprof_report *rep,
 	json_u64(fp, "predicted_misses", cl->nr_predicted, false);
 	json_u64(fp, "exact_misses", cl->nr_exact, false);
 	json_u64(fp, "total_misses", cl->total.misses, false);
+	json_u64(fp, "live_lines_max", cl->max_live_lines, false);
 	if (cl->nr_hitm)
 		json_u64(fp, "hitm_misses", cl->nr_hitm, false);
 	else

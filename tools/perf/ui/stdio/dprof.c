@@ -479,10 +479,10 @@ int dprof_classify__fprintf(const struct dprof_classify *cl,
 	}
 	fprintf(fp,
 		"# conflict = the line's set holds more distinct live lines than ways and >= 2x the average;\n"
-		"# capacity = the live lines seen (%" PRIu64 ", %.1f MB) exceed the cache;"
-		" unknown = neither (cold)\n",
-		cl->nr_live_lines,
-		(double)cl->nr_live_lines * cl->geom.line / (1 << 20));
+		"# capacity = the live lines seen (at most %" PRIu64 ", %.1f MB; %" PRIu64
+		" at the end) exceed the cache; unknown = neither (cold)\n",
+		cl->max_live_lines,
+		(double)cl->max_live_lines * cl->geom.line / (1 << 20), cl->nr_live_lines);
 	fprintf(fp, "# total: %" PRIu64 " misses of %" PRIu64 " resolved samples:",
 		cl->total.misses, cl->total.accesses);
 	for (k = 0; k < DPROF_MISS__MAX; k++)

@@ -160,7 +160,8 @@ static int dprof_classify__ref(struct dprof_classify *cl, u64 tag)
 		return -ENOMEM;
 	if (!refs) {
 		cl->set_lines[tag % cl->geom.nr_sets]++;
-		cl->nr_live_lines++;
+		if (++cl->nr_live_lines > cl->max_live_lines)
+			cl->max_live_lines = cl->nr_live_lines;
 	}
 	return 0;
 }

@@ -82,6 +82,7 @@ struct dprof_classify {
 	struct hashmap			*refs;		/* tag -> live users */
 	u32				*set_lines;	/* live lines per set */
 	u64				nr_live_lines;
+	u64				max_live_lines;	/* their peak */
 	struct dprof_cache		**cpu_cache;	/* predicted misses */
 	u32				nr_cpu_cache;
 	u64				seq;
