@@ -19,7 +19,8 @@
 # (--heap-uprobes): the same rows.  The flow view starts at the same site;
 # --json counts the untyped samples by reason.
 # A static binary gets one line saying its heap is not tracked.  One
-# struct reached through two typedefs is one row.
+# struct reached through two typedefs is one row.  A calloc wrapper whose
+# call sites get arrays of different types is a wrapper.
 
 set -u
 
@@ -300,6 +301,106 @@ if gcc -g -O1 -fno-inline -o "${dir}/alias" "${dir}/alias.c" 2>> "${dir}/cc.err"
 	fi
 else
 	echo "${dprof_test} [Failed: build alias.c]"
+	cat "${dir}/cc.err"
+	err=1
+fi
+
+# A calloc wrapper named so (zcalloc) that hands out one struct type's
+# arrays from one call site and ints from another, as jq's jv_mem_calloc
+# does: its call sites' objects have no type in common, so it is a
+# wrapper, and each array's row names the function that called it.
+# zcalloc N SECS: N items and N counts, summed for SECS.
+cat > "${dir}/zcalloc.c" << 'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+struct item {
+	long	key;
+	long	val;
+};
+
+void *zcalloc(size_t nr, size_t size)
+{
+	void *p = calloc(nr, size);
+
+	if (!p)
+		exit(1);
+	return p;
+}
+
+static struct item *make_items(int nr)
+{
+	return zcalloc(nr, sizeof(struct item));
+}
+
+static int *make_counts(int nr)
+{
+	return zcalloc(nr, sizeof(int));
+}
+
+static long sum_items(struct item *items, int nr)
+{
+	long sum = 0;
+
+	for (int i = 0; i < nr; i++)
+		sum += items[i].val;
+	return sum;
+}
+
+static long sum_counts(int *counts, int nr)
+{
+	long sum = 0;
+
+	for (int i = 0; i < nr; i++)
+		sum += counts[i];
+	return sum;
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	struct item *items;
+	int *counts, nr;
+	double end;
+	long sum = 0;
+
+	if (argc < 3)
+		return 2;
+	nr = atoi(argv[1]);
+	if (nr < 1)
+		return 2;
+	items = make_items(nr);
+	counts = make_counts(nr);
+	end = now() + atof(argv[2]);
+	do {
+		sum += sum_items(items, nr);
+		sum += sum_counts(counts, nr);
+	} while (now() < end);
+	printf("allocated %d sum %ld\n", nr, sum);
+	return 0;
+}
+EOF
+if gcc -g -O1 -fno-inline -o "${dir}/zcalloc" "${dir}/zcalloc.c" 2>> "${dir}/cc.err"; then
+	record zcalloc "${dir}/zcalloc" 256 1 || exit 1
+	for row in 'struct item +heap make_items \(zcalloc\.c:[0-9]+\)' \
+		   'int +heap make_counts \(zcalloc\.c:[0-9]+\)'; do
+		if ! grep -qE "^  ${row} " "${dir}/zcalloc.rep"; then
+			echo "${dprof_test} [Failed: zcalloc: no '${row}' row: the calloc" \
+			     "wrapper is not one]"
+			grep -E '^  .* heap ' "${dir}/zcalloc.rep" | head -4
+			err=1
+		fi
+	done
+else
+	echo "${dprof_test} [Failed: build zcalloc.c]"
 	cat "${dir}/cc.err"
 	err=1
 fi

@@ -611,7 +611,9 @@ struct dprof_heap_func {
 	u64	caller_funcs[DPROF_HEAP_SEEN];
 	u64	calls[DPROF_HEAP_SEEN];		/* its own, toward the allocator */
 	u64	types[DPROF_HEAP_SEEN];
-	u32	nr_callers, nr_caller_funcs, nr_calls, nr_types;
+	/* (call site, a type its objects were accessed as), scalars too */
+	u64	site_types[DPROF_HEAP_SEEN * 2][2];
+	u32	nr_callers, nr_caller_funcs, nr_calls, nr_types, nr_site_types;
 	bool	caller_unknown;		/* a chain ended in it */
 	bool	calls_named;		/* it calls an "alloc" function */
 	const char *name;
@@ -655,6 +657,49 @@ static bool dprof_heap__named_wrapper(const char *list, const char *name)
 		if ((p == list || p[-1] == ',') && (!p[len] || p[len] == ','))
 			return true;
 		p += len;
+	}
+	return false;
+}
+
+static void dprof_heap_func__add_site_type(struct dprof_heap_func *f, u64 call, u64 type)
+{
+	u32 i;
+
+	for (i = 0; i < f->nr_site_types; i++) {
+		if (f->site_types[i][0] == call && f->site_types[i][1] == type)
+			return;
+	}
+	if (f->nr_site_types < ARRAY_SIZE(f->site_types)) {
+		f->site_types[f->nr_site_types][0] = call;
+		f->site_types[f->nr_site_types][1] = type;
+		f->nr_site_types++;
+	}
+}
+
+/* Two of the call sites of @f had objects of no type in common. */
+static bool dprof_heap_func__sites_differ(const struct dprof_heap_func *f)
+{
+	u32 i, j, k;
+
+	for (i = 0; i < f->nr_site_types; i++) {
+		for (j = 0; j < f->nr_site_types; j++) {
+			u64 a = f->site_types[i][0], b = f->site_types[j][0];
+			bool common = false;
+
+			if (a >= b)
+				continue;
+			for (k = 0; k < f->nr_site_types && !common; k++) {
+				u32 l;
+
+				if (f->site_types[k][0] != a)
+					continue;
+				for (l = 0; l < f->nr_site_types && !common; l++)
+					common = f->site_types[l][0] == b &&
+						 f->site_types[l][1] == f->site_types[k][1];
+			}
+			if (!common)
+				return true;
+		}
 	}
 	return false;
 }
@@ -709,8 +754,11 @@ static bool dprof_heap_func__callers_wrap(struct hashmap *funcs,
  * types their accesses name at the objects' start), called from two call
  * sites or more; of objects no access typed, called from three or more;
  * named so ("alloc" in its name: realloc paths are narrow) unless it
- * allocates one type and no function named so calls it or is called by
- * it (a run of them: sqlite3DbRealloc, sqlite3Realloc); or called only
+ * allocates one type, no function named so calls it or is called by it
+ * (a run of them: sqlite3DbRealloc, sqlite3Realloc), and no two of its
+ * call sites had objects accessed as no type in common, scalars included
+ * (jq's jv_mem_calloc: sort_entry arrays from one call site, uint16_t
+ * arrays from another); or called only
  * by wrappers (a wrapper's helper: a malloc hook behind a function
  * pointer); and the functions --heap-wrapper names.  A function
  * that allocates one type is never a wrapper by its callers' number;
@@ -765,6 +813,9 @@ static int dprof_profile__heap_sites(struct dprof_profile *prof,
 				dprof_seen__add(f->callers, &f->nr_callers, ch->f[i + 1].call);
 				dprof_seen__add(f->caller_funcs, &f->nr_caller_funcs,
 						ch->f[i + 1].func);
+				if (cls->type_key)
+					dprof_heap_func__add_site_type(f, ch->f[i + 1].call,
+								       cls->type_key);
 			} else {
 				f->caller_unknown = true;
 			}
@@ -785,7 +836,8 @@ static int dprof_profile__heap_sites(struct dprof_profile *prof,
 				continue;
 			if ((dprof_heap_func__named(f) &&
 			     (f->nr_types != 1 || f->calls_named ||
-			      dprof_heap_func__called_named(funcs, f))) ||
+			      dprof_heap_func__called_named(funcs, f) ||
+			      dprof_heap_func__sites_differ(f))) ||
 			    (f->nr_types != 1 &&
 			     ((f->nr_types && f->nr_callers >= 2) ||
 			      f->nr_callers >= DPROF_HEAP_UNTYPED_CALLERS)) ||
