@@ -6,7 +6,10 @@
 #   2. seeds: recordings 'perf test -w dprof_cachemodel' writes as AMD IBS
 #      and Intel PEBS machines would, the real PEBS file of the tests, a
 #      recording of a small program with the allocator's uprobes (heap
-#      objects; where uprobes can be placed), and the files of FUZZ_SEEDS
+#      objects; where uprobes can be placed), one with the allocator
+#      recorder's log (recorded by perf built without the sanitizers: a
+#      recorder built with them crashes the workload it is preloaded
+#      into), and the files of FUZZ_SEEDS
 #   3. FUZZ_N mutants (scripts/fuzz/mutate.py), each through one of the
 #      views of FUZZ_VIEWS in turn (default: profile classify workingset flow;
 #      each replays the whole file through perf's reader); flow and paths
@@ -25,6 +28,8 @@
 #
 # env: FUZZ_N (default 2000), FUZZ_SEED (1), FUZZ_TIMEOUT (20),
 #      FUZZ_PERF (a sanitizer build to use instead of building one),
+#      FUZZ_RECORD_PERF (perf without the sanitizers, for the recorder
+#      seed; default $BUILD_DIR/perf/perf, built when missing),
 #      FUZZ_VIEWS (see 3.), FUZZ_DIR (default $BUILD_DIR/fuzz: two runs
 #      side by side need two), FUZZ_SEEDS (more perf.data files to damage,
 #      space-separated, e.g. guest recordings of make run with the slab map
@@ -76,10 +81,17 @@ else
 	rm -f "$dir/seeds/heap.data"
 	say "no heap seed (no gcc, or uprobes cannot be placed: $dir/heap.out)"
 fi
-# ... and the allocator recorder's log in its feature section
+# ... and the allocator recorder's log in its feature section, from perf
+# without the sanitizers: theirs need their runtime loaded first
+recperf=${FUZZ_RECORD_PERF:-$BUILD_DIR/perf/perf}
+if [ -x "$dir/heap" ] && [ ! -x "$recperf" ] && [ -z "${FUZZ_RECORD_PERF:-}" ]; then
+	say "building perf without the sanitizers for the recorder seed"
+	"$REPO/scripts/build-perf.sh" >/dev/null
+fi
 if [ -x "$dir/heap" ] &&
-   ! "$perf" dprof record --sampler=soft --no-kmem -o "$dir/seeds/heaprec.data" \
-	-- "$dir/heap" count 20 0.2 > "$dir/heaprec.out" 2>&1; then
+   { ! ASAN_OPTIONS= UBSAN_OPTIONS= "$recperf" dprof record --sampler=soft --no-kmem \
+	-o "$dir/seeds/heaprec.data" -- "$dir/heap" count 20 0.2 > "$dir/heaprec.out" 2>&1 ||
+     ! grep -q 'heap log of 1 process' "$dir/heaprec.out"; }; then
 	rm -f "$dir/seeds/heaprec.data"
 	say "no heap recorder seed: $dir/heaprec.out"
 fi
