@@ -3,9 +3,10 @@
 # perf dprof: diff ranks by evidence, and tells a change from noise
 #
 # touch.c touches four types of 1,000 objects each; run B touches struct
-# alpha twice as often.  Two recordings of the same run must show no
-# significant change for at least 95% of the types; against B, struct
-# alpha must rank first, flagged, growing.  The numbers come from --json.
+# alpha twice as often.  Two recordings of the same run must flag one
+# type at most (and 5% of the types at most), with a Bonferroni bound;
+# against B, struct alpha must rank first, flagged, growing.  The numbers
+# come from --json.
 
 set -u
 
@@ -45,8 +46,18 @@ flagged = [t for t in types if t["significant"]]
 print("dprof diff evidence test: same program: %d of %d types flagged (|z| >= %.2f)%s"
       % (len(flagged), len(types), same["z_critical"],
          "".join(", %s %+.1f" % (t["type"], t["z"]) for t in flagged)))
-if not types or len(flagged) > 0.05 * len(types):
+# The bound is for a 95% family-wise level: one same-program pair in 20
+# may flag a type, by design (--json's 14-22 types here: no flag at all
+# was asked, so 1 run in 20 could fail).  Measured: 1 pair in 32 flagged
+# one type (long unsigned int, 712 against 833 samples, z 3.31 against
+# 3.07), none two (no second |z| above 2.17).  An uncorrected bound
+# (1.96) would have flagged two or more in 4 pairs of those 32, and the
+# bound itself is checked.
+if not types or len(flagged) > max(1, 0.05 * len(types)):
     bad.append("same program: %d of %d types flagged" % (len(flagged), len(types)))
+if len(types) >= 10 and same["z_critical"] < 2.80:
+    bad.append("same program: |z| >= %.2f for %d types: no Bonferroni bound"
+               % (same["z_critical"], len(types)))
 for t in types + changed["types"]:
     for side in (t["A"], t["B"]):
         if side and not side["share_lo"] <= side["share"] <= side["share_hi"]:
