@@ -661,14 +661,21 @@ static bool dprof_heap__named_wrapper(const char *list, const char *name)
 	return false;
 }
 
-static void dprof_heap_func__add_site_type(struct dprof_heap_func *f, u64 call, u64 type)
+static bool dprof_heap_func__site_type(const struct dprof_heap_func *f, u64 call, u64 type)
 {
 	u32 i;
 
 	for (i = 0; i < f->nr_site_types; i++) {
 		if (f->site_types[i][0] == call && f->site_types[i][1] == type)
-			return;
+			return true;
 	}
+	return false;
+}
+
+static void dprof_heap_func__add_site_type(struct dprof_heap_func *f, u64 call, u64 type)
+{
+	if (dprof_heap_func__site_type(f, call, type))
+		return;
 	if (f->nr_site_types < ARRAY_SIZE(f->site_types)) {
 		f->site_types[f->nr_site_types][0] = call;
 		f->site_types[f->nr_site_types][1] = type;
@@ -679,24 +686,18 @@ static void dprof_heap_func__add_site_type(struct dprof_heap_func *f, u64 call, 
 /* Two of the call sites of @f had objects of no type in common. */
 static bool dprof_heap_func__sites_differ(const struct dprof_heap_func *f)
 {
-	u32 i, j, k;
+	u32 a, b, k;
 
-	for (i = 0; i < f->nr_site_types; i++) {
-		for (j = 0; j < f->nr_site_types; j++) {
-			u64 a = f->site_types[i][0], b = f->site_types[j][0];
+	for (a = 0; a < f->nr_site_types; a++) {
+		for (b = 0; b < f->nr_site_types; b++) {
+			u64 ca = f->site_types[a][0], cb = f->site_types[b][0];
 			bool common = false;
 
-			if (a >= b)
+			if (ca >= cb)
 				continue;
-			for (k = 0; k < f->nr_site_types && !common; k++) {
-				u32 l;
-
-				if (f->site_types[k][0] != a)
-					continue;
-				for (l = 0; l < f->nr_site_types && !common; l++)
-					common = f->site_types[l][0] == b &&
-						 f->site_types[l][1] == f->site_types[k][1];
-			}
+			for (k = 0; k < f->nr_site_types && !common; k++)
+				common = f->site_types[k][0] == ca &&
+					 dprof_heap_func__site_type(f, cb, f->site_types[k][1]);
 			if (!common)
 				return true;
 		}
