@@ -119,25 +119,56 @@ if ! perf report -i "${dir}/rec.data" --stdio > /dev/null 2> "${dir}/report.err"
 fi
 
 # 2. An allocation loop: every call logged, the objects no sample saw left
-# out of the file (fewer objects kept than samples taken).
+# out of the file (fewer objects kept than samples taken), but counted.
 churn=200000
 record churn -- "${dir}/heap" churn ${churn} || exit 1
 re='.*heap log of 1 process: ([0-9]+) allocations, ([0-9]+) frees; ([0-9]+) objects .*'
 read -r allocs frees dropped < <(sed -nE "s/$re/\1 \2 \3/p" "${dir}/churn.out")
-kept=$(sed -nE 's/^# user heap: allocator recorder in 1 process .*, ([0-9]+) allocs, .*/\1/p' \
-	"${dir}/churn.rep")
+re='^# user heap: allocator recorder in 1 process .*, ([0-9]+) allocs, ([0-9]+) frees \(([0-9]+) objects left out.*'
+read -r rallocs rfrees rdropped < <(sed -nE "s/$re/\1 \2 \3/p" "${dir}/churn.rep")
+kept=$((${rallocs:-0} - ${rdropped:-0}))
 samples=$(sed -nE 's/^# resolved .* of ([0-9]+) samples.*/\1/p' "${dir}/churn.rep")
 recsamples=$(sed -nE 's/^# ([0-9]+) samples in the allocator recorder itself.*/\1/p' \
 	"${dir}/churn.rep")
 if [ -z "${allocs}" ] || [ "${allocs}" -lt ${churn} ] || [ "${frees}" -lt ${churn} ] ||
-   [ -z "${kept}" ] || [ -z "${samples}" ] ||
-   [ $((kept)) -gt $((samples + ${recsamples:-0} + 100)) ] ||
-   [ $((allocs - dropped)) -ne "${kept}" ]; then
+   [ -z "${rallocs}" ] || [ -z "${samples}" ] ||
+   [ "${rallocs}" -ne "${allocs}" ] || [ "${rdropped}" -ne "${dropped}" ] ||
+   [ "${rfrees}" -lt ${churn} ] ||
+   [ $((kept)) -gt $((samples + ${recsamples:-0} + 100)) ]; then
 	echo "${dprof_test} [Failed: churn ${churn}: logged ${allocs:-?} allocations and" \
-	     "${frees:-?} frees, ${dropped:-?} left out, ${kept:-?} replayed for ${samples:-?}" \
-	     "samples]"
+	     "${frees:-?} frees, ${dropped:-?} left out; the report counts ${rallocs:-?}" \
+	     "allocations, ${rfrees:-?} frees, ${rdropped:-?} left out, so ${kept} replayed for" \
+	     "${samples:-?} samples]"
 	cat "${dir}/churn.out"
 	grep '^# ' "${dir}/churn.rep" | head -8
+	err=1
+fi
+
+# 2b. Objects alive all along, a known few of them touched: the recording
+# keeps the objects a sample's address fell in (not every object alive
+# when a sample was taken), and counts the others at their site, so the
+# row's estimate is still bounded by all of them.
+nr_subset=20000
+k_subset=40
+record subset -- "${dir}/heap" subset ${nr_subset} ${k_subset} 2 || exit 1
+read -r rallocs rfrees rdropped < <(sed -nE "s/$re/\1 \2 \3/p" "${dir}/subset.rep")
+kept=$((${rallocs:-0} - ${rdropped:-0}))
+perf dprof report --json -i "${dir}/subset.data" > "${dir}/subset.json" 2> /dev/null
+known=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [t for t in d["types"] if "new_node" in (t.get("desc") or "")]
+print(max((t["objects_known"] or 0) for t in rows) if rows else 0)
+' "${dir}/subset.json" 2> "${dir}/subset.py.err")
+if [ -z "${rallocs}" ] || [ "${rallocs}" -lt ${nr_subset} ] ||
+   [ "${kept}" -lt ${k_subset} ] || [ "${kept}" -gt $((k_subset + 30)) ] ||
+   [ "${known:-0}" -ne ${nr_subset} ]; then
+	echo "${dprof_test} [Failed: subset: ${nr_subset} objects, ${k_subset} touched:" \
+	     "the report counts ${rallocs:-?} allocations, ${rdropped:-?} left out, so" \
+	     "${kept} replayed; the new_node row's objects known: ${known:-?}" \
+	     "(want ${nr_subset})]"
+	grep '^# ' "${dir}/subset.rep" | head -6
+	cat "${dir}/subset.py.err"
 	err=1
 fi
 

@@ -142,6 +142,9 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 	if (rec->has_heap) {
 		fprintf(fp, "{");
 		json_u64(fp, "typed", prof->heap_typed, true);
+		json_u64(fp, "allocs", rec->nr_heap_allocs, false);
+		json_u64(fp, "frees", rec->nr_heap_frees, false);
+		json_u64(fp, "left_out", rec->heap_dropped, false);
 		json_key(fp, "untyped", false);
 		fprintf(fp, "{");
 		for (k = 0; k < DPROF_HEAP_UNTYPED__MAX; k++)
@@ -167,6 +170,7 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 		json_u64(fp, "free_earlier", rec->nr_free_earlier, false);
 		json_u64(fp, "free_unknown", rec->nr_free_unknown, false);
 		json_u64(fp, "alloc_over_live", rep->replay.as.nr_evicted, false);
+		json_u64(fp, "alloc_over_live_sampled", rep->replay.as.nr_evicted_seen, false);
 		json_u64(fp, "mempool_put", rec->nr_mempool_put, false);
 		json_u64(fp, "mempool_get", rec->nr_mempool_get, false);
 		json_u64(fp, "mempool_unknown", rec->nr_mempool_unknown, false);

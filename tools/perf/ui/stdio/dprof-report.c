@@ -112,10 +112,15 @@ static void dprof_report__fprintf_recorder(const struct dprof_recording *rec, FI
 	fprintf(fp,
 		"# user heap: allocator recorder in %" PRIu64
 		" process%s (forked and exec'd children included), %" PRIu64 " allocs, %" PRIu64
-		" frees (%" PRIu64
-		" objects left out when recorded: no sample fell in their life)\n",
+		" frees (%" PRIu64 " objects left out when recorded: %s)\n",
 		rec->heap_procs, rec->heap_procs == 1 ? "" : "es", rec->nr_heap_allocs,
-		rec->nr_heap_frees, rec->heap_dropped);
+		rec->nr_heap_frees, rec->heap_dropped,
+		rec->heap_kept_by ? "no sample's data address in them, counted at their sites" :
+				    "no sample fell in their life");
+	if (rec->heap_kernel_undecided)
+		fprintf(fp, "# %" PRIu64
+			" kernel samples had no code bytes when recorded (no /proc/kcore or vmlinux): heap objects only they touched were left out\n",
+			rec->heap_kernel_undecided);
 	if (rec->heap_frames || rec->heap_stale_ips)
 		fprintf(fp,
 			"# allocation call chains: %" PRIu64

@@ -34,9 +34,14 @@ void dprof_heaplog_rec__remove(struct dprof_heaplog_rec *h);
  * @ptr: what the allocator returned, or what free() took
  * @old: realloc: the object it moved (0: none)
  * @size: bytes asked for
- * @kind: DPROF_HEAPLOG_FREE, _ALLOC or _REALLOC (heaplog.h)
+ * @kind: DPROF_HEAPLOG_FREE, _ALLOC or _REALLOC (heaplog.h), or
+ *	DPROF_HEAPLOG_LEFT_OUT: objects no sample touched, counted: @ptr
+ *	of them allocated through the call chain @ips, the first at @time,
+ *	@old of them freed, the largest of @size bytes
  * @nr_ips: return addresses at dprof_heaplog::ips[@ips], innermost first
  */
+#define DPROF_HEAPLOG_LEFT_OUT	4	/* in a replay only */
+
 struct dprof_heaplog_event {
 	u64	time;
 	u64	lo;
@@ -58,7 +63,10 @@ struct dprof_heaplog_event {
  * @next: the first event not replayed yet
  * @procs: processes with events in the log
  * @lost: events the recorder had no room for
- * @dropped: objects left out at record time: no sample fell in their life
+ * @dropped: objects left out at record time: no sample fell in them
+ * @samples: access samples the record-end pass decoded (0: an older log,
+ *	kept by the samples' times only)
+ * @kernel_undecided: of them, kernel samples whose code it could not read
  */
 struct dprof_heaplog {
 	struct dprof_heaplog_event	*ev;
@@ -70,6 +78,8 @@ struct dprof_heaplog {
 	u64				procs;
 	u64				lost;
 	u64				dropped;
+	u64				samples;
+	u64				kernel_undecided;
 	u64				nr_allocs;
 	u64				nr_frees;
 	struct hashmap			*allocator_ips;	/* replay-heaplog.c's */

@@ -42,6 +42,7 @@
 #include "hashfn.h"
 #include "heaplog.h"
 #include "heaplog-read.h"
+#include "keep.h"
 
 /* more than a log can count: 2^40 events would be 4 TiB of log */
 #define DPROF_HEAPLOG_MAX_COUNT	BIT_ULL(40)
@@ -375,70 +376,11 @@ static u64 dprof_heaplog__mono(void)
 /* ---------------------------------------------------------------------- */
 /* record: the objects a sample can have touched                           */
 
-struct dprof_heaplog_times {
-	struct perf_tool	tool;
-	u64			*t;
-	size_t			nr, alloc;
-};
-
-static int dprof_heaplog_times__sample(const struct perf_tool *tool,
-				       union perf_event *event __maybe_unused,
-				       struct perf_sample *sample, struct evsel *evsel,
-				       struct machine *machine __maybe_unused)
-{
-	struct dprof_heaplog_times *st = container_of(tool, struct dprof_heaplog_times, tool);
-
-	if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT)
-		return 0;
-	if (dprof_heaplog__room((void **)&st->t, &st->alloc, st->nr, 1, sizeof(*st->t)))
-		return -ENOMEM;
-	st->t[st->nr++] = sample->time;
-	return 0;
-}
-
 static int dprof_u64__cmp(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-/* The times of the recording's access samples, sorted. */
-static int dprof_heaplog_times__read(struct dprof_heaplog_times *st, const char *output)
-{
-	struct perf_data data = {
-		.path = output,
-		.mode = PERF_DATA_MODE_READ,
-	};
-	struct perf_session *session;
-	int err;
-
-	perf_tool__init(&st->tool, /*ordered_events=*/false);
-	st->tool.sample = dprof_heaplog_times__sample;
-	session = perf_session__new(&data, &st->tool);
-	if (IS_ERR(session))
-		return PTR_ERR(session);
-	err = perf_session__process_events(session);
-	perf_session__delete(session);
-	if (!err)
-		qsort(st->t, st->nr, sizeof(*st->t), dprof_u64__cmp);
-	return err;
-}
-
-/* Some sample time is in [@from, @to]. */
-static bool dprof_heaplog_times__any(const struct dprof_heaplog_times *st, u64 from, u64 to)
-{
-	size_t lo = 0, hi = st->nr;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (st->t[mid] < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < st->nr && st->t[lo] <= to;
 }
 
 /*
@@ -518,16 +460,94 @@ static void dprof_heaplog_live__del(struct dprof_heaplog_live *lv, size_t i)
 	}
 }
 
+/*
+ * The objects left out, counted per process and call chain: the replay
+ * counts them at their site (the objects its rows' estimates are bounded
+ * by) without an object to replay.
+ */
+struct dprof_heaplog_sum {
+	u64	time;		/* the first's */
+	u64	objects;
+	u64	frees;		/* of them, ended by a free or a realloc */
+	u64	size;		/* the largest */
+	u32	pid, tid, cpu;
+	u32	nr_ips;
+	u64	ips[DPROF_HEAPLOG_MAX_IPS];
+};
+
+static long dprof_heaplog_sum__key(const struct dprof_heaplog *log,
+				   const struct dprof_heaplog_event *ev)
+{
+	u64 h = ev->pid * 0x9e3779b97f4a7c15ULL;
+	u32 i;
+
+	for (i = 0; i < ev->nr_ips; i++)
+		h = (h ^ log->ips[ev->ips + i]) * 0x9e3779b97f4a7c15ULL;
+	return (long)(h ^ h >> 29);
+}
+
+/*
+ * Object @ev started is left out; @freed: its end was seen.  Chains are
+ * told apart by a 64-bit hash of the pid and return addresses: two that
+ * collide would count at one site.
+ */
+static int dprof_heaplog__sum(struct hashmap *sums, const struct dprof_heaplog *log,
+			      const struct dprof_heaplog_event *ev, bool freed)
+{
+	long key = dprof_heaplog_sum__key(log, ev);
+	struct dprof_heaplog_sum *sum;
+
+	if (!hashmap__find(sums, key, &sum)) {
+		sum = zalloc(sizeof(*sum));
+		if (!sum)
+			return -ENOMEM;
+		sum->time = ev->time;
+		sum->pid = ev->pid;
+		sum->tid = ev->tid;
+		sum->cpu = ev->cpu;
+		sum->nr_ips = min_t(u32, ev->nr_ips, DPROF_HEAPLOG_MAX_IPS);
+		memcpy(sum->ips, log->ips + ev->ips, sum->nr_ips * sizeof(*sum->ips));
+		if (hashmap__add(sums, key, sum)) {
+			free(sum);
+			return -ENOMEM;
+		}
+	}
+	if (ev->time < sum->time) {
+		sum->time = ev->time;
+		sum->tid = ev->tid;
+		sum->cpu = ev->cpu;
+	}
+	sum->objects++;
+	sum->frees += freed;
+	if (ev->size > sum->size)
+		sum->size = ev->size;
+	return 0;
+}
+
+static void dprof_heaplog__sums_free(struct hashmap *sums)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!sums)
+		return;
+	hashmap__for_each_entry(sums, cur, bkt)
+		free(cur->pvalue);
+	hashmap__free(sums);
+}
+
 #define DPROF_KEEP_NEW	0x1	/* the object it starts is kept */
 #define DPROF_KEEP_OLD	0x2	/* the object it ends is kept */
 
 struct dprof_heaplog_keep {
 	const struct dprof_heaplog	*log;
-	const struct dprof_heaplog_times *st;
+	const struct dprof_touches	*st;
+	struct hashmap			*sums;
 	unsigned int			min_size;
 	u8				*keep;
 	u64				dropped;
 	u64				late_frees;	/* of an object gone already */
+	int				err;
 };
 
 /* The object event @start began lives to @to, ended by event @end (or -1). */
@@ -536,8 +556,14 @@ static void dprof_heaplog_keep__life(struct dprof_heaplog_keep *k, u32 start, u6
 {
 	const struct dprof_heaplog_event *ev = &k->log->ev[start];
 
-	if (ev->size < k->min_size || !dprof_heaplog_times__any(k->st, ev->time, to)) {
+	if (ev->size < k->min_size) {
 		k->dropped++;
+		return;
+	}
+	if (!dprof_touches__any(k->st, ev->pid, ev->ptr, ev->size, ev->time, to)) {
+		k->dropped++;
+		if (!k->err)
+			k->err = dprof_heaplog__sum(k->sums, k->log, ev, end >= 0);
 		return;
 	}
 	k->keep[start] |= DPROF_KEEP_NEW;
@@ -547,17 +573,20 @@ static void dprof_heaplog_keep__life(struct dprof_heaplog_keep *k, u32 start, u6
 
 /*
  * Which events the replay needs: a sample resolves to a heap object only
- * while it lives, so an object no access sample of the recording fell
- * within the life of (most short-lived ones) is left out, with its free;
- * a free of an object the log did not see start goes too, and so do
- * objects of less than @min_size bytes (--heap-min-size).  @keep gets
- * DPROF_KEEP_* per event (sorted by time).  Returns the objects left out.
+ * when its address is inside the object while it lives, so an object no
+ * access sample's address fell in during its life is left out, with its
+ * free, and counted in @sums; a free of an object the log did not see
+ * start goes too, and so do objects of less than @min_size bytes
+ * (--heap-min-size).  @keep gets DPROF_KEEP_* per event (sorted by time).
+ * Returns the objects left out.
  */
 static int dprof_heaplog__keep(struct dprof_heaplog *log,
-			       const struct dprof_heaplog_times *st, unsigned int min_size,
-			       u8 *keep, u64 *dropped)
+			       const struct dprof_touches *st, unsigned int min_size,
+			       struct hashmap *sums, u8 *keep, u64 *dropped)
 {
-	struct dprof_heaplog_keep k = { .log = log, .st = st, .min_size = min_size, .keep = keep };
+	struct dprof_heaplog_keep k = {
+		.log = log, .st = st, .sums = sums, .min_size = min_size, .keep = keep,
+	};
 	struct dprof_heaplog_live lv = { .key = NULL, };
 	size_t i, slot;
 
@@ -604,6 +633,8 @@ static int dprof_heaplog__keep(struct dprof_heaplog *log,
 	}
 	free(lv.key);
 	free(lv.ev);
+	if (k.err)
+		return k.err;
 	*dropped = k.dropped;
 	if (k.late_frees)
 		pr_debug("dprof: heap log: %" PRIu64 " late frees of a reused address\n",
@@ -622,8 +653,9 @@ static int dprof_heaplog__keep(struct dprof_heaplog *log,
  * to it.  The events from @first on are the segment's.
  */
 static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
-				const struct dprof_heaplog_times *st, unsigned int min_size,
-				struct dprof_heaplog_live *lv, u64 *dropped)
+				const struct dprof_touches *st, unsigned int min_size,
+				struct hashmap *sums, struct dprof_heaplog_live *lv,
+				u64 *dropped)
 {
 	size_t i, j, ip_w;
 	size_t slot;
@@ -639,7 +671,10 @@ static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
 
 				dprof_heaplog_live__del(lv, slot);
 				if (ev->kind == DPROF_HEAPLOG_FREE && start->size >= min_size &&
-				    !dprof_heaplog_times__any(st, start->time, ev->time)) {
+				    !dprof_touches__any(st, start->pid, start->ptr, start->size,
+							start->time, ev->time)) {
+					if (dprof_heaplog__sum(sums, log, start, true))
+						return -ENOMEM;
 					start->kind = DPROF_HEAPLOG_DEAD;
 					ev->kind = DPROF_HEAPLOG_DEAD;
 					(*dropped)++;
@@ -757,27 +792,94 @@ static int dprof_u32__cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The processes with events in @log: forked children too, exec'd ones once. */
-static u64 dprof_heaplog__procs(const struct dprof_heaplog *log)
+/*
+ * The processes with events in @log, or objects left out in @sums (if
+ * any): forked children too, exec'd ones once.
+ */
+static u64 dprof_heaplog__procs(const struct dprof_heaplog *log, struct hashmap *sums)
 {
-	u32 *pids = calloc(log->nr + 1, sizeof(*pids));
-	size_t i;
+	size_t nr_sums = sums ? hashmap__size(sums) : 0, nr = 0, i;
+	u32 *pids = calloc(log->nr + nr_sums + 1, sizeof(*pids));
+	struct hashmap_entry *cur;
 	u64 n = 0;
 
 	if (!pids)
 		return 0;
 	for (i = 0; i < log->nr; i++)
-		pids[i] = log->ev[i].pid;
-	qsort(pids, log->nr, sizeof(*pids), dprof_u32__cmp);
-	for (i = 0; i < log->nr; i++)
+		pids[nr++] = log->ev[i].pid;
+	if (sums) {
+		hashmap__for_each_entry(sums, cur, i)
+			pids[nr++] = ((struct dprof_heaplog_sum *)cur->pvalue)->pid;
+	}
+	qsort(pids, nr, sizeof(*pids), dprof_u32__cmp);
+	for (i = 0; i < nr; i++)
 		n += !i || pids[i] != pids[i - 1];
 	free(pids);
 	return n;
 }
 
-/* The recording's section: events @keep says, by segment, in time order. */
+static int dprof_heaplog_sum__cmp(const void *a, const void *b)
+{
+	const struct dprof_heaplog_sum *x = *(const struct dprof_heaplog_sum **)a;
+	const struct dprof_heaplog_sum *y = *(const struct dprof_heaplog_sum **)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/*
+ * The summary segments at @buf (room enough): one per thread, its counts
+ * in time order.  Returns how many bytes they took, or -ENOMEM.
+ */
+static ssize_t dprof_heaplog__encode_sums(struct hashmap *sums, struct dprof_heaplog_enc *enc,
+					  u8 *buf)
+{
+	size_t nr = hashmap__size(sums), i = 0, a, b, len = 0;
+	struct dprof_heaplog_sum **v = calloc(nr + 1, sizeof(*v));
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!v)
+		return -ENOMEM;
+	hashmap__for_each_entry(sums, cur, bkt)
+		v[i++] = cur->pvalue;
+	qsort(v, nr, sizeof(*v), dprof_heaplog_sum__cmp);
+	for (a = 0; a < nr; a = b) {
+		struct dprof_heaplog_seg *s = (void *)(buf + len);
+		u8 *p = (u8 *)(s + 1);
+
+		memset(s, 0, sizeof(*s));
+		s->magic = DPROF_HEAPLOG_SEG_MAGIC;
+		s->pid = v[a]->pid;
+		s->tid = v[a]->tid;
+		s->time = v[a]->time;
+		s->base = v[a]->time;
+		s->cpu = v[a]->cpu;
+		s->flags = DPROF_HEAPLOG_SUMMARY;
+		dprof_heaplog_enc__reset(enc, v[a]->time, v[a]->cpu);
+		for (b = a; b < nr && v[b]->pid == v[a]->pid && v[b]->tid == v[a]->tid; b++) {
+			/* a chain of none is written as none: not "the last one again" */
+			p = dprof_heaplog_enc__event(enc, p, DPROF_HEAPLOG_REALLOC, v[b]->time,
+						     v[b]->cpu, v[b]->objects, v[b]->frees,
+						     v[b]->size, v[b]->ips, v[b]->nr_ips);
+		}
+		s->used = p - (u8 *)(s + 1);
+		len = ((p - buf) + 7) & ~7UL;
+	}
+	free(v);
+	return len;
+}
+
+/*
+ * The recording's section: the summaries of the objects left out, @sums,
+ * then the events @keep says, by segment, in time order.
+ */
 static void *dprof_heaplog__encode(struct dprof_heaplog *log, const u8 *keep,
 				   const struct dprof_heaplog_file *f, u64 dropped,
+				   struct hashmap *sums, const struct dprof_touches *st,
 				   size_t *lenp)
 {
 	struct dprof_heaplog_feat *feat;
@@ -796,9 +898,19 @@ static void *dprof_heaplog__encode(struct dprof_heaplog *log, const u8 *keep,
 	}
 	for (k = 0; k < nr_order; k++)
 		cap += sizeof(struct dprof_heaplog_seg) + DPROF_HEAPLOG_MAX_EVENT + 8;
+	cap += hashmap__size(sums) * (sizeof(struct dprof_heaplog_seg) +
+				      DPROF_HEAPLOG_MAX_EVENT + 8);
 	buf = calloc(1, cap);
 	if (!buf)
 		goto out_err;
+	/* the summaries first: a log cut or damaged at its end loses events */
+	{
+		ssize_t n = dprof_heaplog__encode_sums(sums, enc, buf + len);
+
+		if (n < 0)
+			goto out_err;
+		len += n;
+	}
 	/* segment by segment, each in time order */
 	{
 		u64 *by_seg = calloc(nr_order + 1, sizeof(*by_seg));
@@ -854,9 +966,11 @@ static void *dprof_heaplog__encode(struct dprof_heaplog *log, const u8 *keep,
 	feat->version = 1;
 	feat->nr_segs = f->nr_segs;
 	feat->lost = f->lost;
-	feat->procs = dprof_heaplog__procs(log);
+	feat->procs = dprof_heaplog__procs(log, sums);
 	feat->dropped = dropped;
 	feat->size = len - sizeof(*feat);
+	feat->samples = st->nr_samples;
+	feat->kernel_undecided = st->nr_kernel_undecided;
 	free(order);
 	free(enc);
 	*lenp = len;
@@ -926,7 +1040,8 @@ static u64 *dprof_heaplog__seg_ends(int fd, const struct dprof_heaplog_file *f, 
 int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 			     unsigned int min_size)
 {
-	struct dprof_heaplog_times st = { .t = NULL, };
+	struct dprof_touches st = { .t = NULL, };
+	struct hashmap *sums = NULL;
 	struct dprof_heaplog log = { .ev = NULL, };
 	struct dprof_heaplog_file *f;
 	u64 i, nr_segs, dropped = 0, bad = 0, procs, t0, pruned = 0;
@@ -957,8 +1072,16 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 		err = -ENOMEM;
 		goto out;
 	}
-	/* the samples' times first: each segment is pruned once decoded */
-	err = dprof_heaplog_times__read(&st, output);
+	sums = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(sums)) {
+		sums = NULL;
+		err = -ENOMEM;
+		goto out;
+	}
+	/* where the samples fell first: each segment is pruned once decoded */
+	err = dprof_touches__read(&st, output);
+	pr_debug("dprof: heap log: %zu sampled addresses, %zu samples of unreadable user code, at %.3f s\n",
+		 st.nr, st.nr_undecided, (dprof_heaplog__mono() - t0) / 1e9);
 	if (!err)
 		err = dprof_heaplog_live__grow(&lv);
 	for (i = 0; i < nr_segs && !err; i++) {
@@ -987,7 +1110,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 				err = 0;
 			}
 			if (!err)
-				err = dprof_heaplog__prune(&log, first, &st, min_size, &lv,
+				err = dprof_heaplog__prune(&log, first, &st, min_size, sums, &lv,
 							   &pruned);
 		}
 		munmap(seg, f->seg_size);
@@ -1004,11 +1127,11 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 		 log.nr, log.nr_allocs + log.nr_frees, pruned, (dprof_heaplog__mono() - t0) / 1e9);
 	dprof_heaplog__sort(&log);
 	keep = calloc(log.nr + 1, 1);
-	err = keep ? dprof_heaplog__keep(&log, &st, min_size, keep, &dropped) : -ENOMEM;
+	err = keep ? dprof_heaplog__keep(&log, &st, min_size, sums, keep, &dropped) : -ENOMEM;
 	if (err)
 		goto out;
 	dropped += pruned;
-	blob = dprof_heaplog__encode(&log, keep, f, dropped, &len);
+	blob = dprof_heaplog__encode(&log, keep, f, dropped, sums, &st, &len);
 	if (!blob) {
 		err = -ENOMEM;
 		goto out;
@@ -1025,7 +1148,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	if (!err)
 		pr_info("[ perf dprof: heap log of %" PRIu64 " process%s: %" PRIu64
 			" allocations, %" PRIu64 " frees; %" PRIu64
-			" objects left out (no sample in their life, or --heap-min-size); %.3f MB written ]\n",
+			" objects left out (no sample's address in them, or --heap-min-size); %.3f MB written ]\n",
 			procs, procs == 1 ? "" : "es", log.nr_allocs, log.nr_frees,
 			dropped, len / 1048576.0);
 	if (bad || f->lost)
@@ -1041,7 +1164,8 @@ out:
 	free(seg_ends);
 	free(lv.key);
 	free(lv.ev);
-	free(st.t);
+	dprof_touches__exit(&st);
+	dprof_heaplog__sums_free(sums);
 	free(keep);
 	free(blob);
 	dprof_heaplog__exit(&log);
@@ -1051,10 +1175,34 @@ out:
 /* ---------------------------------------------------------------------- */
 /* report                                                                  */
 
+/*
+ * The events from @first on are a summary segment's: each a count of
+ * objects left out (heaplog.h), not an object.  Return: 0, or -EINVAL.
+ */
+static int dprof_heaplog__summaries(struct dprof_heaplog *log, size_t first)
+{
+	size_t i;
+
+	for (i = first; i < log->nr; i++) {
+		struct dprof_heaplog_event *ev = &log->ev[i];
+
+		if (ev->kind != DPROF_HEAPLOG_REALLOC || !ev->ptr ||
+		    ev->ptr > DPROF_HEAPLOG_MAX_COUNT || ev->old > ev->ptr) {
+			log->nr_allocs -= log->nr - i;
+			log->nr = i;
+			return -EINVAL;
+		}
+		ev->kind = DPROF_HEAPLOG_LEFT_OUT;
+		log->nr_allocs--;
+	}
+	return 0;
+}
+
 int dprof_heaplog__read(struct dprof_heaplog *log, struct perf_session *session)
 {
 	struct perf_header *ph = &session->header;
 	int fd = perf_data__fd(session->data), idx, err = 0;
+	size_t hdr = DPROF_HEAPLOG_FEAT_SIZE2;
 	struct dprof_heaplog_feat feat;
 	struct perf_file_section sec;
 	const u8 *p, *end;
@@ -1069,7 +1217,7 @@ int dprof_heaplog__read(struct dprof_heaplog *log, struct perf_session *session)
 	idx = bitmap_weight(ph->adds_features, DPROF_HEAPLOG_FEAT);
 	if (perf_data__is_pipe(session->data) || fstat(fd, &st) ||
 	    pread(fd, &sec, sizeof(sec), ph->feat_offset + idx * sizeof(sec)) != sizeof(sec) ||
-	    sec.size < sizeof(feat) || sec.offset > (u64)st.st_size ||
+	    sec.size < DPROF_HEAPLOG_FEAT_SIZE2 || sec.offset > (u64)st.st_size ||
 	    sec.size > (u64)st.st_size - sec.offset)
 		goto out_damaged;
 	buf = malloc(sec.size);
@@ -1077,26 +1225,42 @@ int dprof_heaplog__read(struct dprof_heaplog *log, struct perf_session *session)
 		return -ENOMEM;
 	if (pread(fd, buf, sec.size, sec.offset) != (ssize_t)sec.size)
 		goto out_damaged;
-	memcpy(&feat, buf, sizeof(feat));
-	if ((memcmp(feat.magic, DPROF_HEAPLOG_FEAT_MAGIC, sizeof(feat.magic)) &&
-	     memcmp(feat.magic, DPROF_HEAPLOG_FEAT_MAGIC1, sizeof(feat.magic))) ||
-	    feat.size > sec.size - sizeof(feat))
+	memset(&feat, 0, sizeof(feat));
+	memcpy(&feat, buf, DPROF_HEAPLOG_FEAT_SIZE2);
+	if (!memcmp(feat.magic, DPROF_HEAPLOG_FEAT_MAGIC, sizeof(feat.magic))) {
+		if (sec.size < sizeof(feat))
+			goto out_damaged;
+		memcpy(&feat, buf, sizeof(feat));
+		hdr = sizeof(feat);
+	} else if (memcmp(feat.magic, DPROF_HEAPLOG_FEAT_MAGIC2, sizeof(feat.magic)) &&
+		   memcmp(feat.magic, DPROF_HEAPLOG_FEAT_MAGIC1, sizeof(feat.magic))) {
+		goto out_damaged;
+	}
+	if (feat.size > sec.size - hdr)
 		goto out_damaged;
 	/* counts no log could hold: a damaged header, said as such */
-	if (feat.lost > DPROF_HEAPLOG_MAX_COUNT || feat.dropped > DPROF_HEAPLOG_MAX_COUNT)
+	if (feat.lost > DPROF_HEAPLOG_MAX_COUNT || feat.dropped > DPROF_HEAPLOG_MAX_COUNT ||
+	    feat.samples > DPROF_HEAPLOG_MAX_COUNT || feat.kernel_undecided > feat.samples)
 		goto out_damaged;
 	log->lost = feat.lost;
 	log->dropped = feat.dropped;
-	p = buf + sizeof(feat);
+	log->samples = feat.samples;
+	log->kernel_undecided = feat.kernel_undecided;
+	p = buf + hdr;
 	end = p + feat.size;
 	while (p < end) {
 		const struct dprof_heaplog_seg *s = (const void *)p;
+		size_t first = log->nr;
 
 		if ((size_t)(end - p) < sizeof(*s) || s->magic != DPROF_HEAPLOG_SEG_MAGIC ||
-		    s->used > (size_t)(end - p) - sizeof(*s) || (s->flags & DPROF_HEAPLOG_TSC))
+		    s->used > (size_t)(end - p) - sizeof(*s) ||
+		    (s->flags & ~DPROF_HEAPLOG_SUMMARY) ||
+		    (s->flags && hdr != sizeof(feat)))
 			goto out_damaged;
 		err = dprof_heaplog__decode_seg(log, s, (const u8 *)(s + 1), s->used, 1.0,
 						segno++, 0, 0);
+		if (s->flags & DPROF_HEAPLOG_SUMMARY)
+			err = dprof_heaplog__summaries(log, first) ?: err;
 		if (err == -EINVAL)
 			goto out_damaged;
 		if (err)
@@ -1105,7 +1269,7 @@ int dprof_heaplog__read(struct dprof_heaplog *log, struct perf_session *session)
 	}
 	dprof_heaplog__sort(log);
 	/* the processes are those the events name, not a count to trust */
-	log->procs = dprof_heaplog__procs(log);
+	log->procs = dprof_heaplog__procs(log, NULL);
 out:
 	free(buf);
 	return err;
@@ -1114,7 +1278,7 @@ out_damaged:
 	/* what was decoded before the damage is replayed */
 	log->damaged = true;
 	dprof_heaplog__sort(log);
-	log->procs = dprof_heaplog__procs(log);
+	log->procs = dprof_heaplog__procs(log, NULL);
 	free(buf);
 	return 0;
 }

@@ -17,7 +17,12 @@
  *
  * In the recording, the segments' used bytes follow a struct
  * dprof_heaplog_feat in a header feature section of their own
- * (DPROF_HEAPLOG_FEAT), which perf's readers skip.
+ * (DPROF_HEAPLOG_FEAT), which perf's readers skip.  There, the objects no
+ * access sample touched are left out, and counted in summary segments
+ * (DPROF_HEAPLOG_SUMMARY) before the others, one per thread: each of their
+ * events is a realloc whose ptr is the number of objects left out that
+ * were allocated through one call chain (its ips), old the number of
+ * those whose free was seen, size the largest, time and cpu the first's.
  *
  * An event: a tag byte, then unsigned LEB128 varints:
  *   tag	bits 0-1: DPROF_HEAPLOG_FREE, _ALLOC, _REALLOC or _ALLOC_AGAIN
@@ -44,10 +49,13 @@
  *		the others minus the address before them
  */
 #include <stdint.h>
+#include <stddef.h>
 
 #define DPROF_HEAPLOG_MAGIC	"DPHLOG02"
 #define DPROF_HEAPLOG_SEG_MAGIC	0x53485044u	/* "DPHS" */
-#define DPROF_HEAPLOG_FEAT_MAGIC "DPHEAP02"
+#define DPROF_HEAPLOG_FEAT_MAGIC "DPHEAP03"
+/* what perf before the summaries wrote: a shorter header, no summary */
+#define DPROF_HEAPLOG_FEAT_MAGIC2 "DPHEAP02"
 /* what perf before the untimed frees wrote: read the same way */
 #define DPROF_HEAPLOG_FEAT_MAGIC1 "DPHEAP01"
 /* The header feature bit: the last one, far from perf's own */
@@ -84,6 +92,7 @@ enum dprof_heaplog_kind {
 
 /* segment flags */
 #define DPROF_HEAPLOG_TSC	0x1	/* event times are TSC ticks */
+#define DPROF_HEAPLOG_SUMMARY	0x2	/* in a recording: objects left out, counted */
 
 struct dprof_heaplog_file {
 	char		magic[8];
@@ -117,9 +126,15 @@ struct dprof_heaplog_feat {
 	uint64_t	nr_segs;
 	uint64_t	lost;
 	uint64_t	procs;		/* processes with events */
-	uint64_t	dropped;	/* objects left out: no sample in their life */
+	uint64_t	dropped;	/* objects left out: no sample in them */
 	uint64_t	size;		/* bytes after this header */
+	/* from DPHEAP03 on */
+	uint64_t	samples;	/* access samples the objects were kept by */
+	uint64_t	kernel_undecided; /* of them, kernel ones with no code bytes */
 };
+
+/* The header of a DPHEAP01 or DPHEAP02 section */
+#define DPROF_HEAPLOG_FEAT_SIZE2 offsetof(struct dprof_heaplog_feat, samples)
 
 /* The chain cache slot of @nr return addresses. */
 static inline unsigned int dprof_heaplog__chain_slot(const uint64_t *ips, unsigned int nr)

@@ -550,7 +550,28 @@ static bool dprof_class__same_row(const struct dprof_class *a,
 	}
 }
 
-static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls)
+/*
+ * The objects @cls's estimate is bounded by: those the address set knew
+ * of, or, for a type inside a heap site's objects, the site's objects when
+ * none has room for two of it (each then holds one instance at most:
+ * counted at the site, with the objects no sample touched).  0: none.
+ */
+static u64 dprof_class__known(const struct dprof_profile *prof,
+			      const struct dprof_class *cls)
+{
+	struct dprof_class id = { .kind = DPROF_KIND_HEAP, .key = cls->key, .dso = cls->dso,
+				  .chain_key = cls->chain_key };
+	struct dprof_class *site;
+
+	if (cls->nr_known || cls->kind != DPROF_KIND_HEAP || !cls->type_key ||
+	    !hashmap__find(prof->classes, &id, &site))
+		return cls->nr_known;
+	if (!site->alloc_size || site->alloc_size >= 2 * cls->obj_size)
+		return 0;
+	return site->nr_known;
+}
+
+static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls, u64 known)
 {
 	struct hashmap_entry *cur;
 	size_t bkt;
@@ -559,8 +580,8 @@ static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls)
 	dprof_stats__add(&row->stats, &cls->stats);
 	row->nr_objects += cls->nr_objects;
 	dprof_freq__add(&row->freq, &cls->freq);
-	row->nr_known += cls->nr_known;
-	if (cls->freq.n && !cls->nr_known)
+	row->nr_known += known;
+	if (cls->freq.n && !known)
 		row->no_bound = true;
 	row->nr_bounced += cls->nr_bounced;
 	row->ws_bytes += cls->ws_bytes;
@@ -963,7 +984,7 @@ struct dprof_class **dprof_profile__rows(struct dprof_profile *prof, size_t *nr)
 			}
 			rows[n++] = row;
 		}
-		if (dprof_row__merge(row, cls))
+		if (dprof_row__merge(row, cls, dprof_class__known(prof, cls)))
 			goto out_err;
 	}
 	for (i = 0; i < n; i++) {

@@ -308,9 +308,9 @@ int dprof_replay__heap_alloc(struct dprof_replay *r, const struct dprof_heap_all
 	struct dprof_class *cls;
 	int err;
 
-	if (!a->ptr)	/* failed, or realloc(p, 0): its free was seen */
+	if (!a->ptr && !a->left_out)	/* failed, or realloc(p, 0): its free was seen */
 		return 0;
-	if (dprof_range__implausible(a->ptr, a->size)) {
+	if (a->ptr && dprof_range__implausible(a->ptr, a->size)) {
 		r->rec.nr_implausible++;
 		return 0;
 	}
@@ -322,7 +322,8 @@ int dprof_replay__heap_alloc(struct dprof_replay *r, const struct dprof_heap_all
 		if (err)
 			return err;
 	}
-	r->rec.nr_heap_allocs++;
+	r->rec.nr_heap_allocs += a->left_out ?: 1;
+	r->rec.nr_heap_frees += a->left_out_freed;
 	/* a chain to choose the site from, past the wrappers, at the end */
 	if (a->nr_ips > 1) {
 		chain = dprof_replay__heap_chain(r, machine, a, &chain_key);
@@ -346,8 +347,11 @@ int dprof_replay__heap_alloc(struct dprof_replay *r, const struct dprof_heap_all
 	/* a type is checked against the largest object of the site */
 	if (a->size > cls->alloc_size)
 		cls->alloc_size = a->size;
-	cls->nr_allocs++;
-	cls->nr_known++;
+	/* objects no sample touched: they bound the row's estimate */
+	cls->nr_allocs += a->left_out ?: 1;
+	cls->nr_known += a->left_out ?: 1;
+	if (a->left_out)
+		return 0;
 	return dprof_replay__start_obj(r, as, cls, a->ptr, a->size ?: 1, a->time, a->cpu);
 }
 

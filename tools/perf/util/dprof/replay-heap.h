@@ -31,6 +31,9 @@ struct thread;
  * @ptr: what the allocator returned (0: it failed; nothing is done)
  * @size: bytes asked for (calloc: nmemb * size)
  * @old: realloc: the object it moved, ended here; 0 otherwise
+ * @left_out: not an object: that many objects allocated there no access
+ *	sample touched, left out when recorded (@ptr is 0)
+ * @left_out_freed: of them, those whose free was seen
  * @nr_ips: how many return addresses @ips holds (0: no site)
  * @ips: return addresses, innermost first: ips[0] is in the allocator's
  *	 caller, after its call instruction
@@ -44,6 +47,8 @@ struct dprof_heap_alloc {
 	u64		ptr;
 	u64		size;
 	u64		old;
+	u64		left_out;
+	u64		left_out_freed;
 	u32		nr_ips;
 	const u64	*ips;
 };

@@ -57,6 +57,8 @@ int dprof_replay__heaplog_open(struct dprof_replay *r)
 	r->rec.heap_procs = log->procs;
 	r->rec.heap_lost = log->lost;
 	r->rec.heap_dropped = log->dropped;
+	r->rec.heap_kept_by = log->samples;
+	r->rec.heap_kernel_undecided = log->kernel_undecided;
 	return 0;
 }
 
@@ -198,6 +200,12 @@ static int dprof_replay__heaplog_event(struct dprof_replay *r, struct machine *m
 
 	if (ev->kind == DPROF_HEAPLOG_FREE)
 		return dprof_replay__heap_free(r, ev->pid, ev->cpu, ev->time, ev->ptr);
+	if (ev->kind == DPROF_HEAPLOG_LEFT_OUT) {
+		a.ptr = 0;
+		a.old = 0;
+		a.left_out = ev->ptr;
+		a.left_out_freed = ev->old;
+	}
 	a.nr_ips = dprof_heaplog__frames(r, machine, ev, ips, frames);
 	return dprof_replay__heap_alloc(r, &a, machine);
 }

@@ -901,37 +901,15 @@ static int dprof_replay__soft_access(struct dprof_replay *r, struct thread *thre
 				     struct evsel *evsel, struct perf_sample *sample,
 				     struct dprof_access *acc)
 {
-	struct dprof_ea ea = { 0 }, pea = { 0 };
-	enum dprof_ea_reason why, pwhy;
-	const u8 *code, *prev;
-	int len, prev_len;
-	bool skid = false;
+	struct dprof_ea ea;
+	int why;
+	bool skid;
 	u64 sp;
 
-	len = dprof_resolver__code(&r->res, thread, sample->ip, &code,
-				   &prev, &prev_len);
-	if (len <= 0)
+	why = dprof_resolver__sample_ea(&r->res, thread, sample, &ea, &acc->ip);
+	if (why < 0)
 		return dprof_replay__unresolved(r, acc, DPROF_UNRES_NO_CODE);
-
-	why = dprof_ea__decode(code, len, sample->ip, &sample->intr_regs, &ea);
-	/*
-	 * Skid: a load that stalled has retired, and the interrupt lands on
-	 * the next instruction.  When that one touches no memory, the cost
-	 * belongs to the access just before it, whose address is exact too
-	 * as long as it did not overwrite its own address registers.
-	 */
-	if (why == DPROF_EA_NO_MEMOP && prev_len) {
-		pwhy = dprof_ea__decode(prev, prev_len, sample->ip - prev_len,
-					&sample->intr_regs, &pea);
-		if ((pwhy == DPROF_EA_OK || pwhy == DPROF_EA_SEGMENT ||
-		     pwhy == DPROF_EA_STACK) &&
-		    !dprof_ea__clobbers(prev, prev_len, pea.addr_regs)) {
-			why = pwhy;
-			ea = pea;
-			acc->ip = sample->ip - prev_len;
-			skid = true;
-		}
-	}
+	skid = acc->ip != sample->ip;
 	if (why == DPROF_EA_OK || why == DPROF_EA_SEGMENT) {
 		r->prof.nr_decoded++;
 		r->prof.nr_skid += skid;
@@ -963,7 +941,7 @@ static int dprof_replay__soft_access(struct dprof_replay *r, struct thread *thre
 	if (why == DPROF_EA_NO_MEMOP)
 		return dprof_replay__typed_noaddr(r, thread, evsel, acc);
 	if (why != DPROF_EA_OK) {
-		if (why < ARRAY_SIZE(r->prof.ea_reasons))
+		if ((size_t)why < ARRAY_SIZE(r->prof.ea_reasons))
 			r->prof.ea_reasons[why]++;
 		return dprof_replay__unresolved(r, acc, DPROF_UNRES_INSN);
 	}

@@ -69,15 +69,18 @@ struct perf_session;
  * @heap_log_damaged: that log is damaged: only what was before the damage
  * @heap_procs: processes that loaded the recorder
  * @heap_lost: allocator calls the recorder had no room for
- * @heap_dropped: objects left out at record time: no sample in their life
+ * @heap_dropped: objects left out at record time: no sample in them
+ * @heap_kept_by: the access samples whose data addresses chose the objects
+ *		  kept (0: an older recording, kept by the samples' times)
+ * @heap_kernel_undecided: of them, kernel samples with no code bytes then
  * @heap_stale_ips: stack words the recorder took for return addresses, not
  *		    after a call to the function of the frame below
  * @heap_frames: ... and those that are (above the allocator's caller)
  * @nr_recorder_samples: samples in the recorder: left out of the shares
  * @nr_trap_samples: samples in the kernel's handling of the allocator's
  *		     uprobes: left out of the shares
- * @nr_heap_allocs: user allocations replayed
- * @nr_heap_frees: user frees of a live object
+ * @nr_heap_allocs: user allocations replayed, and those left out
+ * @nr_heap_frees: user frees of a live object, and of those left out
  * @nr_heap_unknown_free: user frees of a pointer not in the set (allocated
  *                        before recording began, or under --heap-min-size)
  */
@@ -120,6 +123,8 @@ struct dprof_recording {
 	u64			heap_procs;
 	u64			heap_lost;
 	u64			heap_dropped;
+	u64			heap_kept_by;
+	u64			heap_kernel_undecided;
 	u64			heap_stale_ips;
 	u64			heap_frames;
 	u64			nr_recorder_samples;

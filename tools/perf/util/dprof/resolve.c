@@ -27,6 +27,7 @@
 #include "util/machine.h"
 #include "util/map.h"
 #include "util/maps.h"
+#include "util/sample.h"
 #include "util/symbol.h"
 #include "util/thread.h"
 #include "util/util.h"
@@ -454,6 +455,40 @@ int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
 	*prev = c->prev;
 	*prev_len = c->prev_len;
 	return c->len;
+}
+
+int dprof_resolver__sample_ea(struct dprof_resolver *r, struct thread *thread,
+			      const struct perf_sample *sample, struct dprof_ea *ea,
+			      u64 *ip)
+{
+	struct dprof_ea pea = { 0 };
+	enum dprof_ea_reason why, pwhy;
+	const u8 *code, *prev;
+	int len, prev_len;
+
+	*ip = sample->ip;
+	memset(ea, 0, sizeof(*ea));
+	len = dprof_resolver__code(r, thread, sample->ip, &code, &prev, &prev_len);
+	if (len <= 0)
+		return -1;
+	why = dprof_ea__decode(code, len, sample->ip, &sample->intr_regs, ea);
+	/*
+	 * Skid: a load that stalled has retired, and the interrupt lands on
+	 * the next instruction.  When that one touches no memory, the cost
+	 * belongs to the access just before it, whose address is exact too
+	 * as long as it did not overwrite its own address registers.
+	 */
+	if (why != DPROF_EA_NO_MEMOP || !prev_len)
+		return why;
+	pwhy = dprof_ea__decode(prev, prev_len, sample->ip - prev_len,
+				&sample->intr_regs, &pea);
+	if ((pwhy == DPROF_EA_OK || pwhy == DPROF_EA_SEGMENT || pwhy == DPROF_EA_STACK) &&
+	    !dprof_ea__clobbers(prev, prev_len, pea.addr_regs)) {
+		*ea = pea;
+		*ip = sample->ip - prev_len;
+		return pwhy;
+	}
+	return why;
 }
 
 /*

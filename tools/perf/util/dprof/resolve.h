@@ -5,11 +5,13 @@
 #include <linux/types.h>
 
 struct debuginfo;
+struct dprof_ea;
 struct dso;
 struct evsel;
 struct hashmap;
 struct machine;
 struct map;
+struct perf_sample;
 struct symbol;
 struct thread;
 struct dprof_typer;
@@ -165,6 +167,17 @@ void dprof_threads__put(void);
 int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
 			 u64 ip, const u8 **code, const u8 **prev,
 			 int *prev_len);
+
+/*
+ * The access of a software-sampler sample (cpu-clock with the interrupt
+ * registers): the instruction at its ip, or, when that one touches no
+ * memory, the one before it (skid) if it did not overwrite its own
+ * address registers.  @ip is set to the access's instruction.  Returns
+ * the decoder's enum dprof_ea_reason, or -1 when the code is unreadable.
+ */
+int dprof_resolver__sample_ea(struct dprof_resolver *r, struct thread *thread,
+			      const struct perf_sample *sample, struct dprof_ea *ea,
+			      u64 *ip);
 
 /* Static data symbol covering @addr; 0 on success, -ENOENT otherwise. */
 int dprof_resolver__static(struct dprof_resolver *r, struct thread *thread,

@@ -10,6 +10,8 @@
  *   heap shared SECS     two threads on CPUs 0 and 1 touch the same nodes
  *   heap private SECS    ... each its own nodes, allocated on its CPU
  *   heap churn N         N malloc + free pairs (allocation-heavy)
+ *   heap subset N K SECS N nodes alive throughout, of which the first K
+ *                        are touched at random for SECS
  *   heap work N ITER     N nodes, then ITER random touches (a typical
  *                        program: allocates, then computes)
  *   heap aligned N SECS  N nodes from each of posix_memalign,
@@ -240,6 +242,20 @@ int main(int argc, char **argv)
 		}
 		touch(nodes, 4 * nr, atof(argv[3]));
 		printf("allocated %d by each\n", nr);
+		return 0;
+	}
+	/* subset N K SECS: N nodes live throughout, the first K touched */
+	if (argc > 4 && !strcmp(argv[1], "subset")) {
+		int k = atoi(argv[3]);
+
+		nr = atoi(argv[2]);
+		nodes = calloc(nr, sizeof(*nodes));
+		if (nr < 1 || k < 1 || k > nr || !nodes)
+			return 1;
+		for (i = 0; i < nr; i++)
+			nodes[i] = new_node();
+		touch(nodes, k, atof(argv[4]));
+		printf("allocated %d touched %d\n", nr, k);
 		return 0;
 	}
 	if (argc > 2 && !strcmp(argv[1], "shared"))

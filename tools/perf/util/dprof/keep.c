@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof: the record-end pass, where the access samples fell.
+ *
+ * A sample resolves to an object only when its data address is inside
+ * the object while it lives, so an object no sample's address fell in
+ * cannot be in any view but as a count: its events need not be kept.
+ * This pass reads the recording once, decodes each access sample's data
+ * address the way the replay does (dprof_resolver__sample_ea() for the
+ * software sampler, the PMU's address otherwise) and keeps the addresses
+ * sorted, for the sources of the address set to ask "did a sample touch
+ * this object?".
+ *
+ * The code bytes the software sampler's decoding needs are read from the
+ * binaries, as the report reads them.  A user sample whose code cannot be
+ * read may have touched any object alive then: it keeps them all, by
+ * time.  A kernel sample whose code cannot be read (no /proc/kcore, no
+ * vmlinux) is only counted: the kernel reaches a user object through a
+ * uaccess, whose copies (rep movs) no decoding resolves anyway, and a
+ * report on the same machine could not decode the rest either.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+
+#include "util/data.h"
+#include "util/debug.h"
+#include "util/event.h"
+#include "util/evsel.h"
+#include "util/machine.h"
+#include "util/sample.h"
+#include "util/session.h"
+#include "util/thread.h"
+#include "util/tool.h"
+#include "ea.h"
+#include "keep.h"
+#include "resolve.h"
+#include "watch.h"
+
+struct dprof_keep_tool {
+	struct perf_tool	tool;
+	struct dprof_touches	*t;
+	struct dprof_resolver	res;
+};
+
+static int dprof_touches__add(struct dprof_touch **v, size_t *nr, size_t *alloc,
+			      u32 pid, u64 addr, u64 time)
+{
+	if (*nr == *alloc) {
+		size_t n = *alloc ? 2 * *alloc : 4096;
+		struct dprof_touch *p = realloc(*v, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*v = p;
+		*alloc = n;
+	}
+	(*v)[*nr].pid = pid;
+	(*v)[*nr].addr = addr;
+	(*v)[(*nr)++].time = time;
+	return 0;
+}
+
+/* The data address of an access sample, as dprof_replay__access() finds it. */
+static int dprof_keep__sample(const struct perf_tool *tool, union perf_event *event __maybe_unused,
+			      struct perf_sample *sample, struct evsel *evsel,
+			      struct machine *machine)
+{
+	struct dprof_keep_tool *k = container_of(tool, struct dprof_keep_tool, tool);
+	struct dprof_touches *t = k->t;
+	struct thread *thread;
+	struct dprof_ea ea;
+	int why, err = 0;
+	u64 ip;
+
+	if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT || evsel__is_dummy_event(evsel) ||
+	    strstarts(evsel__name(evsel), DPROF_WATCH_PMU "/"))
+		return 0;
+	t->nr_samples++;
+	if (!(evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR) ||
+	    !sample->intr_regs.regs) {
+		if (sample->addr)
+			err = dprof_touches__add(&t->t, &t->nr, &t->alloc, sample->pid,
+						 sample->addr, sample->time);
+		return err;
+	}
+	thread = machine__findnew_thread(machine, sample->pid, sample->tid);
+	if (!thread)
+		return -ENOMEM;
+	why = dprof_resolver__sample_ea(&k->res, thread, sample, &ea, &ip);
+	if (why < 0 && machine__kernel_ip(machine, sample->ip))
+		t->nr_kernel_undecided++;
+	else if (why < 0)
+		err = dprof_touches__add(&t->undecided, &t->nr_undecided, &t->alloc_undecided,
+					 sample->pid, 0, sample->time);
+	else if (why == DPROF_EA_OK)
+		err = dprof_touches__add(&t->t, &t->nr, &t->alloc, sample->pid, ea.addr,
+					 sample->time);
+	thread__put(thread);
+	return err;
+}
+
+static int dprof_touch__cmp(const void *a, const void *b)
+{
+	const struct dprof_touch *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+int dprof_touches__read(struct dprof_touches *t, const char *output)
+{
+	struct perf_data data = {
+		.path = output,
+		.mode = PERF_DATA_MODE_READ,
+	};
+	struct dprof_keep_tool k = { .t = t };
+	struct perf_session *session;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	perf_tool__init(&k.tool, /*ordered_events=*/true);
+	k.tool.sample = dprof_keep__sample;
+	k.tool.mmap = perf_event__process_mmap;
+	k.tool.mmap2 = perf_event__process_mmap2;
+	k.tool.comm = perf_event__process_comm;
+	k.tool.fork = perf_event__process_fork;
+	k.tool.exit = perf_event__process_exit;
+	k.tool.namespaces = perf_event__process_namespaces;
+	k.tool.ordering_requires_timestamps = true;
+	session = perf_session__new(&data, &k.tool);
+	if (IS_ERR(session))
+		return PTR_ERR(session);
+	err = dprof_resolver__init(&k.res, &session->machines.host);
+	if (!err) {
+		err = perf_session__process_events(session);
+		dprof_resolver__exit(&k.res);
+	}
+	perf_session__delete(session);
+	if (err)
+		return err;
+	qsort(t->t, t->nr, sizeof(*t->t), dprof_touch__cmp);
+	qsort(t->undecided, t->nr_undecided, sizeof(*t->undecided), dprof_touch__cmp);
+	if (t->nr_kernel_undecided)
+		pr_debug("dprof: %" PRIu64
+			 " kernel samples not decoded at record time (no kernel code bytes)\n",
+			 t->nr_kernel_undecided);
+	return 0;
+}
+
+void dprof_touches__exit(struct dprof_touches *t)
+{
+	free(t->t);
+	free(t->undecided);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The first of @v[0..@nr) not before (@pid, @addr, @time). */
+static size_t dprof_touches__lower(const struct dprof_touch *v, size_t nr, u32 pid,
+				   u64 addr, u64 time)
+{
+	const struct dprof_touch key = { .pid = pid, .addr = addr, .time = time };
+	size_t lo = 0, hi = nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (dprof_touch__cmp(&v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+bool dprof_touches__any(const struct dprof_touches *t, u32 pid, u64 addr, u64 size,
+			u64 from, u64 to)
+{
+	u64 end = addr + (size ?: 1);
+	size_t i;
+
+	/* a sample whose address is unknown: any object alive then */
+	if (t->nr_undecided) {
+		i = dprof_touches__lower(t->undecided, t->nr_undecided, pid, 0, from);
+		if (i < t->nr_undecided && t->undecided[i].pid == pid &&
+		    t->undecided[i].time <= to)
+			return true;
+	}
+	/*
+	 * Each address sampled in the object, its samples in time order:
+	 * the first not before @from says, then on to the next address.
+	 */
+	i = dprof_touches__lower(t->t, t->nr, pid, addr, from);
+	while (i < t->nr && t->t[i].pid == pid && t->t[i].addr < end) {
+		if (t->t[i].time < from) {
+			i = dprof_touches__lower(t->t, t->nr, pid, t->t[i].addr, from);
+			continue;
+		}
+		if (t->t[i].time <= to)
+			return true;
+		i = dprof_touches__lower(t->t, t->nr, pid, t->t[i].addr + 1, 0);
+	}
+	return false;
+}

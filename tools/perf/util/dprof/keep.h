@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_DPROF_KEEP_H
+#define __PERF_DPROF_KEEP_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The record-end pass: where the recording's access samples fell, decoded
+ * as the report decodes them (the PMU's data address, or the instruction
+ * at the sampled ip and its registers for the software sampler), so that
+ * what records the address set keeps an object only when a sample's
+ * address fell inside it during its life: the recording then grows with
+ * its samples, not with the program's allocations.
+ */
+
+/* A sample's data address in process @pid at @time. */
+struct dprof_touch {
+	u64	addr;
+	u64	time;
+	u32	pid;
+};
+
+/**
+ * struct dprof_touches - the data addresses of a recording's access samples
+ * @t: decoded samples, sorted by pid, address, time
+ * @undecided: samples of user code whose bytes could not be read at record
+ *	time (an object alive then may be theirs), sorted by pid, time
+ * @nr_samples: access samples seen
+ * @nr_kernel_undecided: kernel samples whose code could not be read (no
+ *	/proc/kcore, no vmlinux): the report on this machine cannot decode
+ *	them either
+ */
+struct dprof_touches {
+	struct dprof_touch	*t;
+	size_t			nr, alloc;
+	struct dprof_touch	*undecided;
+	size_t			nr_undecided, alloc_undecided;
+	u64			nr_samples;
+	u64			nr_kernel_undecided;
+};
+
+/* Decode the access samples of the recording @output: 0, or a negative errno. */
+int dprof_touches__read(struct dprof_touches *t, const char *output);
+void dprof_touches__exit(struct dprof_touches *t);
+
+/*
+ * A sample of process @pid fell in [@addr, @addr + @size) between @from
+ * and @to, or one whose address is unknown fell in that time.
+ */
+bool dprof_touches__any(const struct dprof_touches *t, u32 pid, u64 addr, u64 size,
+			u64 from, u64 to);
+
+#endif /* __PERF_DPROF_KEEP_H */
