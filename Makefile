@@ -14,6 +14,10 @@
 #                      ASan + UBSan (FUZZ_N mutants, default 2000; long)
 #   make watch-fuzz    fuzz the slab_watch PMU in the KASAN + lockdep guest
 #                      (WATCH_FUZZ_SECONDS, default 600; not in make check)
+#   make bench         perf dprof's cost on real programs (Lua, redis) built
+#                      in REALPROG_DIR (default /work/realprogs; exit 2 when
+#                      absent): time, RSS, file size against perf's own
+#                      (REPS, default 3; long, not in make check)
 #   make clean         remove $(BUILD_DIR) (the unpacked source and ccache stay)
 #
 # Variables: BUILD_DIR, DPROF_CACHE, LINUX_SRC (a kernel tree to use instead
@@ -62,7 +66,10 @@ fuzz:
 watch-fuzz: tree
 	$(ENV) scripts/watch-fuzz.sh
 
+bench:
+	$(ENV) scripts/bench-alloc.sh
+
 clean:
 	rm -rf "$(BUILD_DIR)"
 
-.PHONY: all perf tree kernel run check vm series series-check doc fuzz watch-fuzz clean
+.PHONY: all perf tree kernel run check vm series series-check doc fuzz watch-fuzz bench clean
