@@ -170,7 +170,6 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 		json_u64(fp, "free_earlier", rec->nr_free_earlier, false);
 		json_u64(fp, "free_unknown", rec->nr_free_unknown, false);
 		json_u64(fp, "alloc_over_live", rep->replay.as.nr_evicted, false);
-		json_u64(fp, "alloc_over_live_sampled", rep->replay.as.nr_evicted_seen, false);
 		json_u64(fp, "mempool_put", rec->nr_mempool_put, false);
 		json_u64(fp, "mempool_get", rec->nr_mempool_get, false);
 		json_u64(fp, "mempool_unknown", rec->nr_mempool_unknown, false);
