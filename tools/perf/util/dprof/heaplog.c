@@ -645,17 +645,135 @@ static int dprof_heaplog__keep(struct dprof_heaplog *log,
 #define DPROF_HEAPLOG_DEAD	0xff	/* an event pruned, in place of its kind */
 
 /*
- * The objects a segment's thread allocated and freed in that segment
- * without a sample in their life (most short-lived ones) go as soon as the
- * segment is decoded, with their frees, so that the log is not held whole
- * in memory: the walk of dprof_heaplog__keep() would leave them out too
- * (no other thread can take a live object's address).  Reallocs are left
- * to it.  The events from @first on are the segment's.
+ * The objects left out as soon as their segment is decoded, while they
+ * live: (pid, address) to when the object started and its summary, so
+ * that its free, in whatever segment comes later, goes with it.  Open
+ * addressing, linear probing, as the live table; the pid is compared
+ * whole.
+ */
+struct dprof_heaplog_dead_slot {
+	u64				key;	/* DPROF_LIVE_KEY(); 0: empty */
+	u64				time;
+	struct dprof_heaplog_sum	*sum;
+	u32				pid;
+};
+
+struct dprof_heaplog_dead {
+	struct dprof_heaplog_dead_slot	*s;
+	size_t				mask, nr;
+};
+
+static size_t dprof_heaplog_dead__home(const struct dprof_heaplog_dead *d, u64 key)
+{
+	return (key * 0x9e3779b97f4a7c15ULL) >> 20 & d->mask;
+}
+
+static size_t dprof_heaplog_dead__slot(const struct dprof_heaplog_dead *d, u32 pid, u64 ptr)
+{
+	u64 key = DPROF_LIVE_KEY(pid, ptr);
+	size_t i = dprof_heaplog_dead__home(d, key);
+
+	while (d->s[i].key && (d->s[i].key != key || d->s[i].pid != pid))
+		i = (i + 1) & d->mask;
+	return i;
+}
+
+static int dprof_heaplog_dead__grow(struct dprof_heaplog_dead *d)
+{
+	struct dprof_heaplog_dead old = *d;
+	size_t i, n = old.s ? 2 * (old.mask + 1) : 1 << 16;
+
+	d->s = calloc(n, sizeof(*d->s));
+	if (!d->s) {
+		*d = old;
+		return -ENOMEM;
+	}
+	d->mask = n - 1;
+	for (i = 0; old.s && i <= old.mask; i++) {
+		if (old.s[i].key)
+			d->s[dprof_heaplog_dead__slot(d, old.s[i].pid, old.s[i].key)] = old.s[i];
+	}
+	free(old.s);
+	return 0;
+}
+
+/* Take the entry at slot @i out, moving up the ones its probe passed. */
+static void dprof_heaplog_dead__del(struct dprof_heaplog_dead *d, size_t i)
+{
+	size_t j = i;
+
+	d->s[i].key = 0;
+	d->nr--;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & d->mask;
+		if (!d->s[j].key)
+			return;
+		home = dprof_heaplog_dead__home(d, d->s[j].key);
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		d->s[i] = d->s[j];
+		d->s[j].key = 0;
+		i = j;
+	}
+}
+
+/*
+ * @ev's object no sample touched, counted in @sums: it goes now, and its
+ * free when it comes.  An object at the same address whose free was not
+ * decoded yet (another thread's, in a later segment) is forgotten: its
+ * free goes as one of an object the log did not see start.
+ */
+static int dprof_heaplog_dead__add(struct dprof_heaplog_dead *d, struct hashmap *sums,
+				   const struct dprof_heaplog *log,
+				   const struct dprof_heaplog_event *ev)
+{
+	struct dprof_heaplog_sum *sum;
+	size_t slot;
+
+	if (dprof_heaplog__sum(sums, log, ev, false) ||
+	    !hashmap__find(sums, dprof_heaplog_sum__key(log, ev), &sum))
+		return -ENOMEM;
+	if (2 * (d->nr + 1) > d->mask && dprof_heaplog_dead__grow(d))
+		return -ENOMEM;
+	slot = dprof_heaplog_dead__slot(d, ev->pid, ev->ptr);
+	if (!d->s[slot].key)
+		d->nr++;
+	d->s[slot].key = DPROF_LIVE_KEY(ev->pid, ev->ptr);
+	d->s[slot].pid = ev->pid;
+	d->s[slot].time = ev->time;
+	d->s[slot].sum = sum;
+	return 0;
+}
+
+/* @ptr freed at @time in process @pid ends an object left out: true. */
+static bool dprof_heaplog_dead__end(struct dprof_heaplog_dead *d, u32 pid, u64 ptr, u64 time)
+{
+	size_t slot = dprof_heaplog_dead__slot(d, pid, ptr);
+
+	/* a free dated before the object started is an earlier one's */
+	if (!d->s[slot].key || d->s[slot].time > time)
+		return false;
+	d->s[slot].sum->frees++;
+	dprof_heaplog_dead__del(d, slot);
+	return true;
+}
+
+/*
+ * What dprof_heaplog__keep() would leave out goes as soon as a segment is
+ * decoded, so that the log is not held whole in memory: an object no
+ * sample's address falls in from its start on, whose free then goes in
+ * whatever later segment it comes (@dead), and an object the segment's
+ * thread allocated and freed in that segment with no sample in it during
+ * its life (no other thread can take a live object's address).  Both are
+ * counted in @sums.  Reallocs are left to dprof_heaplog__keep().  The
+ * events from @first on are the segment's.
  */
 static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
 				const struct dprof_touches *st, unsigned int min_size,
 				struct hashmap *sums, struct dprof_heaplog_live *lv,
-				u64 *dropped)
+				struct dprof_heaplog_dead *dead, u64 *dropped)
 {
 	size_t i, j, ip_w;
 	size_t slot;
@@ -666,7 +784,13 @@ static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
 
 		if (end) {
 			slot = dprof_heaplog_live__slot(lv, DPROF_LIVE_KEY(ev->pid, end));
-			if (lv->key[slot]) {
+			/* the end of an object left out in an earlier segment */
+			if (!lv->key[slot] && dprof_heaplog_dead__end(dead, ev->pid, end, ev->time)) {
+				if (ev->kind == DPROF_HEAPLOG_FREE)
+					ev->kind = DPROF_HEAPLOG_DEAD;
+				else
+					ev->old = 0;
+			} else if (lv->key[slot]) {
 				struct dprof_heaplog_event *start = &log->ev[lv->ev[slot]];
 
 				dprof_heaplog_live__del(lv, slot);
@@ -680,6 +804,29 @@ static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
 					(*dropped)++;
 				}
 			}
+		}
+		if ((ev->kind != DPROF_HEAPLOG_ALLOC && ev->kind != DPROF_HEAPLOG_REALLOC) ||
+		    !ev->ptr)
+			continue;
+		/*
+		 * No sample's address ever falls in it: it goes now; what a
+		 * realloc ended stays, as a free.
+		 */
+		if (ev->size >= min_size &&
+		    !dprof_touches__any(st, ev->pid, ev->ptr, ev->size, ev->time, ~0ULL)) {
+			if (dprof_heaplog_dead__add(dead, sums, log, ev))
+				return -ENOMEM;
+			(*dropped)++;
+			if (ev->kind == DPROF_HEAPLOG_REALLOC && ev->old) {
+				ev->kind = DPROF_HEAPLOG_FREE;
+				ev->ptr = ev->old;
+				ev->old = 0;
+				ev->size = 0;
+				ev->nr_ips = 0;
+			} else {
+				ev->kind = DPROF_HEAPLOG_DEAD;
+			}
+			continue;
 		}
 		if (ev->kind != DPROF_HEAPLOG_ALLOC)
 			continue;
@@ -1046,6 +1193,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	struct dprof_heaplog_file *f;
 	u64 i, nr_segs, dropped = 0, bad = 0, procs, t0, pruned = 0;
 	struct dprof_heaplog_live lv = { .key = NULL, };
+	struct dprof_heaplog_dead dead = { .s = NULL, };
 	struct hashmap *floors = NULL;
 	u64 *seg_ends = NULL;
 	size_t len = 0;
@@ -1083,7 +1231,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	pr_debug("dprof: heap log: %zu sampled addresses, %zu samples of unreadable user code, at %.3f s\n",
 		 st.nr, st.nr_undecided, (dprof_heaplog__mono() - t0) / 1e9);
 	if (!err)
-		err = dprof_heaplog_live__grow(&lv);
+		err = dprof_heaplog_live__grow(&lv) ?: dprof_heaplog_dead__grow(&dead);
 	for (i = 0; i < nr_segs && !err; i++) {
 		size_t first = log.nr;
 		off_t off = DPROF_HEAPLOG_HDR_SIZE + i * f->seg_size;
@@ -1111,7 +1259,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 			}
 			if (!err)
 				err = dprof_heaplog__prune(&log, first, &st, min_size, sums, &lv,
-							   &pruned);
+							   &dead, &pruned);
 		}
 		munmap(seg, f->seg_size);
 	}
@@ -1164,6 +1312,7 @@ out:
 	free(seg_ends);
 	free(lv.key);
 	free(lv.ev);
+	free(dead.s);
 	dprof_touches__exit(&st);
 	dprof_heaplog__sums_free(sums);
 	free(keep);
