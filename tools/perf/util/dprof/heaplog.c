@@ -689,6 +689,7 @@ static int dprof_heaplog_dead__grow(struct dprof_heaplog_dead *d)
 		return -ENOMEM;
 	}
 	d->mask = n - 1;
+	/* a key already holds what DPROF_LIVE_KEY() adds to an address */
 	for (i = 0; old.s && i <= old.mask; i++) {
 		if (old.s[i].key)
 			d->s[dprof_heaplog_dead__slot(d, old.s[i].pid, old.s[i].key)] = old.s[i];
