@@ -55,7 +55,19 @@ int dprof_diff__fprintf(FILE *fp, const struct dprof_diff_side *a,
 		res.misses ? "sampled misses" : "access samples (no misses measured in both)");
 	fprintf(fp,
 		"# ranked by how sure the change is: z, the change over its standard error, of the share\n"
-		"# (two proportions) or of the objects touched (log of the estimates' ratio), the stronger;\n"
+		"# or of the objects touched (log of the estimates' ratio), the stronger\n");
+	if (res.df)
+		fprintf(fp,
+			"# a share's standard error: batch means, its variation over %u (A) and %u (B) time slices,\n"
+			"# at least the binomial's; |z| against Student's t on %u degrees of freedom\n",
+			res.slices_a, res.slices_b, res.df);
+	else
+		fprintf(fp,
+			"# a share's standard error: binomial (each sample an independent draw): too few time slices\n"
+			"# with samples to measure its variation (A %u, B %u, %d needed)\n",
+			res.slices_a, res.slices_b, DPROF_SLICES_MIN);
+	fprintf(fp,
+		"# run-to-run variation is not measured: one recording per side\n"
 		"# '*': |z| >= %.2f, a change at 95%% over all %zu types (Bonferroni); no mark: within noise\n",
 		res.z_crit, res.nr);
 	fprintf(fp,

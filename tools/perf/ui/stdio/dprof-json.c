@@ -501,6 +501,13 @@ int dprof_diff__fprintf_json(FILE *fp, const struct dprof_diff_side *a,
 	json_string(fp, "b", b->path, false);
 	json_string(fp, "share_of", res.misses ? "misses" : "samples", false);
 	json_double(fp, "z_critical", res.z_crit, false);
+	/* a share's standard error: its batch means' over time slices, or binomial */
+	json_string(fp, "share_variance", res.df ? "batch_means" : "binomial", false);
+	json_u64(fp, "slices_a", res.slices_a, false);
+	json_u64(fp, "slices_b", res.slices_b, false);
+	json_u64(fp, "df", res.df, false);
+	json_u64(fp, "recordings_a", 1, false);
+	json_u64(fp, "recordings_b", 1, false);
 	json_u64(fp, "few_samples", res.nr_few, false);
 	json_key(fp, "types", false);
 	fprintf(fp, "[");
@@ -512,6 +519,7 @@ int dprof_diff__fprintf_json(FILE *fp, const struct dprof_diff_side *a,
 		json_string(fp, "type", any->type, true);
 		json_string(fp, "desc", any->desc, false);
 		json_double(fp, "delta", p->delta, false);
+		json_double(fp, "se_share", p->se_share, false);
 		json_double(fp, "z_share", p->z_share, false);
 		json_double(fp, "z_objects", p->z_objects, false);
 		json_double(fp, "z", p->z, false);

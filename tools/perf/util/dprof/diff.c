@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/kernel.h>
 
 #include "diff.h"
 #include "report.h"
@@ -47,6 +48,7 @@ int dprof_diff_side__load(struct dprof_diff_side *side)
 			goto out_rows;
 		}
 		d->stats = row->stats;
+		d->slices = row->slices;
 		d->ws_bytes = row->ws_bytes;
 		d->nr_objects = row->nr_objects;
 		dprof_row__estimate(row, &d->objects);
@@ -57,6 +59,7 @@ int dprof_diff_side__load(struct dprof_diff_side *side)
 	side->nr = t.nr;
 	side->nr_samples = rep.replay.prof.nr_samples;
 	side->nr_misses = rep.replay.prof.total.misses;
+	side->slices = rep.replay.prof.slices;
 	side->has_levels = rep.replay.prof.has_levels;
 	side->has_latency = rep.replay.prof.has_latency;
 out_rows:
@@ -127,20 +130,54 @@ static bool diff_row__few(const struct dprof_diff_row *row)
 	return !row || row->stats.samples < DPROF_FEW_SAMPLES;
 }
 
+/*
+ * The variance of a row's share on one side, a fraction squared: the
+ * binomial's at the share @p both sides pooled, or, from @slices on, that
+ * of its batch means where that is more.  A row not on the side has no
+ * samples in any slice: the binomial's alone.
+ */
+static double diff_side__var(const struct dprof_diff_side *side,
+			     const struct dprof_diff_row *row, bool misses,
+			     double p, bool slices)
+{
+	u64 n = misses ? side->nr_misses : side->nr_samples;
+	double var = n ? p * (1 - p) / n : 0;
+	u32 k;
+
+	if (slices && row)
+		var = fmax(var, dprof_share_var(&row->slices, &side->slices, misses, &k));
+	return var;
+}
+
 static void dprof_diff_pair__score(struct dprof_diff_pair *p, const struct dprof_diff_side *a,
-				   const struct dprof_diff_side *b, bool misses)
+				   const struct dprof_diff_side *b, bool misses, bool slices)
 {
 	u64 na = misses ? a->nr_misses : a->nr_samples;
 	u64 nb = misses ? b->nr_misses : b->nr_samples;
+	u64 ka = diff_row__count(p->a, misses), kb = diff_row__count(p->b, misses);
+	double pool = na + nb ? (double)(ka + kb) / (na + nb) : 0, var;
 
 	p->delta = dprof_diff__share(b, p->b, misses) - dprof_diff__share(a, p->a, misses);
-	p->z_share = dprof_two_prop_z(diff_row__count(p->a, misses), na,
-				      diff_row__count(p->b, misses), nb);
+	var = diff_side__var(a, p->a, misses, pool, slices) +
+	      diff_side__var(b, p->b, misses, pool, slices);
+	p->se_share = 100 * sqrt(var);
+	p->z_share = 0;
+	if (na && nb && var > 0)
+		p->z_share = ((double)kb / nb - (double)ka / na) / sqrt(var);
 	/* objects touched: only where both sides have samples enough to estimate */
 	p->z_objects = 0;
 	if (!diff_row__few(p->a) && !diff_row__few(p->b))
 		p->z_objects = dprof_log_ratio_z(&p->a->objects, &p->b->objects);
 	p->z = fabs(p->z_objects) > fabs(p->z_share) ? p->z_objects : p->z_share;
+}
+
+/* The time slices with samples of a side, at the width the variances use. */
+static u32 diff_side__slices(const struct dprof_diff_side *side, bool misses)
+{
+	u32 k;
+
+	dprof_share_var(&side->slices, &side->slices, misses, &k);
+	return k;
 }
 
 int dprof_diff__pairs(const struct dprof_diff_side *a, const struct dprof_diff_side *b,
@@ -151,6 +188,10 @@ int dprof_diff__pairs(const struct dprof_diff_side *a, const struct dprof_diff_s
 
 	memset(res, 0, sizeof(*res));
 	res->misses = a->has_levels && b->has_levels;
+	res->slices_a = diff_side__slices(a, res->misses);
+	res->slices_b = diff_side__slices(b, res->misses);
+	if (res->slices_a >= DPROF_SLICES_MIN && res->slices_b >= DPROF_SLICES_MIN)
+		res->df = min(res->slices_a, res->slices_b) - 1;
 	pairs = calloc(a->nr + b->nr + 1, sizeof(*pairs));
 	if (!pairs)
 		return -ENOMEM;
@@ -164,13 +205,14 @@ int dprof_diff__pairs(const struct dprof_diff_side *a, const struct dprof_diff_s
 			pairs[n++].a = &a->rows[i];
 	}
 	for (i = 0; i < n; i++) {
-		dprof_diff_pair__score(&pairs[i], a, b, res->misses);
+		dprof_diff_pair__score(&pairs[i], a, b, res->misses, res->df);
 		/* each pair is tested on its share, and on its objects where estimated */
 		tests += 1 + (pairs[i].z_objects != 0);
 		if (diff_row__few(pairs[i].a) || diff_row__few(pairs[i].b))
 			res->nr_few++;
 	}
-	res->z_crit = dprof_z_family(DPROF_DIFF_ALPHA, tests);
+	/* Student's t where the variances are the batch means': K - 1 degrees of freedom */
+	res->z_crit = dprof_t_family(DPROF_DIFF_ALPHA, tests, res->df);
 	for (i = 0; i < n; i++)
 		pairs[i].significant = fabs(pairs[i].z) >= res->z_crit;
 	qsort(pairs, n, sizeof(*pairs), diff_pair__cmp);

@@ -16,6 +16,7 @@ struct dprof_diff_row {
 	char			*type;
 	char			*desc;
 	struct dprof_stats	stats;
+	struct dprof_slices	slices;		/* ... by time slice */
 	u64			ws_bytes;
 	u64			nr_objects;
 	struct dprof_estimate	objects;	/* distinct objects touched */
@@ -30,6 +31,7 @@ struct dprof_diff_side {
 	size_t			nr;
 	u64			nr_samples;
 	u64			nr_misses;
+	struct dprof_slices	slices;		/* every sample by time slice */
 	bool			has_levels;
 	bool			has_latency;
 };
@@ -40,14 +42,18 @@ void dprof_diff_side__exit(struct dprof_diff_side *side);
 
 /*
  * A type of either recording, and how sure its change from A to B is:
- * the change of its share over the share's standard error (two
- * proportions), and that of its objects touched (the log of the ratio of
- * the estimates over its standard error); the stronger of the two ranks.
+ * the change of its share over the share's standard error, and that of
+ * its objects touched (the log of the ratio of the estimates over its
+ * standard error); the stronger of the two ranks.  A share's variance is
+ * that of its batch means over the recording's time slices where each
+ * side has DPROF_SLICES_MIN slices with samples, never below the
+ * binomial's (two proportions, pooled), else the binomial's.
  */
 struct dprof_diff_pair {
 	const struct dprof_diff_row	*a, *b;		/* NULL: not in it */
 	double				delta;		/* share points */
 	double				z_share;
+	double				se_share;	/* share points */
 	double				z_objects;	/* 0: not estimated in both */
 	double				z;		/* the stronger */
 	bool				significant;	/* |z| >= the family's */
@@ -60,6 +66,14 @@ struct dprof_diff_result {
 	bool			misses;		/* shares of the misses, else samples */
 	double			z_crit;		/* |z| a change needs: Bonferroni over nr */
 	size_t			nr_few;		/* types with too few samples in A or B */
+	/*
+	 * The time slices with samples of A and of B.  With DPROF_SLICES_MIN
+	 * of them on each side the shares' variances are their batch means'
+	 * (at least the binomial's) and z_crit Student's t on @df, min(A, B)
+	 * - 1, degrees of freedom; else (@df 0) the binomial's and the normal's.
+	 */
+	u32			slices_a, slices_b;
+	unsigned int		df;
 };
 
 /* The families' false alarm rate: any pair flagged when none changed. */

@@ -17,6 +17,7 @@
  * hot objects do not hide many cold ones.  The improved Chao1 (iChao1)
  * adds what objects seen three and four times say of the rest.
  */
+#include <float.h>
 #include <math.h>
 
 #include "estimate.h"
@@ -275,6 +276,191 @@ double dprof_z_family(double alpha, size_t m)
 		double mid = (lo + hi) / 2;
 
 		if (erfc(mid / M_SQRT2) > target)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/**
+ * dprof_slices__fold - merge pairs of slices until the width is @gen's
+ * @s: the slices of a class, a row or a recording
+ * @gen: the width to reach: DPROF_SLICE_NS << @gen
+ */
+void dprof_slices__fold(struct dprof_slices *s, u32 gen)
+{
+	int i;
+
+	for (; s->gen < gen; s->gen++) {
+		for (i = 0; i < DPROF_SLICES / 2; i++) {
+			s->n[i] = s->n[2 * i] + s->n[2 * i + 1];
+			s->misses[i] = s->misses[2 * i] + s->misses[2 * i + 1];
+		}
+		for (; i < DPROF_SLICES; i++) {
+			s->n[i] = 0;
+			s->misses[i] = 0;
+		}
+	}
+}
+
+/**
+ * dprof_slices__count - count a sample in its slice
+ * @s: the slices
+ * @slice: the sample's slice at width @gen
+ * @gen: the recording's width when the sample was replayed
+ * @miss: the sample missed
+ */
+void dprof_slices__count(struct dprof_slices *s, u32 slice, u32 gen, bool miss)
+{
+	dprof_slices__fold(s, gen);
+	if (gen < s->gen)
+		slice >>= s->gen - gen;
+	if (slice >= DPROF_SLICES)
+		slice = DPROF_SLICES - 1;
+	s->n[slice]++;
+	s->misses[slice] += miss;
+}
+
+void dprof_slices__add(struct dprof_slices *dst, const struct dprof_slices *src)
+{
+	struct dprof_slices s = *src;
+	int i;
+
+	dprof_slices__fold(&s, dst->gen);
+	dprof_slices__fold(dst, s.gen);
+	for (i = 0; i < DPROF_SLICES; i++) {
+		dst->n[i] += s.n[i];
+		dst->misses[i] += s.misses[i];
+	}
+}
+
+/* The slices up to the last with samples. */
+u32 dprof_slices__used(const struct dprof_slices *s)
+{
+	u32 i;
+
+	for (i = DPROF_SLICES; i > 0; i--) {
+		if (s->n[i - 1])
+			return i;
+	}
+	return 0;
+}
+
+/**
+ * dprof_share_var - a share's variance from its variation over time
+ * @row: the row's samples by slice
+ * @all: the recording's
+ * @misses: the share of the misses, else of the samples
+ * @nr_slices: set to the slices with samples (of @all) it was estimated from
+ *
+ * Batch means: the recording's slices are merged until at most
+ * DPROF_SLICES_USED of them are left; each is a batch, and the share
+ * p = sum(x) / sum(n) of the row's x and the recording's n samples per
+ * batch varies over them as the program's phases and the machine's load
+ * move it.  Its variance is the ratio estimator's,
+ *
+ *	K / (K - 1) * sum((x_k - p n_k)^2) / sum(n_k)^2
+ *
+ * over the K batches with samples: with equal n_k, the variance of the
+ * batches' shares over K, and a short last batch counts as much as it
+ * weighs.  Batches this long are nearly independent where the variation
+ * is slower than a batch; the caller keeps the binomial variance as a
+ * floor, and uses K - 1 degrees of freedom.
+ *
+ * Return: the variance of the share (a fraction); 0 for fewer than two
+ * batches.
+ */
+double dprof_share_var(const struct dprof_slices *row, const struct dprof_slices *all,
+		       bool misses, u32 *nr_slices)
+{
+	struct dprof_slices r = *row, a = *all;
+	const u32 *x = misses ? r.misses : r.n, *n = misses ? a.misses : a.n;
+	double sx = 0, sn = 0, ss = 0, p;
+	u32 gen = a.gen, k = 0;
+	int i;
+
+	while (dprof_slices__used(&a) > DPROF_SLICES_USED)
+		dprof_slices__fold(&a, ++gen);
+	dprof_slices__fold(&r, a.gen);
+	dprof_slices__fold(&a, r.gen);
+	for (i = 0; i < DPROF_SLICES; i++) {
+		sx += x[i];
+		sn += n[i];
+		k += n[i] != 0;
+	}
+	*nr_slices = k;
+	if (k < 2 || !sn)
+		return 0;
+	p = sx / sn;
+	for (i = 0; i < DPROF_SLICES; i++)
+		ss += (x[i] - p * n[i]) * (x[i] - p * n[i]);
+	return (double)k / (k - 1) * ss / (sn * sn);
+}
+
+/* The incomplete beta function's continued fraction (Lentz's method). */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = DBL_MIN;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+	int m;
+
+	d = 1 / (fabs(d) < tiny ? tiny : d);
+	h = d;
+	for (m = 1; m <= 300; m++) {
+		double aa = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)), del;
+
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		h *= d * (fabs(c) < tiny ? tiny : c);
+		aa = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		del = d * (fabs(c) < tiny ? tiny : c);
+		h *= del;
+		if (fabs(del - 1) < 4 * DBL_EPSILON)
+			break;
+	}
+	return h;
+}
+
+/* The regularized incomplete beta function I_x(a, b). */
+static double beta_inc(double a, double b, double x)
+{
+	double bt;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	bt = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return bt * beta_cf(a, b, x) / a;
+	return 1 - bt * beta_cf(b, a, 1 - x) / b;
+}
+
+/**
+ * dprof_t_family - the |t| a change must reach among @m, on @df degrees of freedom
+ * @alpha: the chance that any of the @m is flagged when none changed
+ * @m: the changes tested
+ * @df: Student's t degrees of freedom; 0: the normal's z
+ *
+ * Bonferroni: each two-sided test at alpha / m; P(|T| >= t) is
+ * I_{df / (df + t^2)}(df / 2, 1 / 2).
+ */
+double dprof_t_family(double alpha, size_t m, unsigned int df)
+{
+	double lo = 0, hi = 1000, target = alpha / (m ?: 1);
+	int i;
+
+	if (!df)
+		return dprof_z_family(alpha, m);
+	for (i = 0; i < 100; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (beta_inc(df / 2.0, 0.5, df / (df + mid * mid)) > target)
 			lo = mid;
 		else
 			hi = mid;

@@ -52,6 +52,42 @@ void dprof_estimate__objects(struct dprof_estimate *e, const struct dprof_freq *
 			     u64 exact, u64 bound);
 double dprof_estimate__log_var(const struct dprof_estimate *e);
 
+/*
+ * Samples by time slice, for a share's variance from the recording's own
+ * variation over time (batch means) rather than from the binomial formula,
+ * which takes every sample for an independent draw: program phases and
+ * the machine's other load vary a share far more than that.
+ *
+ * DPROF_SLICES slices of equal width from the recording's first sample on;
+ * a sample past the last slice doubles the width, and pairs of slices are
+ * merged (@gen: how many times; a class catches up when next counted, and
+ * at the end).  The width is the profile's: one per recording.
+ */
+#define DPROF_SLICES		32
+/*
+ * The slices a share's variance is estimated from, at most: batches long
+ * enough that neighbouring ones are nearly independent.
+ */
+#define DPROF_SLICES_USED	20
+/* Fewer slices with samples than this: the binomial variance alone. */
+#define DPROF_SLICES_MIN	6
+/* The first width, ns: doubled as the recording goes on. */
+#define DPROF_SLICE_NS		100000
+
+struct dprof_slices {
+	u32	n[DPROF_SLICES];	/* samples */
+	u32	misses[DPROF_SLICES];	/* ... that missed (level known) */
+	u32	gen;			/* width: DPROF_SLICE_NS << gen */
+};
+
+void dprof_slices__fold(struct dprof_slices *s, u32 gen);
+void dprof_slices__count(struct dprof_slices *s, u32 slice, u32 gen, bool miss);
+void dprof_slices__add(struct dprof_slices *dst, const struct dprof_slices *src);
+u32 dprof_slices__used(const struct dprof_slices *s);
+double dprof_share_var(const struct dprof_slices *row, const struct dprof_slices *all,
+		       bool misses, u32 *nr_slices);
+double dprof_t_family(double alpha, size_t m, unsigned int df);
+
 void dprof_wilson(u64 k, u64 n, double z, double *lo, double *hi);
 double dprof_two_prop_z(u64 ka, u64 na, u64 kb, u64 nb);
 double dprof_log_ratio_z(const struct dprof_estimate *a, const struct dprof_estimate *b);

@@ -351,6 +351,8 @@ struct dprof_site *dprof_class__add(struct dprof_class *cls, u64 offset,
 		return NULL;
 	dprof_stats__count(&site->stats, acc);
 	dprof_stats__count(&cls->stats, acc);
+	dprof_slices__count(&cls->slices, acc->slice, acc->slice_gen,
+			    acc->level_known && acc->miss);
 	return site;
 }
 
@@ -444,10 +446,28 @@ int dprof_class__touch_base(struct dprof_class *cls, u64 base, u64 size,
 	return hashmap__set(cls->objs, base, state, NULL, NULL);
 }
 
-/* Account a sample in the profile totals, resolved or not. */
-void dprof_profile__count(struct dprof_profile *prof,
-			  const struct dprof_access *acc)
+/*
+ * Account a sample in the profile totals, resolved or not, and set its
+ * time slice: the width doubles until the sample falls in the last slice
+ * at most (a sample out of order, before the first, counts in the first;
+ * 40 doublings of 100 us are 3.5 years).
+ */
+void dprof_profile__count(struct dprof_profile *prof, struct dprof_access *acc)
 {
+	struct dprof_slices *s = &prof->slices;
+	u64 since;
+
+	if (!prof->slice_started) {
+		prof->slice_started = true;
+		prof->slice_t0 = acc->time;
+	}
+	since = acc->time > prof->slice_t0 ? acc->time - prof->slice_t0 : 0;
+	while (s->gen < 40 && since / (DPROF_SLICE_NS << s->gen) >= DPROF_SLICES)
+		dprof_slices__fold(s, s->gen + 1);
+	acc->slice = min_t(u64, since / (DPROF_SLICE_NS << s->gen), DPROF_SLICES - 1);
+	acc->slice_gen = s->gen;
+	dprof_slices__count(s, acc->slice, acc->slice_gen, acc->level_known && acc->miss);
+
 	prof->nr_samples++;
 	dprof_stats__count(&prof->total, acc);
 	if (acc->level_known)
@@ -578,6 +598,7 @@ static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls, u6
 	int i;
 
 	dprof_stats__add(&row->stats, &cls->stats);
+	dprof_slices__add(&row->slices, &cls->slices);
 	row->nr_objects += cls->nr_objects;
 	dprof_freq__add(&row->freq, &cls->freq);
 	row->nr_known += known;

@@ -96,6 +96,8 @@ struct dprof_access {
 	bool	miss;
 	bool	hitm;		/* snoop hit a modified line elsewhere */
 	bool	remote;		/* data from another node */
+	u32	slice;		/* its time slice, at the width of ... */
+	u32	slice_gen;	/* ... the recording's then (dprof_profile__count()) */
 	struct thread *thread;	/* the sampled thread, while replayed */
 };
 
@@ -150,6 +152,7 @@ struct dprof_class {
 	u64			obj_size;	/* requested bytes, symbol size */
 	u64			alloc_size;	/* bytes handed out */
 	struct dprof_stats	stats;
+	struct dprof_slices	slices;		/* ... by time slice */
 	u64			nr_objects;	/* distinct objects sampled */
 	struct dprof_freq	freq;		/* ... by how often: the estimate */
 	/* objects the address set knew of: allocated, or in the snapshot's slabs */
@@ -196,6 +199,10 @@ struct dprof_profile {
 	struct dprof_class *recent[DPROF_RECENT_CLASSES];
 	struct dprof_stats total;
 	u64		nr_samples;	/* every access sample, resolved or not */
+	/* every access sample by time slice, from the first one's time on */
+	struct dprof_slices slices;
+	u64		slice_t0;
+	bool		slice_started;
 	u64		unres[DPROF_UNRES__MAX];
 	u64		resolved[DPROF_KIND__MAX];
 	/* slab and kmalloc: objects allocated before recording (snapshot) */
@@ -229,8 +236,7 @@ struct dprof_class *dprof_profile__findnew_heap_class(struct dprof_profile *prof
 						      u64 type_key, u64 chain_key);
 struct dprof_site *dprof_class__add(struct dprof_class *cls, u64 offset,
 				    const struct dprof_access *acc);
-void dprof_profile__count(struct dprof_profile *prof,
-			  const struct dprof_access *acc);
+void dprof_profile__count(struct dprof_profile *prof, struct dprof_access *acc);
 
 /* Rows: classes merged by type.  @rows is an array of @nr pointers. */
 struct dprof_class **dprof_profile__rows(struct dprof_profile *prof,
