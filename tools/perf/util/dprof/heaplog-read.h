@@ -67,6 +67,8 @@ struct dprof_heaplog_event {
  * @samples: access samples the record-end pass decoded (0: an older log,
  *	kept by the samples' times only)
  * @kernel_undecided: of them, kernel samples whose code it could not read
+ * @left_out_frees: frees of objects left out (or never seen) counted apart
+ *	from the summaries
  */
 struct dprof_heaplog {
 	struct dprof_heaplog_event	*ev;
@@ -80,6 +82,7 @@ struct dprof_heaplog {
 	u64				dropped;
 	u64				samples;
 	u64				kernel_undecided;
+	u64				left_out_frees;
 	u64				nr_allocs;
 	u64				nr_frees;
 	struct hashmap			*allocator_ips;	/* replay-heaplog.c's */

@@ -645,136 +645,134 @@ static int dprof_heaplog__keep(struct dprof_heaplog *log,
 #define DPROF_HEAPLOG_DEAD	0xff	/* an event pruned, in place of its kind */
 
 /*
- * The objects left out as soon as their segment is decoded, while they
- * live: (pid, address) to when the object started and its summary, so
- * that its free, in whatever segment comes later, goes with it.  Open
- * addressing, linear probing, as the live table; the pid is compared
- * whole.
+ * The objects a sample's address may still fall in, while they live:
+ * (pid, address) to when the object started, so that its end, in whatever
+ * segment it comes, is told from the end of an object left out (most of
+ * them: this table stays small).  Open addressing, linear probing, as the
+ * live table; the pid is compared whole, and an address may be there
+ * twice (an object's free in a segment not decoded yet, another's
+ * allocation at its address).
  */
-struct dprof_heaplog_dead_slot {
-	u64				key;	/* DPROF_LIVE_KEY(); 0: empty */
-	u64				time;
-	struct dprof_heaplog_sum	*sum;
-	u32				pid;
+struct dprof_heaplog_open_slot {
+	u64	key;		/* DPROF_LIVE_KEY(); 0: empty */
+	u64	time;
+	u32	pid;
 };
 
-struct dprof_heaplog_dead {
-	struct dprof_heaplog_dead_slot	*s;
+struct dprof_heaplog_open {
+	struct dprof_heaplog_open_slot	*s;
 	size_t				mask, nr;
 };
 
-static size_t dprof_heaplog_dead__home(const struct dprof_heaplog_dead *d, u64 key)
+static size_t dprof_heaplog_open__home(const struct dprof_heaplog_open *o, u64 key)
 {
-	return (key * 0x9e3779b97f4a7c15ULL) >> 20 & d->mask;
+	return (key * 0x9e3779b97f4a7c15ULL) >> 20 & o->mask;
 }
 
-static size_t dprof_heaplog_dead__slot(const struct dprof_heaplog_dead *d, u32 pid, u64 ptr)
+/* An empty slot for @key, after those that hold it already. */
+static size_t dprof_heaplog_open__empty(const struct dprof_heaplog_open *o, u64 key)
 {
-	u64 key = DPROF_LIVE_KEY(pid, ptr);
-	size_t i = dprof_heaplog_dead__home(d, key);
+	size_t i = dprof_heaplog_open__home(o, key);
 
-	while (d->s[i].key && (d->s[i].key != key || d->s[i].pid != pid))
-		i = (i + 1) & d->mask;
+	while (o->s[i].key)
+		i = (i + 1) & o->mask;
 	return i;
 }
 
-static int dprof_heaplog_dead__grow(struct dprof_heaplog_dead *d)
+static int dprof_heaplog_open__grow(struct dprof_heaplog_open *o)
 {
-	struct dprof_heaplog_dead old = *d;
-	size_t i, n = old.s ? 2 * (old.mask + 1) : 1 << 16;
+	struct dprof_heaplog_open old = *o;
+	size_t i, n = old.s ? 2 * (old.mask + 1) : 1 << 12;
 
-	d->s = calloc(n, sizeof(*d->s));
-	if (!d->s) {
-		*d = old;
+	o->s = calloc(n, sizeof(*o->s));
+	if (!o->s) {
+		*o = old;
 		return -ENOMEM;
 	}
-	d->mask = n - 1;
-	/* a key already holds what DPROF_LIVE_KEY() adds to an address */
+	o->mask = n - 1;
 	for (i = 0; old.s && i <= old.mask; i++) {
 		if (old.s[i].key)
-			d->s[dprof_heaplog_dead__slot(d, old.s[i].pid, old.s[i].key)] = old.s[i];
+			o->s[dprof_heaplog_open__empty(o, old.s[i].key)] = old.s[i];
 	}
 	free(old.s);
 	return 0;
 }
 
+static int dprof_heaplog_open__add(struct dprof_heaplog_open *o,
+				   const struct dprof_heaplog_event *ev)
+{
+	u64 key = DPROF_LIVE_KEY(ev->pid, ev->ptr);
+	size_t slot;
+
+	if (2 * (o->nr + 1) > o->mask && dprof_heaplog_open__grow(o))
+		return -ENOMEM;
+	slot = dprof_heaplog_open__empty(o, key);
+	o->s[slot].key = key;
+	o->s[slot].time = ev->time;
+	o->s[slot].pid = ev->pid;
+	o->nr++;
+	return 0;
+}
+
 /* Take the entry at slot @i out, moving up the ones its probe passed. */
-static void dprof_heaplog_dead__del(struct dprof_heaplog_dead *d, size_t i)
+static void dprof_heaplog_open__del(struct dprof_heaplog_open *o, size_t i)
 {
 	size_t j = i;
 
-	d->s[i].key = 0;
-	d->nr--;
+	o->s[i].key = 0;
+	o->nr--;
 	for (;;) {
 		size_t home;
 
-		j = (j + 1) & d->mask;
-		if (!d->s[j].key)
+		j = (j + 1) & o->mask;
+		if (!o->s[j].key)
 			return;
-		home = dprof_heaplog_dead__home(d, d->s[j].key);
+		home = dprof_heaplog_open__home(o, o->s[j].key);
 		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
 			continue;
-		d->s[i] = d->s[j];
-		d->s[j].key = 0;
+		o->s[i] = o->s[j];
+		o->s[j].key = 0;
 		i = j;
 	}
 }
 
 /*
- * @ev's object no sample touched, counted in @sums: it goes now, and its
- * free when it comes.  An object at the same address whose free was not
- * decoded yet (another thread's, in a later segment) is forgotten: its
- * free goes as one of an object the log did not see start.
+ * @ptr freed at @time in process @pid ends one of the objects: the latest
+ * to start by then leaves the table, true.  False: it ends an object left
+ * out, or one the log did not see start.
  */
-static int dprof_heaplog_dead__add(struct dprof_heaplog_dead *d, struct hashmap *sums,
-				   const struct dprof_heaplog *log,
-				   const struct dprof_heaplog_event *ev)
+static bool dprof_heaplog_open__end(struct dprof_heaplog_open *o, u32 pid, u64 ptr, u64 time)
 {
-	struct dprof_heaplog_sum *sum;
-	size_t slot;
+	u64 key = DPROF_LIVE_KEY(pid, ptr);
+	size_t i = dprof_heaplog_open__home(o, key), best = SIZE_MAX;
 
-	if (dprof_heaplog__sum(sums, log, ev, false) ||
-	    !hashmap__find(sums, dprof_heaplog_sum__key(log, ev), &sum))
-		return -ENOMEM;
-	if (2 * (d->nr + 1) > d->mask && dprof_heaplog_dead__grow(d))
-		return -ENOMEM;
-	slot = dprof_heaplog_dead__slot(d, ev->pid, ev->ptr);
-	if (!d->s[slot].key)
-		d->nr++;
-	d->s[slot].key = DPROF_LIVE_KEY(ev->pid, ev->ptr);
-	d->s[slot].pid = ev->pid;
-	d->s[slot].time = ev->time;
-	d->s[slot].sum = sum;
-	return 0;
-}
-
-/* @ptr freed at @time in process @pid ends an object left out: true. */
-static bool dprof_heaplog_dead__end(struct dprof_heaplog_dead *d, u32 pid, u64 ptr, u64 time)
-{
-	size_t slot = dprof_heaplog_dead__slot(d, pid, ptr);
-
-	/* a free dated before the object started is an earlier one's */
-	if (!d->s[slot].key || d->s[slot].time > time)
+	for (; o->s[i].key; i = (i + 1) & o->mask) {
+		if (o->s[i].key == key && o->s[i].pid == pid && o->s[i].time <= time &&
+		    (best == SIZE_MAX || o->s[i].time > o->s[best].time))
+			best = i;
+	}
+	if (best == SIZE_MAX)
 		return false;
-	d->s[slot].sum->frees++;
-	dprof_heaplog_dead__del(d, slot);
+	dprof_heaplog_open__del(o, best);
 	return true;
 }
 
 /*
  * What dprof_heaplog__keep() would leave out goes as soon as a segment is
  * decoded, so that the log is not held whole in memory: an object no
- * sample's address falls in from its start on, whose free then goes in
- * whatever later segment it comes (@dead), and an object the segment's
- * thread allocated and freed in that segment with no sample in it during
- * its life (no other thread can take a live object's address).  Both are
- * counted in @sums.  Reallocs are left to dprof_heaplog__keep().  The
- * events from @first on are the segment's.
+ * sample's address falls in from its start on, and its end in whatever
+ * segment it comes (@open holds the others: an end none of them takes is
+ * of an object left out, or of one the log did not see start, counted in
+ * @left_out_frees); and an object the segment's thread allocated and freed
+ * in that segment with no sample in it during its life (no other thread
+ * can take a live object's address).  The objects are counted in @sums.
+ * The events from @first on are the segment's.
  */
 static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
 				const struct dprof_touches *st, unsigned int min_size,
 				struct hashmap *sums, struct dprof_heaplog_live *lv,
-				struct dprof_heaplog_dead *dead, u64 *dropped)
+				struct dprof_heaplog_open *open, u64 *dropped,
+				u64 *left_out_frees)
 {
 	size_t i, j, ip_w;
 	size_t slot;
@@ -783,15 +781,16 @@ static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
 		struct dprof_heaplog_event *ev = &log->ev[i];
 		u64 end = ev->kind == DPROF_HEAPLOG_FREE ? ev->ptr : ev->old;
 
-		if (end) {
+		/* the end of an object left out, or never seen: it goes */
+		if (end && !dprof_heaplog_open__end(open, ev->pid, end, ev->time)) {
+			(*left_out_frees)++;
+			if (ev->kind == DPROF_HEAPLOG_FREE)
+				ev->kind = DPROF_HEAPLOG_DEAD;
+			else
+				ev->old = 0;
+		} else if (end) {
 			slot = dprof_heaplog_live__slot(lv, DPROF_LIVE_KEY(ev->pid, end));
-			/* the end of an object left out in an earlier segment */
-			if (!lv->key[slot] && dprof_heaplog_dead__end(dead, ev->pid, end, ev->time)) {
-				if (ev->kind == DPROF_HEAPLOG_FREE)
-					ev->kind = DPROF_HEAPLOG_DEAD;
-				else
-					ev->old = 0;
-			} else if (lv->key[slot]) {
+			if (lv->key[slot]) {
 				struct dprof_heaplog_event *start = &log->ev[lv->ev[slot]];
 
 				dprof_heaplog_live__del(lv, slot);
@@ -815,7 +814,7 @@ static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
 		 */
 		if (ev->size >= min_size &&
 		    !dprof_touches__any(st, ev->pid, ev->ptr, ev->size, ev->time, ~0ULL)) {
-			if (dprof_heaplog_dead__add(dead, sums, log, ev))
+			if (dprof_heaplog__sum(sums, log, ev, false))
 				return -ENOMEM;
 			(*dropped)++;
 			if (ev->kind == DPROF_HEAPLOG_REALLOC && ev->old) {
@@ -829,6 +828,8 @@ static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
 			}
 			continue;
 		}
+		if (dprof_heaplog_open__add(open, ev))
+			return -ENOMEM;
 		if (ev->kind != DPROF_HEAPLOG_ALLOC)
 			continue;
 		if (2 * (lv->nr + 1) > lv->mask && dprof_heaplog_live__grow(lv))
@@ -1028,7 +1029,7 @@ static ssize_t dprof_heaplog__encode_sums(struct hashmap *sums, struct dprof_hea
 static void *dprof_heaplog__encode(struct dprof_heaplog *log, const u8 *keep,
 				   const struct dprof_heaplog_file *f, u64 dropped,
 				   struct hashmap *sums, const struct dprof_touches *st,
-				   size_t *lenp)
+				   u64 left_out_frees, size_t *lenp)
 {
 	struct dprof_heaplog_feat *feat;
 	struct dprof_heaplog_enc *enc = malloc(sizeof(*enc));
@@ -1119,6 +1120,7 @@ static void *dprof_heaplog__encode(struct dprof_heaplog *log, const u8 *keep,
 	feat->size = len - sizeof(*feat);
 	feat->samples = st->nr_samples;
 	feat->kernel_undecided = st->nr_kernel_undecided;
+	feat->left_out_frees = left_out_frees;
 	free(order);
 	free(enc);
 	*lenp = len;
@@ -1194,7 +1196,8 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	struct dprof_heaplog_file *f;
 	u64 i, nr_segs, dropped = 0, bad = 0, procs, t0, pruned = 0;
 	struct dprof_heaplog_live lv = { .key = NULL, };
-	struct dprof_heaplog_dead dead = { .s = NULL, };
+	struct dprof_heaplog_open opened = { .s = NULL, };
+	u64 left_out_frees = 0;
 	struct hashmap *floors = NULL;
 	u64 *seg_ends = NULL;
 	size_t len = 0;
@@ -1232,7 +1235,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	pr_debug("dprof: heap log: %zu sampled addresses, %zu samples of unreadable user code, at %.3f s\n",
 		 st.nr, st.nr_undecided, (dprof_heaplog__mono() - t0) / 1e9);
 	if (!err)
-		err = dprof_heaplog_live__grow(&lv) ?: dprof_heaplog_dead__grow(&dead);
+		err = dprof_heaplog_live__grow(&lv) ?: dprof_heaplog_open__grow(&opened);
 	for (i = 0; i < nr_segs && !err; i++) {
 		size_t first = log.nr;
 		off_t off = DPROF_HEAPLOG_HDR_SIZE + i * f->seg_size;
@@ -1260,7 +1263,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 			}
 			if (!err)
 				err = dprof_heaplog__prune(&log, first, &st, min_size, sums, &lv,
-							   &dead, &pruned);
+							   &opened, &pruned, &left_out_frees);
 		}
 		munmap(seg, f->seg_size);
 	}
@@ -1280,7 +1283,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	if (err)
 		goto out;
 	dropped += pruned;
-	blob = dprof_heaplog__encode(&log, keep, f, dropped, sums, &st, &len);
+	blob = dprof_heaplog__encode(&log, keep, f, dropped, sums, &st, left_out_frees, &len);
 	if (!blob) {
 		err = -ENOMEM;
 		goto out;
@@ -1313,7 +1316,7 @@ out:
 	free(seg_ends);
 	free(lv.key);
 	free(lv.ev);
-	free(dead.s);
+	free(opened.s);
 	dprof_touches__exit(&st);
 	dprof_heaplog__sums_free(sums);
 	free(keep);
@@ -1390,12 +1393,14 @@ int dprof_heaplog__read(struct dprof_heaplog *log, struct perf_session *session)
 		goto out_damaged;
 	/* counts no log could hold: a damaged header, said as such */
 	if (feat.lost > DPROF_HEAPLOG_MAX_COUNT || feat.dropped > DPROF_HEAPLOG_MAX_COUNT ||
-	    feat.samples > DPROF_HEAPLOG_MAX_COUNT || feat.kernel_undecided > feat.samples)
+	    feat.samples > DPROF_HEAPLOG_MAX_COUNT || feat.kernel_undecided > feat.samples ||
+	    feat.left_out_frees > DPROF_HEAPLOG_MAX_COUNT)
 		goto out_damaged;
 	log->lost = feat.lost;
 	log->dropped = feat.dropped;
 	log->samples = feat.samples;
 	log->kernel_undecided = feat.kernel_undecided;
+	log->left_out_frees = feat.left_out_frees;
 	p = buf + hdr;
 	end = p + feat.size;
 	while (p < end) {

@@ -131,6 +131,7 @@ struct dprof_heaplog_feat {
 	/* from DPHEAP03 on */
 	uint64_t	samples;	/* access samples the objects were kept by */
 	uint64_t	kernel_undecided; /* of them, kernel ones with no code bytes */
+	uint64_t	left_out_frees;	/* frees of objects left out, not in a summary */
 };
 
 /* The header of a DPHEAP01 or DPHEAP02 section */

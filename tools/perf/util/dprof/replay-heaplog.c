@@ -59,6 +59,7 @@ int dprof_replay__heaplog_open(struct dprof_replay *r)
 	r->rec.heap_dropped = log->dropped;
 	r->rec.heap_kept_by = log->samples;
 	r->rec.heap_kernel_undecided = log->kernel_undecided;
+	r->rec.nr_heap_frees += log->left_out_frees;
 	return 0;
 }
 
