@@ -212,12 +212,17 @@ static void dprof_json__stats(const struct dprof_report *rep,
 		json_null(fp, "avg_latency", false);
 }
 
-/* The 95% (Wilson) interval of a share, in percent as the share is. */
-static void dprof_json__share_interval(FILE *fp, u64 k, u64 n)
+/*
+ * The 95% interval of a share, in percent as the share is: Wilson's,
+ * widened to its batch means' over the time slices (see
+ * dprof_share_interval()).
+ */
+static void dprof_json__share_interval(FILE *fp, u64 k, u64 n, const struct dprof_slices *row,
+				       const struct dprof_slices *all, bool misses)
 {
 	double lo, hi;
 
-	dprof_wilson(k, n, DPROF_Z95, &lo, &hi);
+	dprof_share_interval(k, n, row, all, misses, &lo, &hi);
 	json_double(fp, "share_lo", 100 * lo, false);
 	json_double(fp, "share_hi", 100 * hi, false);
 }
@@ -257,7 +262,8 @@ static void dprof_json__type(const struct dprof_report *rep, const struct dprof_
 	json_string(fp, "desc", ri->desc.buf, false);
 	json_string(fp, "kind", dprof_kind__str(row->kind), false);
 	json_double(fp, "share", dprof_pct(row->stats.samples, prof->nr_samples), false);
-	dprof_json__share_interval(fp, row->stats.samples, prof->nr_samples);
+	dprof_json__share_interval(fp, row->stats.samples, prof->nr_samples, &row->slices,
+				   &prof->slices, false);
 	if (prof->has_levels)
 		json_double(fp, "miss_share", dprof_pct(row->stats.misses,
 							prof->total.misses), false);
@@ -478,9 +484,11 @@ static void dprof_json__diff_side(FILE *fp, const char *key, const struct dprof_
 	json_u64(fp, "samples", row->stats.samples, true);
 	json_double(fp, "share", dprof_diff__share(side, row, misses), false);
 	if (misses)
-		dprof_json__share_interval(fp, row->stats.misses, side->nr_misses);
+		dprof_json__share_interval(fp, row->stats.misses, side->nr_misses,
+					   &row->slices, &side->slices, true);
 	else
-		dprof_json__share_interval(fp, row->stats.samples, side->nr_samples);
+		dprof_json__share_interval(fp, row->stats.samples, side->nr_samples,
+					   &row->slices, &side->slices, false);
 	json_u64(fp, "objects", row->nr_objects, false);
 	dprof_json__estimate(fp, &row->objects, row->ws_est);
 	fprintf(fp, "}");

@@ -417,7 +417,8 @@ void dprof_profile_cols__init(struct dprof_profile_cols *c, const struct dprof_r
 static void dprof_rows__fprintf_legend(FILE *fp)
 {
 	fprintf(fp,
-		"# Samples +-95%%: the share's 95%% interval (Wilson), in points; Sampled: objects the samples hit;\n"
+		"# Samples +-95%%: the share's 95%% interval, in points (Wilson, widened to the share's variation\n"
+		"# over the recording's time slices where that is wider); Sampled: objects the samples hit;\n"
 		"# Objects: distinct objects touched, estimated (iChao1) from how often each was sampled, at most\n"
 		"# the objects the address set knew of, +-95%%: how far its 95%% interval reaches, in percent\n"
 		"# (--json has both ends); WS size: their bytes.  '?': fewer than %d samples of the type, its\n"
@@ -454,7 +455,8 @@ void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_
 	dprof__fprint_column(fp, dprof_row_info__name(ri), c->type_width);
 	dprof__fprint_column(fp, ri->desc.buf, c->desc_width);
 	color_fprintf(fp, get_percent_color(p), " %6.2f%%", p);
-	dprof__fprint_share_error(fp, row->stats.samples, rep->replay.prof.nr_samples);
+	dprof__fprint_share_error(fp, row->stats.samples, rep->replay.prof.nr_samples,
+				  &row->slices, &rep->replay.prof.slices);
 	dprof_report__fprintf_misses(rep, &row->stats, fp);
 	fprintf(fp, " %8" PRIu64, row->nr_objects);
 	dprof_row__estimate(row, &e);

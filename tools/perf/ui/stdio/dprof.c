@@ -76,12 +76,17 @@ void dprof__fprint_estimate(FILE *fp, const struct dprof_estimate *e)
 	fprintf(fp, " %8.0f%c%-5s", e->est, e->few ? '?' : ' ', iv);
 }
 
-/* The 95% (Wilson) interval of the share @k of @n, as +- points: 5 columns. */
-void dprof__fprint_share_error(FILE *fp, u64 k, u64 n)
+/*
+ * The 95% interval of the share @k of @n, as +- points: 5 columns.
+ * Wilson's, widened to the batch means' over the time slices @row of
+ * @all where those are wider (see dprof_share_interval()).
+ */
+void dprof__fprint_share_error(FILE *fp, u64 k, u64 n, const struct dprof_slices *row,
+			       const struct dprof_slices *all)
 {
 	double lo, hi, p = n ? (double)k / n : 0, h;
 
-	dprof_wilson(k, n, DPROF_Z95, &lo, &hi);
+	dprof_share_interval(k, n, row, all, false, &lo, &hi);
 	h = 100 * fmax(p - lo, hi - p);
 	fprintf(fp, h < 10 ? " %5.2f" : " %5.1f", h);
 }

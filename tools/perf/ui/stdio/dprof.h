@@ -22,7 +22,9 @@ struct machine;
 void dprof__fprint_column(FILE *fp, const char *str, int width);
 void dprof__fprint_size(FILE *fp, double bytes, bool unit);
 void dprof__fprint_estimate(FILE *fp, const struct dprof_estimate *e);
-void dprof__fprint_share_error(FILE *fp, u64 k, u64 n);
+struct dprof_slices;
+void dprof__fprint_share_error(FILE *fp, u64 k, u64 n, const struct dprof_slices *row,
+			       const struct dprof_slices *all);
 
 /* One row of a view: a data type, its classes point at @row (->row). */
 struct dprof_view_row {

@@ -467,3 +467,36 @@ double dprof_t_family(double alpha, size_t m, unsigned int df)
 	}
 	return (lo + hi) / 2;
 }
+
+/**
+ * dprof_share_interval - a share's 95% interval, from its variation over time
+ * @k: samples of the row (of its misses with @misses)
+ * @n: samples in all
+ * @row: the row's samples by time slice, NULL: not counted
+ * @all: the recording's
+ * @misses: the share of the misses
+ * @lo: lower end, a fraction
+ * @hi: upper end
+ *
+ * The Wilson interval, widened to the share +- Student's t on K - 1
+ * degrees of freedom times the standard error of its batch means (see
+ * dprof_share_var()) where that is wider and there are DPROF_SLICES_MIN
+ * slices with samples or more.
+ */
+void dprof_share_interval(u64 k, u64 n, const struct dprof_slices *row,
+			  const struct dprof_slices *all, bool misses,
+			  double *lo, double *hi)
+{
+	double p = n ? (double)k / n : 0, var, h;
+	u32 nr = 0;
+
+	dprof_wilson(k, n, DPROF_Z95, lo, hi);
+	if (!row || !all)
+		return;
+	var = dprof_share_var(row, all, misses, &nr);
+	if (nr < DPROF_SLICES_MIN)
+		return;
+	h = dprof_t_family(1 - 0.95, 1, nr - 1) * sqrt(var);
+	*lo = fmax(0, fmin(*lo, p - h));
+	*hi = fmin(1, fmax(*hi, p + h));
+}

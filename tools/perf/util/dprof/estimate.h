@@ -87,6 +87,9 @@ u32 dprof_slices__used(const struct dprof_slices *s);
 double dprof_share_var(const struct dprof_slices *row, const struct dprof_slices *all,
 		       bool misses, u32 *nr_slices);
 double dprof_t_family(double alpha, size_t m, unsigned int df);
+void dprof_share_interval(u64 k, u64 n, const struct dprof_slices *row,
+			  const struct dprof_slices *all, bool misses,
+			  double *lo, double *hi);
 
 void dprof_wilson(u64 k, u64 n, double z, double *lo, double *hi);
 double dprof_two_prop_z(u64 ka, u64 na, u64 kb, u64 nb);
