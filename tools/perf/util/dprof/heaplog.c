@@ -657,6 +657,7 @@ struct dprof_heaplog_open_slot {
 	u64	key;		/* DPROF_LIVE_KEY(); 0: empty */
 	u64	time;
 	u32	pid;
+	u32	ev;		/* the event that started it, in the log */
 };
 
 struct dprof_heaplog_open {
@@ -699,7 +700,7 @@ static int dprof_heaplog_open__grow(struct dprof_heaplog_open *o)
 }
 
 static int dprof_heaplog_open__add(struct dprof_heaplog_open *o,
-				   const struct dprof_heaplog_event *ev)
+				   const struct dprof_heaplog_event *ev, u32 idx)
 {
 	u64 key = DPROF_LIVE_KEY(ev->pid, ev->ptr);
 	size_t slot;
@@ -710,8 +711,24 @@ static int dprof_heaplog_open__add(struct dprof_heaplog_open *o,
 	o->s[slot].key = key;
 	o->s[slot].time = ev->time;
 	o->s[slot].pid = ev->pid;
+	o->s[slot].ev = idx;
 	o->nr++;
 	return 0;
+}
+
+/* The object @ev started, once in the table, is now event @idx of the log. */
+static void dprof_heaplog_open__moved(struct dprof_heaplog_open *o,
+				      const struct dprof_heaplog_event *ev, u32 idx)
+{
+	u64 key = DPROF_LIVE_KEY(ev->pid, ev->ptr);
+	size_t i = dprof_heaplog_open__home(o, key);
+
+	for (; o->s[i].key; i = (i + 1) & o->mask) {
+		if (o->s[i].key == key && o->s[i].pid == ev->pid && o->s[i].time == ev->time) {
+			o->s[i].ev = idx;
+			return;
+		}
+	}
 }
 
 /* Take the entry at slot @i out, moving up the ones its probe passed. */
@@ -737,11 +754,14 @@ static void dprof_heaplog_open__del(struct dprof_heaplog_open *o, size_t i)
 }
 
 /*
- * @ptr freed at @time in process @pid ends one of the objects: the latest
- * to start by then leaves the table, true.  False: it ends an object left
- * out, or one the log did not see start.
+ * @ptr freed in process @pid after @time ends one of the objects: the
+ * latest to start by then leaves the table, its event's index returned.
+ * -1: it ends an object left out, or one the log did not see start.  (A
+ * free the recorder did not time came after its thread's previous timed
+ * event, @time, and is dated by the next: an object that started between
+ * the two may have taken the address after it.)
  */
-static bool dprof_heaplog_open__end(struct dprof_heaplog_open *o, u32 pid, u64 ptr, u64 time)
+static s64 dprof_heaplog_open__end(struct dprof_heaplog_open *o, u32 pid, u64 ptr, u64 time)
 {
 	u64 key = DPROF_LIVE_KEY(pid, ptr);
 	size_t i = dprof_heaplog_open__home(o, key), best = SIZE_MAX;
@@ -752,103 +772,90 @@ static bool dprof_heaplog_open__end(struct dprof_heaplog_open *o, u32 pid, u64 p
 			best = i;
 	}
 	if (best == SIZE_MAX)
-		return false;
+		return -1;
+	i = o->s[best].ev;
 	dprof_heaplog_open__del(o, best);
-	return true;
+	return i;
+}
+
+/* Event @ev's object goes: a realloc keeps the end of the one it moved. */
+static void dprof_heaplog__drop_start(struct dprof_heaplog_event *ev)
+{
+	if (ev->kind == DPROF_HEAPLOG_REALLOC && ev->old) {
+		ev->kind = DPROF_HEAPLOG_FREE;
+		ev->ptr = ev->old;
+		ev->old = 0;
+		ev->size = 0;
+		ev->nr_ips = 0;
+	} else {
+		ev->kind = DPROF_HEAPLOG_DEAD;
+	}
+}
+
+/* Event @ev's end of an object goes: a realloc keeps what it started. */
+static void dprof_heaplog__drop_end(struct dprof_heaplog_event *ev)
+{
+	if (ev->kind == DPROF_HEAPLOG_FREE)
+		ev->kind = DPROF_HEAPLOG_DEAD;
+	else
+		ev->old = 0;
 }
 
 /*
  * What dprof_heaplog__keep() would leave out goes as soon as a segment is
- * decoded, so that the log is not held whole in memory: an object no
- * sample's address falls in from its start on, and its end in whatever
- * segment it comes (@open holds the others: an end none of them takes is
- * of an object left out, or of one the log did not see start, counted in
- * @left_out_frees); and an object the segment's thread allocated and freed
- * in that segment with no sample in it during its life (no other thread
- * can take a live object's address).  The objects are counted in @sums.
- * The events from @first on are the segment's.
+ * decoded, so that the log is not held whole in memory.  An object no
+ * sample's address falls in from its start on goes at once; the others
+ * wait in @open for their end, in whatever segment it comes, and go then
+ * if no sample's address fell in them during their life.  An end that
+ * none of them takes is of an object left out, or of one the log did not
+ * see start: it goes too, counted in @left_out_frees.  The objects left
+ * out are counted in @sums and @dropped.  The events from @first on are
+ * the segment's; those of earlier segments that go are marked, and
+ * @nr_marked counts them.
  */
 static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
 				const struct dprof_touches *st, unsigned int min_size,
-				struct hashmap *sums, struct dprof_heaplog_live *lv,
-				struct dprof_heaplog_open *open, u64 *dropped,
-				u64 *left_out_frees)
+				struct hashmap *sums, struct dprof_heaplog_open *open,
+				u64 *dropped, u64 *left_out_frees, size_t *nr_marked)
 {
 	size_t i, j, ip_w;
-	size_t slot;
 
 	for (i = first; i < log->nr; i++) {
 		struct dprof_heaplog_event *ev = &log->ev[i];
 		u64 end = ev->kind == DPROF_HEAPLOG_FREE ? ev->ptr : ev->old;
+		s64 start = end ? dprof_heaplog_open__end(open, ev->pid, end, ev->lo) : -1;
 
-		/* the end of an object left out, or never seen: it goes */
-		if (end && !dprof_heaplog_open__end(open, ev->pid, end, ev->time)) {
+		if (end && start < 0) {
 			(*left_out_frees)++;
-			if (ev->kind == DPROF_HEAPLOG_FREE)
-				ev->kind = DPROF_HEAPLOG_DEAD;
-			else
-				ev->old = 0;
+			dprof_heaplog__drop_end(ev);
 		} else if (end) {
-			slot = dprof_heaplog_live__slot(lv, DPROF_LIVE_KEY(ev->pid, end));
-			if (lv->key[slot]) {
-				struct dprof_heaplog_event *start = &log->ev[lv->ev[slot]];
+			struct dprof_heaplog_event *sev = &log->ev[start];
 
-				dprof_heaplog_live__del(lv, slot);
-				if (ev->kind == DPROF_HEAPLOG_FREE && start->size >= min_size &&
-				    !dprof_touches__any(st, start->pid, start->ptr, start->size,
-							start->time, ev->time)) {
-					if (dprof_heaplog__sum(sums, log, start, true))
-						return -ENOMEM;
-					start->kind = DPROF_HEAPLOG_DEAD;
-					ev->kind = DPROF_HEAPLOG_DEAD;
-					(*dropped)++;
-				}
+			if (sev->size >= min_size &&
+			    !dprof_touches__any(st, sev->pid, sev->ptr, sev->size, sev->time,
+						ev->time)) {
+				if (dprof_heaplog__sum(sums, log, sev, true))
+					return -ENOMEM;
+				(*dropped)++;
+				dprof_heaplog__drop_start(sev);
+				dprof_heaplog__drop_end(ev);
+				if ((size_t)start < first && sev->kind == DPROF_HEAPLOG_DEAD)
+					(*nr_marked)++;
 			}
 		}
 		if ((ev->kind != DPROF_HEAPLOG_ALLOC && ev->kind != DPROF_HEAPLOG_REALLOC) ||
-		    !ev->ptr)
+		    !ev->ptr || ev->size < min_size)
 			continue;
-		/*
-		 * No sample's address ever falls in it: it goes now; what a
-		 * realloc ended stays, as a free.
-		 */
-		if (ev->size >= min_size &&
-		    !dprof_touches__any(st, ev->pid, ev->ptr, ev->size, ev->time, ~0ULL)) {
+		/* no sample's address ever falls in it: it goes now */
+		if (!dprof_touches__any(st, ev->pid, ev->ptr, ev->size, ev->time, ~0ULL)) {
 			if (dprof_heaplog__sum(sums, log, ev, false))
 				return -ENOMEM;
 			(*dropped)++;
-			if (ev->kind == DPROF_HEAPLOG_REALLOC && ev->old) {
-				ev->kind = DPROF_HEAPLOG_FREE;
-				ev->ptr = ev->old;
-				ev->old = 0;
-				ev->size = 0;
-				ev->nr_ips = 0;
-			} else {
-				ev->kind = DPROF_HEAPLOG_DEAD;
-			}
+			dprof_heaplog__drop_start(ev);
 			continue;
 		}
-		if (dprof_heaplog_open__add(open, ev))
+		if (dprof_heaplog_open__add(open, ev, i))
 			return -ENOMEM;
-		if (ev->kind != DPROF_HEAPLOG_ALLOC)
-			continue;
-		if (2 * (lv->nr + 1) > lv->mask && dprof_heaplog_live__grow(lv))
-			return -ENOMEM;
-		slot = dprof_heaplog_live__slot(lv, DPROF_LIVE_KEY(ev->pid, ev->ptr));
-		if (!lv->key[slot])
-			lv->nr++;
-		lv->key[slot] = DPROF_LIVE_KEY(ev->pid, ev->ptr);
-		lv->ev[slot] = i;
-	}
-	/* the table is the segment's: empty it by the segment's allocations */
-	for (i = first; i < log->nr; i++) {
-		const struct dprof_heaplog_event *ev = &log->ev[i];
-
-		if (ev->kind != DPROF_HEAPLOG_ALLOC)
-			continue;
-		slot = dprof_heaplog_live__slot(lv, DPROF_LIVE_KEY(ev->pid, ev->ptr));
-		if (lv->key[slot])
-			dprof_heaplog_live__del(lv, slot);
 	}
 	/* what is left, and its return addresses, move down */
 	ip_w = first < log->nr ? log->ev[first].ips : log->nr_ips;
@@ -860,11 +867,42 @@ static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
 		memmove(log->ips + ip_w, log->ips + ev.ips, ev.nr_ips * sizeof(*log->ips));
 		ev.ips = ip_w;
 		ip_w += ev.nr_ips;
+		if (i != j && (ev.kind == DPROF_HEAPLOG_ALLOC || ev.kind == DPROF_HEAPLOG_REALLOC))
+			dprof_heaplog_open__moved(open, &ev, j);
 		log->ev[j++] = ev;
 	}
 	log->nr = j;
 	log->nr_ips = ip_w;
 	return 0;
+}
+
+/*
+ * The events of earlier segments that dprof_heaplog__prune() marked go,
+ * once they are half of the log, or @all: the objects still in @open move
+ * with their events.
+ */
+static void dprof_heaplog__compact(struct dprof_heaplog *log, struct dprof_heaplog_open *open,
+				   size_t *nr_marked, bool all)
+{
+	size_t i, j, ip_w = 0;
+
+	if (!*nr_marked || (!all && 2 * *nr_marked < log->nr))
+		return;
+	for (i = j = 0; i < log->nr; i++) {
+		struct dprof_heaplog_event ev = log->ev[i];
+
+		if (ev.kind == DPROF_HEAPLOG_DEAD)
+			continue;
+		memmove(log->ips + ip_w, log->ips + ev.ips, ev.nr_ips * sizeof(*log->ips));
+		ev.ips = ip_w;
+		ip_w += ev.nr_ips;
+		if (i != j && (ev.kind == DPROF_HEAPLOG_ALLOC || ev.kind == DPROF_HEAPLOG_REALLOC))
+			dprof_heaplog_open__moved(open, &ev, j);
+		log->ev[j++] = ev;
+	}
+	log->nr = j;
+	log->nr_ips = ip_w;
+	*nr_marked = 0;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1195,8 +1233,8 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	struct dprof_heaplog log = { .ev = NULL, };
 	struct dprof_heaplog_file *f;
 	u64 i, nr_segs, dropped = 0, bad = 0, procs, t0, pruned = 0;
-	struct dprof_heaplog_live lv = { .key = NULL, };
 	struct dprof_heaplog_open opened = { .s = NULL, };
+	size_t nr_marked = 0;
 	u64 left_out_frees = 0;
 	struct hashmap *floors = NULL;
 	u64 *seg_ends = NULL;
@@ -1235,7 +1273,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	pr_debug("dprof: heap log: %zu sampled addresses, %zu samples of unreadable user code, at %.3f s\n",
 		 st.nr, st.nr_undecided, (dprof_heaplog__mono() - t0) / 1e9);
 	if (!err)
-		err = dprof_heaplog_live__grow(&lv) ?: dprof_heaplog_open__grow(&opened);
+		err = dprof_heaplog_open__grow(&opened);
 	for (i = 0; i < nr_segs && !err; i++) {
 		size_t first = log.nr;
 		off_t off = DPROF_HEAPLOG_HDR_SIZE + i * f->seg_size;
@@ -1262,13 +1300,17 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 				err = 0;
 			}
 			if (!err)
-				err = dprof_heaplog__prune(&log, first, &st, min_size, sums, &lv,
-							   &opened, &pruned, &left_out_frees);
+				err = dprof_heaplog__prune(&log, first, &st, min_size, sums,
+							   &opened, &pruned, &left_out_frees,
+							   &nr_marked);
+			if (!err)
+				dprof_heaplog__compact(&log, &opened, &nr_marked, false);
 		}
 		munmap(seg, f->seg_size);
 	}
 	if (err)
 		goto out;
+	dprof_heaplog__compact(&log, &opened, &nr_marked, true);
 	if (!f->procs) {
 		pr_warning("dprof: the workload did not load the allocator recorder (a static or setuid program, or one that clears LD_PRELOAD): its heap objects are not tracked\n");
 		err = 0;
@@ -1314,8 +1356,6 @@ out:
 	munmap(f, DPROF_HEAPLOG_HDR_SIZE);
 	hashmap__free(floors);
 	free(seg_ends);
-	free(lv.key);
-	free(lv.ev);
 	free(opened.s);
 	dprof_touches__exit(&st);
 	dprof_heaplog__sums_free(sums);
