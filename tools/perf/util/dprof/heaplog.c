@@ -384,274 +384,20 @@ static int dprof_u64__cmp(const void *a, const void *b)
 }
 
 /*
- * The live objects while the log is walked in time order: (pid, address)
- * to the event that started the object, open addressing, linear probing.
- */
-struct dprof_heaplog_live {
-	u64	*key;		/* address | pid << 47; 0: empty */
-	u32	*ev;
-	size_t	mask, nr;
-};
-
-/*
- * User addresses are below 2^47: the pid's low 16 bits above them (two
- * processes whose pids share those, with an object at one address at
- * once, would pair each other's frees: the object then lives on, kept).
+ * User addresses are below 2^47: the pid's low 16 bits above them, the
+ * pid whole in the table's slot.
  */
 #define DPROF_LIVE_KEY(pid, addr)	((addr) | (u64)((pid) & 0xffff) << 47 | 1ULL << 63)
 
-static size_t dprof_heaplog_live__slot(const struct dprof_heaplog_live *lv, u64 key)
-{
-	size_t i = (key * 0x9e3779b97f4a7c15ULL) >> 20 & lv->mask;
-
-	while (lv->key[i] && lv->key[i] != key)
-		i = (i + 1) & lv->mask;
-	return i;
-}
-
-static int dprof_heaplog_live__grow(struct dprof_heaplog_live *lv)
-{
-	struct dprof_heaplog_live old = *lv;
-	size_t i, n = old.key ? 2 * (old.mask + 1) : 1 << 16;
-
-	lv->key = calloc(n, sizeof(*lv->key));
-	lv->ev = calloc(n, sizeof(*lv->ev));
-	if (!lv->key || !lv->ev) {
-		free(lv->key);
-		free(lv->ev);
-		*lv = old;
-		return -ENOMEM;
-	}
-	lv->mask = n - 1;
-	for (i = 0; old.key && i <= old.mask; i++) {
-		if (old.key[i]) {
-			size_t j = dprof_heaplog_live__slot(lv, old.key[i]);
-
-			lv->key[j] = old.key[i];
-			lv->ev[j] = old.ev[i];
-		}
-	}
-	free(old.key);
-	free(old.ev);
-	return 0;
-}
-
-/* Take the entry at slot @i out, moving up the ones its probe passed. */
-static void dprof_heaplog_live__del(struct dprof_heaplog_live *lv, size_t i)
-{
-	size_t j = i;
-
-	lv->key[i] = 0;
-	lv->nr--;
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & lv->mask;
-		if (!lv->key[j])
-			return;
-		home = (lv->key[j] * 0x9e3779b97f4a7c15ULL) >> 20 & lv->mask;
-		/* stays when its home is cyclically in (i, j] */
-		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
-			continue;
-		lv->key[i] = lv->key[j];
-		lv->ev[i] = lv->ev[j];
-		lv->key[j] = 0;
-		i = j;
-	}
-}
-
 /*
- * The objects left out, counted per process and call chain: the replay
- * counts them at their site (the objects its rows' estimates are bounded
- * by) without an object to replay.
- */
-struct dprof_heaplog_sum {
-	u64	time;		/* the first's */
-	u64	objects;
-	u64	frees;		/* of them, ended by a free or a realloc */
-	u64	size;		/* the largest */
-	u32	pid, tid, cpu;
-	u32	nr_ips;
-	u64	ips[DPROF_HEAPLOG_MAX_IPS];
-};
-
-static long dprof_heaplog_sum__key(const struct dprof_heaplog *log,
-				   const struct dprof_heaplog_event *ev)
-{
-	u64 h = ev->pid * 0x9e3779b97f4a7c15ULL;
-	u32 i;
-
-	for (i = 0; i < ev->nr_ips; i++)
-		h = (h ^ log->ips[ev->ips + i]) * 0x9e3779b97f4a7c15ULL;
-	return (long)(h ^ h >> 29);
-}
-
-/*
- * Object @ev started is left out; @freed: its end was seen.  Chains are
- * told apart by a 64-bit hash of the pid and return addresses: two that
- * collide would count at one site.
- */
-static int dprof_heaplog__sum(struct hashmap *sums, const struct dprof_heaplog *log,
-			      const struct dprof_heaplog_event *ev, bool freed)
-{
-	long key = dprof_heaplog_sum__key(log, ev);
-	struct dprof_heaplog_sum *sum;
-
-	if (!hashmap__find(sums, key, &sum)) {
-		sum = zalloc(sizeof(*sum));
-		if (!sum)
-			return -ENOMEM;
-		sum->time = ev->time;
-		sum->pid = ev->pid;
-		sum->tid = ev->tid;
-		sum->cpu = ev->cpu;
-		sum->nr_ips = min_t(u32, ev->nr_ips, DPROF_HEAPLOG_MAX_IPS);
-		memcpy(sum->ips, log->ips + ev->ips, sum->nr_ips * sizeof(*sum->ips));
-		if (hashmap__add(sums, key, sum)) {
-			free(sum);
-			return -ENOMEM;
-		}
-	}
-	if (ev->time < sum->time) {
-		sum->time = ev->time;
-		sum->tid = ev->tid;
-		sum->cpu = ev->cpu;
-	}
-	sum->objects++;
-	sum->frees += freed;
-	if (ev->size > sum->size)
-		sum->size = ev->size;
-	return 0;
-}
-
-static void dprof_heaplog__sums_free(struct hashmap *sums)
-{
-	struct hashmap_entry *cur;
-	size_t bkt;
-
-	if (!sums)
-		return;
-	hashmap__for_each_entry(sums, cur, bkt)
-		free(cur->pvalue);
-	hashmap__free(sums);
-}
-
-#define DPROF_KEEP_NEW	0x1	/* the object it starts is kept */
-#define DPROF_KEEP_OLD	0x2	/* the object it ends is kept */
-
-struct dprof_heaplog_keep {
-	const struct dprof_heaplog	*log;
-	const struct dprof_touches	*st;
-	struct hashmap			*sums;
-	unsigned int			min_size;
-	u8				*keep;
-	u64				dropped;
-	u64				late_frees;	/* of an object gone already */
-	int				err;
-};
-
-/* The object event @start began lives to @to, ended by event @end (or -1). */
-static void dprof_heaplog_keep__life(struct dprof_heaplog_keep *k, u32 start, u64 to,
-				     s64 end)
-{
-	const struct dprof_heaplog_event *ev = &k->log->ev[start];
-
-	if (ev->size < k->min_size) {
-		k->dropped++;
-		return;
-	}
-	if (!dprof_touches__any(k->st, ev->pid, ev->ptr, ev->size, ev->time, to)) {
-		k->dropped++;
-		if (!k->err)
-			k->err = dprof_heaplog__sum(k->sums, k->log, ev, end >= 0);
-		return;
-	}
-	k->keep[start] |= DPROF_KEEP_NEW;
-	if (end >= 0)
-		k->keep[end] |= DPROF_KEEP_OLD;
-}
-
-/*
- * Which events the replay needs: a sample resolves to a heap object only
- * when its address is inside the object while it lives, so an object no
- * access sample's address fell in during its life is left out, with its
- * free, and counted in @sums; a free of an object the log did not see
- * start goes too, and so do objects of less than @min_size bytes
- * (--heap-min-size).  @keep gets DPROF_KEEP_* per event (sorted by time).
- * Returns the objects left out.
- */
-static int dprof_heaplog__keep(struct dprof_heaplog *log,
-			       const struct dprof_touches *st, unsigned int min_size,
-			       struct hashmap *sums, u8 *keep, u64 *dropped)
-{
-	struct dprof_heaplog_keep k = {
-		.log = log, .st = st, .sums = sums, .min_size = min_size, .keep = keep,
-	};
-	struct dprof_heaplog_live lv = { .key = NULL, };
-	size_t i, slot;
-
-	if (dprof_heaplog_live__grow(&lv))
-		return -ENOMEM;
-	for (i = 0; i < log->nr; i++) {
-		const struct dprof_heaplog_event *ev = &log->ev[i];
-		u64 end = ev->kind == DPROF_HEAPLOG_FREE ? ev->ptr : ev->old;
-
-		/*
-		 * A free, or the realloc's old object: its life ends here.  But
-		 * an untimed free is dated late: the object at its address that
-		 * started after it may have run is not the one it freed (that
-		 * ended then, when this one took its place).
-		 */
-		if (end) {
-			slot = dprof_heaplog_live__slot(&lv, DPROF_LIVE_KEY(ev->pid, end));
-			if (lv.key[slot] && log->ev[lv.ev[slot]].time > ev->lo) {
-				k.late_frees++;
-			} else if (lv.key[slot]) {
-				dprof_heaplog_keep__life(&k, lv.ev[slot], ev->time, i);
-				dprof_heaplog_live__del(&lv, slot);
-			}
-		}
-		if (ev->kind == DPROF_HEAPLOG_FREE)
-			continue;
-		if (2 * (lv.nr + 1) > lv.mask && dprof_heaplog_live__grow(&lv)) {
-			free(lv.key);
-			free(lv.ev);
-			return -ENOMEM;
-		}
-		slot = dprof_heaplog_live__slot(&lv, DPROF_LIVE_KEY(ev->pid, ev->ptr));
-		/* its free was not seen: the replay ends it here */
-		if (lv.key[slot])
-			dprof_heaplog_keep__life(&k, lv.ev[slot], ev->time, -1);
-		else
-			lv.nr++;
-		lv.key[slot] = DPROF_LIVE_KEY(ev->pid, ev->ptr);
-		lv.ev[slot] = i;
-	}
-	for (i = 0; i <= lv.mask; i++) {
-		if (lv.key[i])
-			dprof_heaplog_keep__life(&k, lv.ev[i], ~0ULL, -1);
-	}
-	free(lv.key);
-	free(lv.ev);
-	if (k.err)
-		return k.err;
-	*dropped = k.dropped;
-	if (k.late_frees)
-		pr_debug("dprof: heap log: %" PRIu64 " late frees of a reused address\n",
-			 k.late_frees);
-	return 0;
-}
-
-#define DPROF_HEAPLOG_DEAD	0xff	/* an event pruned, in place of its kind */
-
-/*
- * The objects a sample's address may still fall in, while they live:
- * (pid, address) to when the object started, so that its end, in whatever
- * segment it comes, is told from the end of an object left out (most of
- * them: this table stays small).  Open addressing, linear probing, as the
- * live table; the pid is compared whole, and an address may be there
- * twice (an object's free in a segment not decoded yet, another's
- * allocation at its address).
+ * Live objects: (pid, address) to when the object started and the event
+ * that started it.  While the log is stored, the objects a sample's
+ * address may still fall in (a few thousand: most objects go at once),
+ * so that their end, in whatever segment it comes, is told from the end
+ * of an object left out; then, in the walk in time order, the objects
+ * kept.  Open addressing, linear probing; an address may be there twice
+ * (an object's free in a segment not decoded yet, another's allocation
+ * at its address).
  */
 struct dprof_heaplog_open_slot {
 	u64	key;		/* DPROF_LIVE_KEY(); 0: empty */
@@ -777,6 +523,183 @@ static s64 dprof_heaplog_open__end(struct dprof_heaplog_open *o, u32 pid, u64 pt
 	dprof_heaplog_open__del(o, best);
 	return i;
 }
+
+/*
+ * The objects left out, counted per process and call chain: the replay
+ * counts them at their site (the objects its rows' estimates are bounded
+ * by) without an object to replay.
+ */
+struct dprof_heaplog_sum {
+	u64	time;		/* the first's */
+	u64	objects;
+	u64	frees;		/* of them, ended by a free or a realloc */
+	u64	size;		/* the largest */
+	u32	pid, tid, cpu;
+	u32	nr_ips;
+	u64	ips[DPROF_HEAPLOG_MAX_IPS];
+};
+
+static long dprof_heaplog_sum__key(const struct dprof_heaplog *log,
+				   const struct dprof_heaplog_event *ev)
+{
+	u64 h = ev->pid * 0x9e3779b97f4a7c15ULL;
+	u32 i;
+
+	for (i = 0; i < ev->nr_ips; i++)
+		h = (h ^ log->ips[ev->ips + i]) * 0x9e3779b97f4a7c15ULL;
+	return (long)(h ^ h >> 29);
+}
+
+/*
+ * Object @ev started is left out; @freed: its end was seen.  Chains are
+ * told apart by a 64-bit hash of the pid and return addresses: two that
+ * collide would count at one site.
+ */
+static int dprof_heaplog__sum(struct hashmap *sums, const struct dprof_heaplog *log,
+			      const struct dprof_heaplog_event *ev, bool freed)
+{
+	long key = dprof_heaplog_sum__key(log, ev);
+	struct dprof_heaplog_sum *sum;
+
+	if (!hashmap__find(sums, key, &sum)) {
+		sum = zalloc(sizeof(*sum));
+		if (!sum)
+			return -ENOMEM;
+		sum->time = ev->time;
+		sum->pid = ev->pid;
+		sum->tid = ev->tid;
+		sum->cpu = ev->cpu;
+		sum->nr_ips = min_t(u32, ev->nr_ips, DPROF_HEAPLOG_MAX_IPS);
+		memcpy(sum->ips, log->ips + ev->ips, sum->nr_ips * sizeof(*sum->ips));
+		if (hashmap__add(sums, key, sum)) {
+			free(sum);
+			return -ENOMEM;
+		}
+	}
+	if (ev->time < sum->time) {
+		sum->time = ev->time;
+		sum->tid = ev->tid;
+		sum->cpu = ev->cpu;
+	}
+	sum->objects++;
+	sum->frees += freed;
+	if (ev->size > sum->size)
+		sum->size = ev->size;
+	return 0;
+}
+
+static void dprof_heaplog__sums_free(struct hashmap *sums)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!sums)
+		return;
+	hashmap__for_each_entry(sums, cur, bkt)
+		free(cur->pvalue);
+	hashmap__free(sums);
+}
+
+#define DPROF_KEEP_NEW	0x1	/* the object it starts is kept */
+#define DPROF_KEEP_OLD	0x2	/* the object it ends is kept */
+
+struct dprof_heaplog_keep {
+	const struct dprof_heaplog	*log;
+	const struct dprof_touches	*st;
+	struct hashmap			*sums;
+	unsigned int			min_size;
+	u8				*keep;
+	u64				dropped;
+	u64				unpaired;	/* frees of no object started */
+	int				err;
+};
+
+/* The object event @start began lives to @to, ended by event @end (or -1). */
+static void dprof_heaplog_keep__life(struct dprof_heaplog_keep *k, u32 start, u64 to,
+				     s64 end)
+{
+	const struct dprof_heaplog_event *ev = &k->log->ev[start];
+
+	if (ev->size < k->min_size) {
+		k->dropped++;
+		return;
+	}
+	if (!dprof_touches__any(k->st, ev->pid, ev->ptr, ev->size, ev->time, to)) {
+		k->dropped++;
+		if (!k->err)
+			k->err = dprof_heaplog__sum(k->sums, k->log, ev, end >= 0);
+		return;
+	}
+	k->keep[start] |= DPROF_KEEP_NEW;
+	if (end >= 0)
+		k->keep[end] |= DPROF_KEEP_OLD;
+}
+
+/*
+ * Which events the replay needs: a sample resolves to a heap object only
+ * when its address is inside the object while it lives, so an object no
+ * access sample's address fell in during its life is left out, with its
+ * free, and counted in @sums; a free of an object the log did not see
+ * start goes too, and so do objects of less than @min_size bytes
+ * (--heap-min-size).  @keep gets DPROF_KEEP_* per event (sorted by time).
+ * Returns the objects left out.
+ */
+static int dprof_heaplog__keep(struct dprof_heaplog *log,
+			       const struct dprof_touches *st, unsigned int min_size,
+			       struct hashmap *sums, u8 *keep, u64 *dropped)
+{
+	struct dprof_heaplog_keep k = {
+		.log = log, .st = st, .sums = sums, .min_size = min_size, .keep = keep,
+	};
+	struct dprof_heaplog_open lv = { .s = NULL, };
+	size_t i;
+	s64 start;
+
+	if (dprof_heaplog_open__grow(&lv))
+		return -ENOMEM;
+	for (i = 0; i < log->nr; i++) {
+		const struct dprof_heaplog_event *ev = &log->ev[i];
+		u64 end = ev->kind == DPROF_HEAPLOG_FREE ? ev->ptr : ev->old;
+
+		/*
+		 * A free, or the realloc's old object: its life ends here.  But
+		 * an untimed free is dated late: the object at its address that
+		 * started after it may have run is not the one it freed (that
+		 * ended then, when this one took its place).
+		 */
+		if (end) {
+			start = dprof_heaplog_open__end(&lv, ev->pid, end, ev->lo);
+			if (start < 0)
+				k.unpaired++;
+			else
+				dprof_heaplog_keep__life(&k, start, ev->time, i);
+		}
+		if (ev->kind == DPROF_HEAPLOG_FREE || !ev->ptr)
+			continue;
+		/* its free was not seen: the replay ends it here */
+		while ((start = dprof_heaplog_open__end(&lv, ev->pid, ev->ptr, ~0ULL)) >= 0)
+			dprof_heaplog_keep__life(&k, start, ev->time, -1);
+		if (dprof_heaplog_open__add(&lv, ev, i)) {
+			free(lv.s);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i <= lv.mask; i++) {
+		if (lv.s[i].key)
+			dprof_heaplog_keep__life(&k, lv.s[i].ev, ~0ULL, -1);
+	}
+	free(lv.s);
+	if (k.err)
+		return k.err;
+	*dropped = k.dropped;
+	if (k.unpaired)
+		pr_debug("dprof: heap log: %" PRIu64
+			 " frees of no object started by then (of one never seen, or dated late)\n",
+			 k.unpaired);
+	return 0;
+}
+
+#define DPROF_HEAPLOG_DEAD	0xff	/* an event pruned, in place of its kind */
 
 /* Event @ev's object goes: a realloc keeps the end of the one it moved. */
 static void dprof_heaplog__drop_start(struct dprof_heaplog_event *ev)
