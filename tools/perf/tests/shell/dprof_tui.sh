@@ -85,13 +85,15 @@ keys() {
 	tmux -L "${sock}" send-keys -t "${pane}" "$@"
 }
 
-# Start a report in a new 160x40 pane; its exit status lands in ${tmp}/rc.
+# Start a report in a new 220x40 pane (the Hot members column starts past
+# column 150 when a row has a long type name); its exit status lands in
+# ${tmp}/rc.
 start() {
 	tmux -L "${sock}" kill-server >/dev/null 2>&1
 	nr_starts=$((nr_starts + 1))
 	sock="dprof_tui_$$_${nr_starts}"
 	rm -f "${tmp}/rc"
-	tmux -L "${sock}" new-session -d -s dprof -x 160 -y 40 \
+	tmux -L "${sock}" new-session -d -s dprof -x 220 -y 40 \
 		"TERM=xterm perf dprof report -i '${data}' $*; echo \$? > '${tmp}/rc'; sleep 60"
 }
 
