@@ -282,6 +282,8 @@ static int cmd_dprof_record(int argc, const char **argv)
 		    "AMD IBS: sample only ops that missed the L3 (Zen 4 on)"),
 	OPT_BOOLEAN(0, "no-kmem", &opts.no_kmem,
 		    "do not record the slab address set"),
+	OPT_BOOLEAN(0, "kmem-per-task", &opts.kmem_per_task,
+		    "the slab address set of the workload's tasks only, not of every CPU"),
 	OPT_BOOLEAN(0, "no-heap", &opts.no_heap,
 		    "do not record the user-space allocator (malloc, free, ...)"),
 	OPT_BOOLEAN(0, "heap-uprobes", &opts.heap_uprobes,

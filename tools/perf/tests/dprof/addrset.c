@@ -98,8 +98,10 @@ int test__dprof_addrset(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_VAL("interior kept", dprof_addrset__find(as, 0x1008) == a);
 
 	/* a lost free: an allocation overlapping two live objects evicts both */
+	a->nr_seen = 1;	/* a sample resolved to it, then its free went unseen */
 	a = dprof_addrset__alloc(as, 0x1040, 0x100, 30);
 	TEST_ASSERT_EQUAL("evicted", (int)as->nr_evicted, 2);
+	TEST_ASSERT_EQUAL("evicted sampled", (int)as->nr_evicted_seen, 1);
 	TEST_ASSERT_EQUAL("evicted", (int)t.released_other, 2);
 	TEST_ASSERT_VAL("new covers", dprof_addrset__find(as, 0x1120) == a);
 	TEST_ASSERT_VAL("old gone", !dprof_addrset__find(as, 0x1000));
@@ -114,6 +116,7 @@ int test__dprof_addrset(struct test_suite *test __maybe_unused,
 	b = dprof_addrset__alloc(as, 0x2010, 0x8, 34);
 	TEST_ASSERT_VAL("same base", b && !dprof_addrset__find(as, 0x2018));
 	TEST_ASSERT_EQUAL("evicted", (int)as->nr_evicted, 5);
+	TEST_ASSERT_EQUAL("evicted sampled", (int)as->nr_evicted_seen, 1);
 	TEST_ASSERT_EQUAL("live", (int)as->nr_live, 2);
 
 	dprof_addrset__exit(as);

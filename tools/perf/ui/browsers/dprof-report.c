@@ -145,8 +145,8 @@ int dprof_report__browse(struct dprof_report *rep)
 		snprintf(status, sizeof(status),
 			 "lifetimes: %" PRIu64 " unknown frees, %" PRIu64
 			 " allocs over a live object, %" PRIu64 " frees of earlier objects",
-			 rec->nr_free_unknown, rep->replay.as.nr_evicted,
-			 rec->nr_free_earlier);
+			 rec->tasks.free_unknown, rec->tasks.over_live,
+			 rec->tasks.free_earlier);
 		db.status = status;
 	}
 	err = dprof_rows__init(&tui.t, rep, /*sorted=*/true, /*filter=*/false);

@@ -170,6 +170,17 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 		json_u64(fp, "free_earlier", rec->nr_free_earlier, false);
 		json_u64(fp, "free_unknown", rec->nr_free_unknown, false);
 		json_u64(fp, "alloc_over_live", rep->replay.as.nr_evicted, false);
+		json_u64(fp, "alloc_over_live_sampled", rep->replay.as.nr_evicted_seen, false);
+		json_u64(fp, "other_tasks_events", rec->nr_kmem_others, false);
+		json_key(fp, "recorded_tasks", false);
+		fprintf(fp, "{");
+		json_u64(fp, "ends", rec->tasks.ends, true);
+		json_u64(fp, "starts", rec->tasks.starts, false);
+		json_u64(fp, "free_earlier", rec->tasks.free_earlier, false);
+		json_u64(fp, "free_unknown", rec->tasks.free_unknown, false);
+		json_u64(fp, "alloc_over_live", rec->tasks.over_live, false);
+		json_u64(fp, "alloc_over_live_sampled", rec->tasks.over_sampled, false);
+		fprintf(fp, "}");
 		json_u64(fp, "mempool_put", rec->nr_mempool_put, false);
 		json_u64(fp, "mempool_get", rec->nr_mempool_get, false);
 		json_u64(fp, "mempool_unknown", rec->nr_mempool_unknown, false);

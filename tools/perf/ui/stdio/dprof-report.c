@@ -203,15 +203,25 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 			rep->replay.no_snapshot ? "slab snapshot ignored (--no-snapshot)" :
 			rec->has_snapshot ? "slab snapshot recorded but empty" :
 			"no slab snapshot (kernel-patches/ 0005, record -a as root)");
-	if (rec->has_alloc)
+	if (rec->has_alloc) {
+		const struct dprof_lifetimes *lt = &rec->tasks;
+
 		fprintf(fp,
 			"# lifetimes: %" PRIu64 " frees of objects allocated before recording%s, %"
-			PRIu64 " frees of unknown objects, %" PRIu64
-			" allocations over a live object (its free unseen)\n",
-			rec->nr_free_earlier,
+			PRIu64 " frees of unknown objects (%.1f%% of %" PRIu64 " frees), %" PRIu64
+			" allocations over a live object (%.1f%% of %" PRIu64
+			" allocations; its free unseen, samples in %" PRIu64 " of them)",
+			lt->free_earlier,
 			rec->nr_snapshot_slabs && !rep->replay.no_snapshot ? "" :
 			" (no snapshot: counted as unknown)",
-			rec->nr_free_unknown, rep->replay.as.nr_evicted);
+			lt->free_unknown, dprof_pct(lt->free_unknown, lt->ends), lt->ends,
+			lt->over_live, dprof_pct(lt->over_live, lt->starts), lt->starts,
+			lt->over_sampled);
+		if (rec->nr_kmem_others)
+			fprintf(fp, "; counted in the recorded tasks: the address set also holds %"
+				PRIu64 " events of other tasks", rec->nr_kmem_others);
+		fprintf(fp, "\n");
+	}
 	if (rec->nr_mempool_put || rec->nr_mempool_get)
 		fprintf(fp,
 			"# recycled: %" PRIu64

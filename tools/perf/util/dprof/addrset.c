@@ -490,6 +490,7 @@ static int dprof_addrset__insert(struct dprof_addrset *as, struct dprof_obj *obj
 	if (old && old->base == obj->base && old->size == obj->size) {
 		dprof_addrset__replace(as, old, obj);
 		as->nr_evicted++;
+		as->nr_evicted_seen += !!old->nr_seen;
 		as->nr_allocs++;
 		if (as->release)
 			as->release(as, old, false);
@@ -497,8 +498,9 @@ static int dprof_addrset__insert(struct dprof_addrset *as, struct dprof_obj *obj
 		return 0;
 	}
 	for (; old; old = dprof_addrset__overlap(as, obj->base, end)) {
-		dprof_addrset__remove(as, old, false);
 		as->nr_evicted++;
+		as->nr_evicted_seen += !!old->nr_seen;
+		dprof_addrset__remove(as, old, false);
 	}
 	if (dprof_addrset__link(as, obj))
 		return -ENOMEM;

@@ -51,6 +51,7 @@ struct dprof_addrset {
 	u64		nr_allocs;
 	u64		nr_frees;
 	u64		nr_evicted;	/* overlapped by a later allocation */
+	u64		nr_evicted_seen;/* ... after access samples hit them */
 	u64		nr_unknown_free;/* free of an address not in the set */
 	struct dprof_obj_pool	*pool;	/* NULL: objects come from malloc() */
 	/* called before an object leaves the set (free, eviction, teardown) */

@@ -667,14 +667,16 @@ static int dprof_record_args__mem(struct dprof_record_args *a,
 
 /*
  * "-e TP/user-regs=0/", and intr-regs=0 with @no_regs (patches/perf/0021,
- * 0056): the registers the sampling event takes, not every tracepoint.
+ * 0056): the registers the sampling event takes, not every tracepoint;
+ * system-wide (patches/perf/0058) when the address set is CPU-wide.
  */
 static int dprof_record_args__tracepoint(struct dprof_record_args *a,
 					 const char *tp, bool no_regs)
 {
 	char *ev;
 
-	if (asprintf(&ev, "%s/%suser-regs=0/", tp, no_regs ? "intr-regs=0," : "") < 0)
+	if (asprintf(&ev, "%s/%suser-regs=0%s/", tp, no_regs ? "intr-regs=0," : "",
+		     a->kmem_cpu_wide ? ",system-wide" : "") < 0)
 		return -ENOMEM;
 	a->argv[a->argc++] = "-e";
 	return dprof_record_args__own(a, ev);
@@ -723,11 +725,36 @@ static char *dprof_record_args__snapshot(struct dprof_record_args *a,
 }
 
 /*
+ * The address set of a task (a launched workload, -p, -t) is the whole
+ * kernel's: an object its tasks touch may be allocated or freed in
+ * another task's context (softirqs on another task, a client on this
+ * machine, RCU callbacks, kworkers), and per task its alloc or its free
+ * is not seen.  So the kmem tracepoints are recorded on every CPU
+ * (system-wide, patches/perf/0058), the samples per task.  Raw
+ * tracepoint data needs perf_event_paranoid <= -1 or CAP_PERFMON, a
+ * CPU-wide event <= 0: if kmem events open at all, they open CPU-wide.
+ */
+static bool dprof_record__kmem_cpu_wide(const struct dprof_pmu_desc *d,
+					const struct dprof_record_opts *opts,
+					bool system_wide)
+{
+	if (system_wide || opts->kmem_per_task)
+		return false;
+	if (!d->perfmon && d->paranoid > -1) {
+		pr_warning("dprof: kmem events per task (CPU-wide needs CAP_PERFMON or kernel.perf_event_paranoid=-1): objects allocated or freed in other tasks' contexts are seen half\n");
+		return false;
+	}
+	return true;
+}
+
+/*
  * The kmem tracepoints, if this kernel and these privileges have them;
  * without the sampling event's registers (dprof_record_args__tracepoint()):
  * the replay reads none of them.
  */
-static bool dprof_record_args__kmem(struct dprof_record_args *a, bool no_regs)
+static bool dprof_record_args__kmem(struct dprof_record_args *a, bool no_regs,
+				    const struct dprof_pmu_desc *d,
+				    const struct dprof_record_opts *opts, bool system_wide)
 {
 	size_t t;
 	bool ok = true;
@@ -741,6 +768,7 @@ static bool dprof_record_args__kmem(struct dprof_record_args *a, bool no_regs)
 		pr_warning("dprof: no kmem tracepoints (need tracefs, and CAP_PERFMON or perf_event_paranoid <= -1): slab objects stay unresolved\n");
 		return false;
 	}
+	a->kmem_cpu_wide = dprof_record__kmem_cpu_wide(d, opts, system_wide);
 	for (t = 0; t < ARRAY_SIZE(dprof_kmem_tracepoints); t++) {
 		if (dprof_record_args__tracepoint(a, dprof_kmem_tracepoints[t], no_regs))
 			return false;
@@ -872,7 +900,7 @@ int dprof_record_args__init(struct dprof_record_args *a,
 			return ret;
 		watches = ret > 0;
 	}
-	if (!opts->no_kmem && dprof_record_args__kmem(a, regs))
+	if (!opts->no_kmem && dprof_record_args__kmem(a, regs, &desc, opts, system_wide))
 		snapshot = dprof_record_args__snapshot(a, argc, argv, regs);
 	if (watches || snapshot) {
 		ret = dprof_monitor__init(&a->monitor, watches ? opts->watch : NULL,

@@ -34,6 +34,7 @@ struct dprof_watch_spec;
  * @watch_patience: give a watched object up after that many allocations
  * @watch_histories: stop once each --watch item followed that many objects
  * @no_kmem: do not record the slab address set
+ * @kmem_per_task: record it for the target's tasks only, not on every CPU
  * @no_heap: do not record the user-space allocator (recorder or uprobes)
  * @heap_min_size: record allocations of at least this many bytes
  * @heap_uprobes: uprobes on the allocator, also for a launched workload
@@ -50,6 +51,7 @@ struct dprof_record_opts {
 	unsigned int	watch_patience;
 	unsigned int	watch_histories;
 	bool		no_kmem;
+	bool		kmem_per_task;
 	bool		no_heap;
 	unsigned int	heap_min_size;
 	bool		heap_uprobes;
@@ -127,6 +129,7 @@ struct dprof_record_args {
 	int			nr_owned;
 	struct dprof_watch_spec	*specs;		/* --watch, parsed */
 	int			nr_specs;
+	bool			kmem_cpu_wide;	/* the address set on every CPU */
 };
 
 /* @argc/@argv: perf record's own options and the workload. */

@@ -27,6 +27,7 @@
 #include "util/sample.h"
 #include "util/session.h"
 #include "util/symbol.h"
+#include "util/thread.h"
 #include "record.h"
 #include "replay.h"
 #include "replay-priv.h"
@@ -164,13 +165,39 @@ static char *kernel_symbol_name(struct machine *machine, u64 addr)
 	return name;
 }
 
-/* A new object, its class by call site and size: an allocation or a get. */
+/*
+ * @sample's task is one the recording follows: one it knows the comm of
+ * (from the threads synthesized when recording started, or from its fork).
+ * With -a, every task.  For a workload, -p or -t, record.c records the
+ * address set on every CPU: the other tasks' events keep it whole, but
+ * their lifetimes are not the recording's to count (struct dprof_lifetimes).
+ */
+static bool dprof_replay__followed(struct dprof_replay *r, struct machine *machine,
+				   struct perf_sample *sample)
+{
+	struct thread *thread = machine__find_thread(machine, sample->pid, sample->tid);
+	bool followed = thread && thread__comm_set(thread);
+
+	thread__put(thread);
+	if (!followed)
+		r->rec.nr_kmem_others++;
+	return followed;
+}
+
+/*
+ * A new object, its class by call site and size: an allocation or a get
+ * (in a task the recording follows: @followed).  The objects it finds
+ * still live lost their end: the recording's when it follows the task,
+ * or when a sample resolved to them.
+ */
 static int dprof_replay__new_obj(struct dprof_replay *r, struct perf_sample *sample,
 				 struct machine *machine, enum dprof_kind kind,
 				 u64 ptr, u64 call_site, u64 bytes_req,
-				 u64 bytes_alloc, const char *name)
+				 u64 bytes_alloc, const char *name, bool followed)
 {
+	u64 evicted = r->as.nr_evicted, sampled = r->as.nr_evicted_seen;
 	struct dprof_class *cls;
+	int err;
 
 	cls = dprof_profile__findnew_class(&r->prof, kind,
 					   dprof_kmem_key(call_site, bytes_alloc),
@@ -192,8 +219,13 @@ static int dprof_replay__new_obj(struct dprof_replay *r, struct perf_sample *sam
 	cls->nr_allocs++;
 	cls->nr_known++;
 
-	return dprof_replay__start_obj(r, &r->as, cls, ptr, bytes_alloc,
-				       sample->time, sample->cpu);
+	err = dprof_replay__start_obj(r, &r->as, cls, ptr, bytes_alloc,
+				      sample->time, sample->cpu);
+	sampled = r->as.nr_evicted_seen - sampled;
+	r->rec.tasks.over_live += followed ? r->as.nr_evicted - evicted : sampled;
+	r->rec.tasks.over_sampled += sampled;
+	r->rec.tasks.starts += followed;
+	return err;
 }
 
 static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
@@ -219,7 +251,8 @@ static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
 	if (kind == DPROF_KIND_SLAB)
 		name = dprof_kmem__strval(f->name, sample);
 	return dprof_replay__new_obj(r, sample, machine, kind, ptr, call_site,
-				     bytes_req, bytes_alloc, name);
+				     bytes_req, bytes_alloc, name,
+				     dprof_replay__followed(r, machine, sample));
 }
 
 static int dprof_replay__kmem_cache_alloc(struct dprof_replay *r,
@@ -244,13 +277,17 @@ static bool dprof_replay__earlier_base(struct dprof_replay *r, u64 ptr);
 static bool dprof_replay__earlier_slab(struct dprof_replay *r, u64 ptr);
 
 /*
- * @ptr leaves use: freed, or put aside by a mempool-like cache (@put).
+ * @ptr leaves use: freed, or put aside by a mempool-like cache (@put), in
+ * a task the recording follows (@followed, see dprof_replay__followed()).
  * An object put aside and then freed had its lifetime end at the put.
  */
 static int dprof_replay__end_obj(struct dprof_replay *r, struct perf_sample *sample,
-				 u64 ptr, u64 call_site, const char *name, bool put)
+				 u64 ptr, u64 call_site, const char *name, bool put,
+				 bool followed)
 {
 	struct dprof_obj *obj;
+
+	r->rec.tasks.ends += followed;
 
 	/* from now on the snapshot does not know whether it is allocated */
 	if (r->freed && dprof_replay__earlier_slab(r, ptr) &&
@@ -282,8 +319,10 @@ static int dprof_replay__end_obj(struct dprof_replay *r, struct perf_sample *sam
 		/* its lifetime ended when it was put aside */
 	} else if (dprof_replay__earlier_base(r, ptr)) {
 		r->rec.nr_free_earlier++;
+		r->rec.tasks.free_earlier += followed;
 	} else {
 		r->rec.nr_free_unknown++;
+		r->rec.tasks.free_unknown += followed;
 	}
 	/* no live object starts at @ptr: counted as an unknown free */
 	dprof_addrset__free(&r->as, ptr);
@@ -294,7 +333,8 @@ parked:
 }
 
 static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
-			      struct perf_sample *sample, bool named)
+			      struct perf_sample *sample, struct machine *machine,
+			      bool named)
 {
 	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
 	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
@@ -305,22 +345,21 @@ static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
 	return dprof_replay__end_obj(r, sample, ptr,
 				     dprof_kmem__intval(evsel, f->call_site, sample),
 				     named ? dprof_kmem__strval(f->name, sample) : NULL,
-				     /*put=*/false);
+				     /*put=*/false, dprof_replay__followed(r, machine, sample));
 }
 
 static int dprof_replay__kmem_cache_free(struct dprof_replay *r,
 					 struct evsel *evsel,
 					 struct perf_sample *sample,
-					 struct machine *machine __maybe_unused)
+					 struct machine *machine)
 {
-	return dprof_replay__free(r, evsel, sample, true);
+	return dprof_replay__free(r, evsel, sample, machine, true);
 }
 
 static int dprof_replay__kfree(struct dprof_replay *r, struct evsel *evsel,
-			       struct perf_sample *sample,
-			       struct machine *machine __maybe_unused)
+			       struct perf_sample *sample, struct machine *machine)
 {
-	return dprof_replay__free(r, evsel, sample, false);
+	return dprof_replay__free(r, evsel, sample, machine, false);
 }
 
 /*
@@ -328,7 +367,8 @@ static int dprof_replay__kfree(struct dprof_replay *r, struct evsel *evsel,
  * (ptr, call_site, name): counted in *count.
  */
 static int dprof_replay__put_obj(struct dprof_replay *r, struct evsel *evsel,
-				 struct perf_sample *sample, u64 *count)
+				 struct perf_sample *sample, struct machine *machine,
+				 u64 *count)
 {
 	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
 	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
@@ -338,7 +378,8 @@ static int dprof_replay__put_obj(struct dprof_replay *r, struct evsel *evsel,
 	(*count)++;
 	return dprof_replay__end_obj(r, sample, ptr,
 				     dprof_kmem__intval(evsel, f->call_site, sample),
-				     dprof_kmem__strval(f->name, sample), /*put=*/true);
+				     dprof_kmem__strval(f->name, sample), /*put=*/true,
+				     dprof_replay__followed(r, machine, sample));
 }
 
 /*
@@ -347,10 +388,9 @@ static int dprof_replay__put_obj(struct dprof_replay *r, struct evsel *evsel,
  * end here, not at the slab free that may come much later.
  */
 static int dprof_replay__mempool_put(struct dprof_replay *r, struct evsel *evsel,
-				     struct perf_sample *sample,
-				     struct machine *machine __maybe_unused)
+				     struct perf_sample *sample, struct machine *machine)
 {
-	return dprof_replay__put_obj(r, evsel, sample, &r->rec.nr_mempool_put);
+	return dprof_replay__put_obj(r, evsel, sample, machine, &r->rec.nr_mempool_put);
 }
 
 /*
@@ -361,10 +401,9 @@ static int dprof_replay__mempool_put(struct dprof_replay *r, struct evsel *evsel
  * free.
  */
 static int dprof_replay__kfree_rcu(struct dprof_replay *r, struct evsel *evsel,
-				   struct perf_sample *sample,
-				   struct machine *machine __maybe_unused)
+				   struct perf_sample *sample, struct machine *machine)
 {
-	return dprof_replay__put_obj(r, evsel, sample, &r->rec.nr_kfree_rcu);
+	return dprof_replay__put_obj(r, evsel, sample, machine, &r->rec.nr_kfree_rcu);
 }
 
 static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr);
@@ -408,7 +447,8 @@ static int dprof_replay__mempool_get(struct dprof_replay *r, struct evsel *evsel
 	}
 	return dprof_replay__new_obj(r, sample, machine,
 				     strstr(name, "kmalloc-") ? DPROF_KIND_KMALLOC :
-				     DPROF_KIND_SLAB, ptr, call_site, len, len, name);
+				     DPROF_KIND_SLAB, ptr, call_site, len, len, name,
+				     dprof_replay__followed(r, machine, sample));
 }
 
 /* ---------------------------------------------------------------------- */
@@ -655,6 +695,12 @@ static const struct evsel_str_handler dprof_kmem_handlers[] = {
 
 int dprof_replay__kmem_handlers(struct dprof_replay *r)
 {
+	/*
+	 * A task's last frees (its mm, its files) come after its EXIT
+	 * record: keep exited threads, as perf report does, so that they
+	 * are still a followed task's (dprof_replay__followed()).
+	 */
+	symbol_conf.keep_exited_threads = true;
 	return perf_session__set_tracepoints_handlers(r->session, dprof_kmem_handlers);
 }
 

@@ -23,6 +23,24 @@ struct tep_format_field;
 struct perf_session;
 
 /**
+ * struct dprof_lifetimes - how whole the address set saw its objects' lives
+ * @ends: frees, puts (mempool-like caches) and kfree_rcu() calls
+ * @starts: allocations, and gets from mempool-like caches
+ * @free_earlier: ends of objects allocated before recording (snapshot)
+ * @free_unknown: ends of objects no event and no snapshot explains
+ * @over_live: objects an allocation found still live: their end unseen
+ * @over_sampled: ... of them, objects an access sample had resolved to
+ */
+struct dprof_lifetimes {
+	u64	ends;
+	u64	starts;
+	u64	free_earlier;
+	u64	free_unknown;
+	u64	over_live;
+	u64	over_sampled;
+};
+
+/**
  * struct dprof_recording - what a recording held, for the report's headers
  * @has_alloc: kmem alloc tracepoints: the address set
  * @has_soft: access samples of the software sampler (cpu-clock + registers)
@@ -42,6 +60,11 @@ struct perf_session;
  * @nr_mempool_get: ... and taken back into use
  * @nr_mempool_unknown: ... taken back, of no known object or size
  * @nr_kfree_rcu: objects handed to kfree_rcu(): their lifetime ends there
+ * @tasks: the lifetimes of the tasks the recording follows (all of them
+ *	   with -a): ends and starts in those tasks; objects found live
+ *	   by their allocations, or that a sample resolved to
+ * @nr_kmem_others: address set events of tasks it does not follow: one
+ *		    recorded on every CPU for a workload, -p or -t
  * @nr_lost: events lost while recording
  * @nr_implausible: events skipped: objects or watch hits past the top of
  *                  the address space, or bigger than any allocation
@@ -103,6 +126,8 @@ struct dprof_recording {
 	u64			nr_mempool_get;
 	u64			nr_mempool_unknown;
 	u64			nr_kfree_rcu;
+	struct dprof_lifetimes	tasks;
+	u64			nr_kmem_others;
 	u64			nr_lost;
 	u64			nr_implausible;
 	u64			nr_off_target_hits;
