@@ -68,6 +68,7 @@ int dprof_diff__fprintf(FILE *fp, const struct dprof_diff_side *a,
 			res.slices_a, res.slices_b, DPROF_SLICES_MIN);
 	fprintf(fp,
 		"# run-to-run variation is not measured: one recording per side\n"
+		"# rows matched by type and place: a slab cache, a symbol, a site's function (not its line)\n"
 		"# '*': |z| >= %.2f, a change at 95%% over all %zu types (Bonferroni); no mark: within noise\n",
 		res.z_crit, res.nr);
 	fprintf(fp,
@@ -107,6 +108,17 @@ int dprof_diff__fprintf(FILE *fp, const struct dprof_diff_side *a,
 		fprint_lifetime(fp, p->a);
 		fprint_lifetime(fp, p->b);
 		fprintf(fp, "\n");
+	}
+	/* rows matched by function, not line: where a side had several, say so */
+	for (i = 0; i < res.nr; i++) {
+		const struct dprof_diff_pair *p = &res.pairs[i];
+		const struct dprof_diff_row *any = p->b ?: p->a;
+		u32 na = p->a ? p->a->nr_merged : 0, nb = p->b ? p->b->nr_merged : 0;
+
+		if (na > 1 || nb > 1)
+			fprintf(fp,
+				"# %s %s: %u rows in A, %u in B, one row here (sites matched by function, not by line)\n",
+				any->type, any->key, na, nb);
 	}
 	free(res.pairs);
 	return 0;

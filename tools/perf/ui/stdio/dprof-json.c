@@ -537,6 +537,9 @@ int dprof_diff__fprintf_json(FILE *fp, const struct dprof_diff_side *a,
 		fprintf(fp, "%s{", i ? ", " : "");
 		json_string(fp, "type", any->type, true);
 		json_string(fp, "desc", any->desc, false);
+		json_string(fp, "key", any->key, false);
+		json_u64(fp, "rows_a", p->a ? p->a->nr_merged : 0, false);
+		json_u64(fp, "rows_b", p->b ? p->b->nr_merged : 0, false);
 		json_double(fp, "delta", p->delta, false);
 		json_double(fp, "se_share", p->se_share, false);
 		json_double(fp, "z_share", p->z_share, false);

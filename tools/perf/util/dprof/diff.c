@@ -2,6 +2,7 @@
 /*
  * perf dprof diff: two recordings' data profiles, matched by type.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +11,99 @@
 
 #include "diff.h"
 #include "report.h"
+
+/*
+ * What a row is matched by across two recordings: its description without
+ * what moves between two builds of a program, or two kernels: a site's
+ * source line ("insert (hash.c:26)" is "insert"), and the suffixes the
+ * compiler gives a function's clones and parts (.isra.0, .constprop.1,
+ * .part.0, .cold).  A slab cache is its name, a static its symbol.
+ */
+static char *dprof_diff__key(const char *desc)
+{
+	static const char * const clones[] = { ".isra.", ".constprop.", ".part.", ".cold" };
+	char *key = strdup(desc), *p, *q, *w;
+	size_t i;
+
+	if (!key)
+		return NULL;
+	/* " (file:line)": a parenthesis whose content ends in :digits */
+	for (p = key; (p = strstr(p, " (")) != NULL;) {
+		q = strchr(p + 2, ')');
+		w = q ? q : NULL;
+		while (w && w > p + 2 && isdigit((unsigned char)w[-1]))
+			w--;
+		if (q && w < q && w > p + 2 && w[-1] == ':') {
+			memmove(p, q + 1, strlen(q + 1) + 1);
+			continue;
+		}
+		p += 2;
+	}
+	for (i = 0; i < ARRAY_SIZE(clones); i++) {
+		while ((p = strstr(key, clones[i])) != NULL) {
+			/* the suffix and its number, up to the end of the word */
+			q = p + strlen(clones[i]);
+			while (isdigit((unsigned char)*q))
+				q++;
+			memmove(p, q, strlen(q) + 1);
+		}
+	}
+	return key;
+}
+
+/* @row is another site of @into's type and key: one row, said as merged. */
+static void dprof_diff_row__merge(struct dprof_diff_row *into, const struct dprof_diff_row *row)
+{
+	dprof_stats__add(&into->stats, &row->stats);
+	dprof_slices__add(&into->slices, &row->slices);
+	into->ws_bytes += row->ws_bytes;
+	into->nr_objects += row->nr_objects;
+	into->objects.est += row->objects.est;
+	into->objects.lo += row->objects.lo;
+	into->objects.hi += row->objects.hi;
+	into->objects.var += row->objects.var;
+	into->objects.sampled += row->objects.sampled;
+	into->objects.bound = into->objects.bound && row->objects.bound ?
+			      into->objects.bound + row->objects.bound : 0;
+	into->objects.exact &= row->objects.exact;
+	into->objects.few = into->stats.samples < DPROF_FEW_SAMPLES;
+	into->ws_est += row->ws_est;
+	into->life_sum += row->life_sum;
+	into->life_n += row->life_n;
+	into->nr_merged++;
+}
+
+static void dprof_diff_row__exit(struct dprof_diff_row *row)
+{
+	free(row->type);
+	free(row->desc);
+	free(row->key);
+}
+
+/* Rows of one type and key (a site's lines, a function's clones) become one. */
+static void dprof_diff_side__merge(struct dprof_diff_side *side)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < side->nr; i++) {
+		struct dprof_diff_row *row = &side->rows[i];
+
+		for (j = 0; j < n; j++) {
+			if (!strcmp(side->rows[j].type, row->type) &&
+			    !strcmp(side->rows[j].key, row->key))
+				break;
+		}
+		if (j < n) {
+			dprof_diff_row__merge(&side->rows[j], row);
+			dprof_diff_row__exit(row);
+			continue;
+		}
+		if (n != i)
+			side->rows[n] = *row;
+		n++;
+	}
+	side->nr = n;
+}
 
 int dprof_diff_side__load(struct dprof_diff_side *side)
 {
@@ -42,7 +136,9 @@ int dprof_diff_side__load(struct dprof_diff_side *side)
 
 		d->type = strdup(dprof_row_info__name(&t.info[i]));
 		d->desc = strdup(t.info[i].desc.buf);
-		if (!d->type || !d->desc) {
+		d->key = dprof_diff__key(t.info[i].desc.buf);
+		d->nr_merged = 1;
+		if (!d->type || !d->desc || !d->key) {
 			side->nr = i + 1;
 			err = -ENOMEM;
 			goto out_rows;
@@ -57,6 +153,7 @@ int dprof_diff_side__load(struct dprof_diff_side *side)
 		d->life_n = row->life_n;
 	}
 	side->nr = t.nr;
+	dprof_diff_side__merge(side);
 	side->nr_samples = rep.replay.prof.nr_samples;
 	side->nr_misses = rep.replay.prof.total.misses;
 	side->slices = rep.replay.prof.slices;
@@ -73,10 +170,8 @@ void dprof_diff_side__exit(struct dprof_diff_side *side)
 {
 	size_t i;
 
-	for (i = 0; i < side->nr; i++) {
-		free(side->rows[i].type);
-		free(side->rows[i].desc);
-	}
+	for (i = 0; i < side->nr; i++)
+		dprof_diff_row__exit(&side->rows[i]);
 	free(side->rows);
 	side->rows = NULL;
 	side->nr = 0;
@@ -90,7 +185,7 @@ dprof_diff_side__find(const struct dprof_diff_side *side,
 
 	for (i = 0; i < side->nr; i++) {
 		if (!strcmp(side->rows[i].type, row->type) &&
-		    !strcmp(side->rows[i].desc, row->desc))
+		    !strcmp(side->rows[i].key, row->key))
 			return &side->rows[i];
 	}
 	return NULL;

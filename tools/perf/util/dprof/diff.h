@@ -15,6 +15,8 @@
 struct dprof_diff_row {
 	char			*type;
 	char			*desc;
+	char			*key;		/* desc without what moves between versions */
+	u32			nr_merged;	/* rows of the side with this key, merged */
 	struct dprof_stats	stats;
 	struct dprof_slices	slices;		/* ... by time slice */
 	u64			ws_bytes;
