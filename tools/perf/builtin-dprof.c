@@ -218,6 +218,7 @@ static int cmd_dprof_diff(int argc, const char **argv)
 	bool json = false;
 	const char * const usage[] = {
 		"perf dprof diff [<options>] [old.data new.data]",
+		"perf dprof diff [<options>] old1.data old2.data... -- new1.data new2.data...",
 		NULL
 	};
 	const struct option options[] = {
@@ -230,14 +231,33 @@ static int cmd_dprof_diff(int argc, const char **argv)
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
 	};
+	const char **runs[2] = { NULL, NULL };
+	int nr_runs[2] = { 0, 0 }, sep = -1;
 	int i, err = 0;
 
-	argc = parse_options(argc, argv, options, usage, 0);
-	if (argc == 2) {
+	argc = parse_options(argc, argv, options, usage, PARSE_OPT_KEEP_DASHDASH);
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			sep = i;
+	}
+	/* A1 A2 ... -- B1 B2 ...: replicates of each side */
+	if (sep >= 1 && argc - sep - 1 >= 1) {
+		runs[0] = argv;
+		nr_runs[0] = sep;
+		runs[1] = argv + sep + 1;
+		nr_runs[1] = argc - sep - 1;
+		sides[0].path = runs[0][0];
+		sides[1].path = runs[1][0];
+	} else if (argc == 2 && sep < 0) {
 		sides[0].path = argv[0];
 		sides[1].path = argv[1];
 	} else if (argc) {
-		pr_err("dprof: diff compares two recordings: perf dprof diff OLD.data NEW.data (none: perf.data.old perf.data)\n");
+		pr_err("dprof: diff compares two recordings: perf dprof diff OLD.data NEW.data (none: perf.data.old perf.data), or replicates: OLD1 OLD2... -- NEW1 NEW2...\n");
+		return -EINVAL;
+	}
+	if (min(nr_runs[0], nr_runs[1]) == 1 && max(nr_runs[0], nr_runs[1]) > 1) {
+		pr_err("dprof: diff: replicates on one side only (%d and %d recordings): give two or more on each side, or one\n",
+		       nr_runs[0], nr_runs[1]);
 		return -EINVAL;
 	}
 	if (symbol_conf.vmlinux_name && access(symbol_conf.vmlinux_name, R_OK)) {
@@ -245,8 +265,13 @@ static int cmd_dprof_diff(int argc, const char **argv)
 		return -ENOENT;
 	}
 
-	for (i = 0; i < 2 && !err; i++)
+	for (i = 0; i < 2 && !err; i++) {
+		int r;
+
 		err = dprof_diff_side__load(&sides[i]);
+		for (r = 1; r < nr_runs[i] && !err; r++)
+			err = dprof_diff_side__add_run(&sides[i], runs[i][r]);
+	}
 	if (!err && json) {
 		err = dprof_diff__fprintf_json(stdout, &sides[0], &sides[1]);
 	} else if (!err) {

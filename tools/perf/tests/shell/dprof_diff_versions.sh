@@ -8,7 +8,9 @@
 # does) and struct alpha touched twice as often.  perf dprof diff must
 # match each heap row of A with B's (no row only in A or only in B), and
 # rank struct alpha first, marked, growing; at most one other row may be
-# marked, as the 95% family-wise bound allows.
+# marked, as the 95% family-wise bound allows.  With a second recording
+# of each version (A1 A2 -- B1 B2) the variance is between the
+# recordings, and struct alpha still ranks first.
 
 set -u
 
@@ -33,10 +35,10 @@ if ! gcc -O1 -g -fno-inline -o "${dir}/a/versions" "${dir}/a/versions.c" 2> "${d
 	exit 1
 fi
 
-for run in "a 1" "b 2"; do
+for run in "a 1" "b 2" "a2 1" "b2 2"; do
 	set -- ${run}
 	if ! perf dprof record --sampler=soft --no-kmem -c 20000 -o "${dir}/$1.data" \
-			-- "${dir}/$1/versions" 1000 400 "$2" > "${dir}/rec.out" 2>&1; then
+			-- "${dir}/${1:0:1}/versions" 1000 400 "$2" > "${dir}/rec.out" 2>&1; then
 		echo "${dprof_test} [Failed: record $1]"
 		cat "${dir}/rec.out"
 		exit 1
@@ -44,15 +46,18 @@ for run in "a 1" "b 2"; do
 done
 if ! perf dprof diff --json "${dir}/a.data" "${dir}/b.data" > "${dir}/a-b.json" \
 		2> "${dir}/diff.err" ||
-   ! perf dprof diff "${dir}/a.data" "${dir}/b.data" > "${dir}/a-b.txt" 2>> "${dir}/diff.err"; then
+   ! perf dprof diff "${dir}/a.data" "${dir}/b.data" > "${dir}/a-b.txt" 2>> "${dir}/diff.err" ||
+   ! perf dprof diff --json "${dir}/a.data" "${dir}/a2.data" -- "${dir}/b.data" "${dir}/b2.data" \
+		> "${dir}/runs.json" 2>> "${dir}/diff.err"; then
 	echo "${dprof_test} [Failed: diff: $(cat "${dir}/diff.err")]"
 	exit 1
 fi
 
-python3 - "${dir}/a-b.json" <<'PY' || err=1
+python3 - "${dir}/a-b.json" "${dir}/runs.json" <<'PY' || err=1
 import json, sys
 
 d = json.load(open(sys.argv[1]))
+runs = json.load(open(sys.argv[2]))
 types = d["types"]
 heap = [t for t in types if t["desc"].startswith("heap ") and t["type"] in
         ("struct alpha", "struct beta", "struct gamma")]
@@ -71,6 +76,12 @@ others = [t for t in types[1:] if t["significant"]]
 if len(others) > 1:
     bad.append("%d other rows marked: %s" % (len(others), ", ".join(
         "%s %+.1f" % (t["type"], t["z"]) for t in others)))
+if (runs["share_variance"] != "between_runs" or runs["recordings_a"] != 2 or
+        runs["recordings_b"] != 2 or runs["df"] != 2):
+    bad.append("A1 A2 -- B1 B2: variance %s over %s and %s recordings, df %s" % (
+        runs["share_variance"], runs["recordings_a"], runs["recordings_b"], runs["df"]))
+elif not runs["types"] or runs["types"][0]["type"] != "struct alpha" or runs["types"][0]["z"] <= 0:
+    bad.append("A1 A2 -- B1 B2: first %s" % (runs["types"] and runs["types"][0]["type"]))
 print("dprof diff versions test: first %s z %+.1f; %d other rows marked" %
       (first["type"] if first else "-", first["z"] if first else 0, len(others)))
 for b in bad:

@@ -49,14 +49,25 @@ int dprof_diff__fprintf(FILE *fp, const struct dprof_diff_side *a,
 	err = dprof_diff__pairs(a, b, &res);
 	if (err)
 		return err;
-	fprintf(fp, "# perf dprof diff: A = %s, B = %s\n", a->path, b->path);
+	fprintf(fp, "# perf dprof diff: A = %s", a->path);
+	if (a->nr_runs > 1)
+		fprintf(fp, " and %u more", a->nr_runs - 1);
+	fprintf(fp, ", B = %s", b->path);
+	if (b->nr_runs > 1)
+		fprintf(fp, " and %u more", b->nr_runs - 1);
+	fprintf(fp, "\n");
 	fprintf(fp,
 		"# shares are of each recording's %s; lifetime: mean alloc->free (us) of objects freed while recording\n",
 		res.misses ? "sampled misses" : "access samples (no misses measured in both)");
 	fprintf(fp,
 		"# ranked by how sure the change is: z, the change over its standard error, of the share\n"
 		"# or of the objects touched (log of the estimates' ratio), the stronger\n");
-	if (res.df)
+	if (res.between_runs)
+		fprintf(fp,
+			"# a share's standard error: between runs, its variation over %u (A) and %u (B) recordings,\n"
+			"# at least the binomial's; |z| against Student's t on %u degrees of freedom\n",
+			a->nr_runs, b->nr_runs, res.df);
+	else if (res.df)
 		fprintf(fp,
 			"# a share's standard error: batch means, its variation over %u (A) and %u (B) time slices,\n"
 			"# at least the binomial's; |z| against Student's t on %u degrees of freedom\n",
@@ -66,8 +77,10 @@ int dprof_diff__fprintf(FILE *fp, const struct dprof_diff_side *a,
 			"# a share's standard error: binomial (each sample an independent draw): too few time slices\n"
 			"# with samples to measure its variation (A %u, B %u, %d needed)\n",
 			res.slices_a, res.slices_b, DPROF_SLICES_MIN);
+	if (!res.between_runs)
+		fprintf(fp,
+			"# run-to-run variation is not measured: one recording per side (A1 A2 -- B1 B2 measures it)\n");
 	fprintf(fp,
-		"# run-to-run variation is not measured: one recording per side\n"
 		"# rows matched by type and place: a slab cache, a symbol, a site's function (not its line)\n"
 		"# '*': |z| >= %.2f, a change at 95%% over all %zu types (Bonferroni); no mark: within noise\n",
 		res.z_crit, res.nr);

@@ -521,12 +521,13 @@ int dprof_diff__fprintf_json(FILE *fp, const struct dprof_diff_side *a,
 	json_string(fp, "share_of", res.misses ? "misses" : "samples", false);
 	json_double(fp, "z_critical", res.z_crit, false);
 	/* a share's standard error: its batch means' over time slices, or binomial */
-	json_string(fp, "share_variance", res.df ? "batch_means" : "binomial", false);
+	json_string(fp, "share_variance", res.between_runs ? "between_runs" :
+		    res.df ? "batch_means" : "binomial", false);
 	json_u64(fp, "slices_a", res.slices_a, false);
 	json_u64(fp, "slices_b", res.slices_b, false);
 	json_u64(fp, "df", res.df, false);
-	json_u64(fp, "recordings_a", 1, false);
-	json_u64(fp, "recordings_b", 1, false);
+	json_u64(fp, "recordings_a", a->nr_runs, false);
+	json_u64(fp, "recordings_b", b->nr_runs, false);
 	json_u64(fp, "few_samples", res.nr_few, false);
 	json_key(fp, "types", false);
 	fprintf(fp, "[");

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <linux/kernel.h>
 
+#include "util/debug.h"
 #include "diff.h"
 #include "report.h"
 
@@ -156,6 +157,13 @@ int dprof_diff_side__load(struct dprof_diff_side *side)
 	dprof_diff_side__merge(side);
 	side->nr_samples = rep.replay.prof.nr_samples;
 	side->nr_misses = rep.replay.prof.total.misses;
+	side->nr_runs = 1;
+	side->run_n[0] = side->nr_samples;
+	side->run_m[0] = side->nr_misses;
+	for (i = 0; i < side->nr; i++) {
+		side->rows[i].run_n[0] = side->rows[i].stats.samples;
+		side->rows[i].run_m[0] = side->rows[i].stats.misses;
+	}
 	side->slices = rep.replay.prof.slices;
 	side->has_levels = rep.replay.prof.has_levels;
 	side->has_latency = rep.replay.prof.has_latency;
@@ -175,6 +183,68 @@ void dprof_diff_side__exit(struct dprof_diff_side *side)
 	free(side->rows);
 	side->rows = NULL;
 	side->nr = 0;
+}
+
+static const struct dprof_diff_row *
+dprof_diff_side__find(const struct dprof_diff_side *side,
+		      const struct dprof_diff_row *row);
+
+int dprof_diff_side__add_run(struct dprof_diff_side *side, const char *path)
+{
+	struct dprof_diff_side run = { .path = path };
+	u32 r = side->nr_runs;
+	size_t i;
+	int err;
+
+	if (r >= DPROF_DIFF_MAX_RUNS) {
+		pr_err("dprof: diff: at most %d recordings a side\n", DPROF_DIFF_MAX_RUNS);
+		return -EINVAL;
+	}
+	err = dprof_diff_side__load(&run);
+	if (err)
+		return err;
+	for (i = 0; i < run.nr; i++) {
+		struct dprof_diff_row *row = &run.rows[i];
+		struct dprof_diff_row *into = (struct dprof_diff_row *)
+					      dprof_diff_side__find(side, row);
+
+		if (!into) {
+			struct dprof_diff_row *rows = realloc(side->rows,
+							      (side->nr + 1) * sizeof(*rows));
+
+			if (!rows) {
+				err = -ENOMEM;
+				break;
+			}
+			side->rows = rows;
+			into = &side->rows[side->nr++];
+			*into = *row;
+			memset(into->run_n, 0, sizeof(into->run_n));
+			memset(into->run_m, 0, sizeof(into->run_m));
+			/* the strings are the side's now */
+			row->type = NULL;
+			row->desc = NULL;
+			row->key = NULL;
+		} else {
+			u32 sites = max(into->nr_merged, row->nr_merged);
+
+			dprof_diff_row__merge(into, row);
+			into->nr_merged = sites;	/* a replicate, not another site */
+		}
+		into->run_n[r] = row->stats.samples;
+		into->run_m[r] = row->stats.misses;
+	}
+	if (!err) {
+		side->nr_samples += run.nr_samples;
+		side->nr_misses += run.nr_misses;
+		side->run_n[r] = run.nr_samples;
+		side->run_m[r] = run.nr_misses;
+		side->has_levels &= run.has_levels;
+		side->has_latency &= run.has_latency;
+		side->nr_runs++;
+	}
+	dprof_diff_side__exit(&run);
+	return err;
 }
 
 static const struct dprof_diff_row *
@@ -239,6 +309,22 @@ static double diff_side__var(const struct dprof_diff_side *side,
 	double var = n ? p * (1 - p) / n : 0;
 	u32 k;
 
+	if (side->nr_runs >= 2) {
+		double sum = 0, sum2 = 0;
+		u32 r;
+
+		/* the spread of its share from recording to recording */
+		for (r = 0; r < side->nr_runs; r++) {
+			u64 tot = misses ? side->run_m[r] : side->run_n[r];
+			u64 c = !row ? 0 : misses ? row->run_m[r] : row->run_n[r];
+			double sh = tot ? (double)c / tot : 0;
+
+			sum += sh;
+			sum2 += sh * sh;
+		}
+		sum2 = (sum2 - sum * sum / side->nr_runs) / (side->nr_runs - 1);
+		return fmax(var, sum2 / side->nr_runs);
+	}
 	if (slices && row)
 		var = fmax(var, dprof_share_var(&row->slices, &side->slices, misses, &k));
 	return var;
@@ -285,8 +371,12 @@ int dprof_diff__pairs(const struct dprof_diff_side *a, const struct dprof_diff_s
 	res->misses = a->has_levels && b->has_levels;
 	res->slices_a = diff_side__slices(a, res->misses);
 	res->slices_b = diff_side__slices(b, res->misses);
-	if (res->slices_a >= DPROF_SLICES_MIN && res->slices_b >= DPROF_SLICES_MIN)
+	if (a->nr_runs >= 2 && b->nr_runs >= 2) {
+		res->between_runs = true;
+		res->df = a->nr_runs + b->nr_runs - 2;
+	} else if (res->slices_a >= DPROF_SLICES_MIN && res->slices_b >= DPROF_SLICES_MIN) {
 		res->df = min(res->slices_a, res->slices_b) - 1;
+	}
 	pairs = calloc(a->nr + b->nr + 1, sizeof(*pairs));
 	if (!pairs)
 		return -ENOMEM;

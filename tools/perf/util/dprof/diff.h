@@ -12,11 +12,16 @@
  */
 
 /* One type of one recording, as text keys and numbers: no session needed. */
+/* Recordings of one side (perf dprof diff A1 A2 -- B1 B2): replicates */
+#define DPROF_DIFF_MAX_RUNS	8
+
 struct dprof_diff_row {
 	char			*type;
 	char			*desc;
 	char			*key;		/* desc without what moves between versions */
 	u32			nr_merged;	/* rows of the side with this key, merged */
+	u64			run_n[DPROF_DIFF_MAX_RUNS];	/* samples, per recording */
+	u64			run_m[DPROF_DIFF_MAX_RUNS];	/* misses, per recording */
 	struct dprof_stats	stats;
 	struct dprof_slices	slices;		/* ... by time slice */
 	u64			ws_bytes;
@@ -33,6 +38,9 @@ struct dprof_diff_side {
 	size_t			nr;
 	u64			nr_samples;
 	u64			nr_misses;
+	u32			nr_runs;	/* recordings added up */
+	u64			run_n[DPROF_DIFF_MAX_RUNS];
+	u64			run_m[DPROF_DIFF_MAX_RUNS];
 	struct dprof_slices	slices;		/* every sample by time slice */
 	bool			has_levels;
 	bool			has_latency;
@@ -40,6 +48,8 @@ struct dprof_diff_side {
 
 /* Replay side->path's data profile into @side; a negative errno said to the user. */
 int dprof_diff_side__load(struct dprof_diff_side *side);
+/* Add the recording @path to @side, a replicate of its others. */
+int dprof_diff_side__add_run(struct dprof_diff_side *side, const char *path);
 void dprof_diff_side__exit(struct dprof_diff_side *side);
 
 /*
@@ -76,6 +86,12 @@ struct dprof_diff_result {
 	 */
 	u32			slices_a, slices_b;
 	unsigned int		df;
+	/*
+	 * With two recordings or more on each side, a share's variance is
+	 * its variation from recording to recording (at least the
+	 * binomial's), on runs_a + runs_b - 2 degrees of freedom.
+	 */
+	bool			between_runs;
 };
 
 /* The families' false alarm rate: any pair flagged when none changed. */
