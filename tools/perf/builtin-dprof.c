@@ -7,6 +7,7 @@
  *
  *   perf dprof record -a -- <workload>
  *   perf dprof report [--stdio] [--type=NAME]
+ *   perf dprof report --view=flame [--graph=FILE.svg] | --pprof=FILE
  *   perf dprof diff old.data new.data
  *
  * record adds three streams to one perf.data (util/dprof/record.c): access
@@ -36,6 +37,7 @@
 #include "ui/browsers/dprof-report.h"
 #include "ui/stdio/dprof-diff.h"
 #include "ui/stdio/dprof-json.h"
+#include "ui/stdio/dprof-pprof.h"
 #include "ui/stdio/dprof-report.h"
 #include "ui/ui.h"
 
@@ -104,7 +106,7 @@ static int cmd_dprof_report(int argc, const char **argv)
 		.fold		= DPROF_FLOW_FOLD_DEFAULT,
 		.type_cache	= true,
 	};
-	const char *view = "profile", *graph = NULL, *event_thread = NULL;
+	const char *view = "profile", *graph = NULL, *event_thread = NULL, *pprof = NULL;
 	bool use_stdio = false, use_tui = false, json = false;
 	const char * const usage[] = {
 		"perf dprof report [<options>]",
@@ -118,9 +120,11 @@ static int cmd_dprof_report(int argc, const char **argv)
 	OPT_BOOLEAN(0, "tui", &use_tui, "use the TUI interface (default on a terminal)"),
 	OPT_BOOLEAN(0, "json", &json, "print the view as one JSON document"),
 	OPT_STRING(0, "view", &view, "view",
-		   "profile, classify, workingset, paths or flow"),
+		   "profile, classify, workingset, paths, flow or flame"),
 	OPT_STRING(0, "graph", &graph, "file",
-		   "flow: also write the graph as DOT and SVG; workingset: the histogram as SVG"),
+		   "flow: also write the graph as DOT and SVG; workingset: the histogram as SVG; flame: the flame graph as SVG"),
+	OPT_STRING(0, "pprof", &pprof, "file",
+		   "write the data profile as a pprof profile (gzip'd profile.proto) instead of a view"),
 	OPT_STRING(0, "cache", &opts.cache_spec, "[lN:]size[:ways[:line]]",
 		   "cache to model (default: the recording's last level)"),
 	OPT_STRING('s', "sort", &opts.sort_str, "key",
@@ -157,7 +161,7 @@ static int cmd_dprof_report(int argc, const char **argv)
 	if (argc)
 		usage_with_options(usage, options);
 	if (dprof_view_kind__parse(view, &opts.view)) {
-		pr_err("dprof: unknown view '%s': profile, classify, workingset, paths or flow\n",
+		pr_err("dprof: unknown view '%s': profile, classify, workingset, paths, flow or flame\n",
 		       view);
 		return -EINVAL;
 	}
@@ -174,12 +178,17 @@ static int cmd_dprof_report(int argc, const char **argv)
 	err = dprof__check_report_opts(&opts, graph);
 	if (err)
 		return err;
+	if (pprof && !dprof__writable(pprof)) {
+		pr_err("dprof: --pprof=%s: cannot write there: %s\n", pprof, strerror(errno));
+		return -EACCES;
+	}
 	/*
 	 * As perf report: the TUI on a terminal when built with slang
 	 * (setup_browser() decides), --stdio otherwise.  --graph writes a
 	 * file and prints, so it stays on stdio, as --json and --samples do.
 	 */
-	if (use_stdio || graph || json || opts.samples)
+	if (use_stdio || graph || json || opts.samples || pprof ||
+	    opts.view == DPROF_VIEW_FLAME)
 		use_browser = 0;
 #ifdef HAVE_SLANG_SUPPORT
 	else if (use_tui)
@@ -197,6 +206,10 @@ static int cmd_dprof_report(int argc, const char **argv)
 		goto out;
 	if (tui) {
 		err = dprof_report__browse(&rep);
+		goto out;
+	}
+	if (pprof) {
+		err = dprof_report__write_pprof(&rep, pprof, stdout);
 		goto out;
 	}
 	setup_pager();

@@ -113,6 +113,7 @@ static enum dprof_browser_view dprof_tui__start_view(enum dprof_view_kind kind)
 	case DPROF_VIEW_PATHS:
 		return DPROF_BROWSER_PATHS;
 	case DPROF_VIEW_PROFILE:
+	case DPROF_VIEW_FLAME:
 	case DPROF_VIEW__MAX:
 	default:
 		return DPROF_BROWSER_MEMBERS;

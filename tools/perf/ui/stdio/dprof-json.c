@@ -474,6 +474,7 @@ int dprof_report__fprintf_json(struct dprof_report *rep, FILE *fp)
 		return dprof_json__cache_view(rep, fp);
 	case DPROF_VIEW_PATHS:
 	case DPROF_VIEW_FLOW:
+	case DPROF_VIEW_FLAME:
 	case DPROF_VIEW__MAX:
 	default:
 		pr_err("dprof: --json covers the profile, classify and workingset views; --view=%s: use --graph=FILE.dot\n",

@@ -27,6 +27,7 @@
 #include "util/dprof/watch.h"
 #include "util/dprof/workingset.h"
 #include "dprof.h"
+#include "dprof-flame.h"
 #include "dprof-flow.h"
 #include "dprof-report.h"
 
@@ -827,6 +828,8 @@ int dprof_report__fprintf(struct dprof_report *rep, const char *graph, FILE *fp)
 	case DPROF_VIEW_PATHS:
 	case DPROF_VIEW_FLOW:
 		return dprof_report__fprintf_paths(rep, graph, fp);
+	case DPROF_VIEW_FLAME:
+		return dprof_report__fprintf_flame(rep, graph, fp);
 	case DPROF_VIEW_PROFILE:
 	case DPROF_VIEW__MAX:
 	default:

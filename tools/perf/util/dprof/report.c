@@ -31,6 +31,7 @@ static const char * const dprof_view_names[DPROF_VIEW__MAX] = {
 	[DPROF_VIEW_WORKINGSET]	= "workingset",
 	[DPROF_VIEW_PATHS]	= "paths",
 	[DPROF_VIEW_FLOW]	= "flow",
+	[DPROF_VIEW_FLAME]	= "flame",
 };
 
 int dprof_view_kind__parse(const char *str, enum dprof_view_kind *kind)

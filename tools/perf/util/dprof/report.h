@@ -21,6 +21,7 @@ enum dprof_view_kind {
 	DPROF_VIEW_WORKINGSET,	/* what they hold of the cache */
 	DPROF_VIEW_PATHS,	/* object histories as path traces */
 	DPROF_VIEW_FLOW,	/* ... merged into a data flow graph */
+	DPROF_VIEW_FLAME,	/* the profile as type -> member -> function stacks */
 	DPROF_VIEW__MAX,
 };
 
