@@ -43,7 +43,8 @@ stop_load() {
 }
 trap 'stop_load; trap_cleanup' EXIT TERM INT
 # (bash 5's clock: without it, no load)
-[ -n "${EPOCHREALTIME:-}" ] || echo "${dprof_test}: no \${EPOCHREALTIME}: no load beside the recordings"
+[ -n "${EPOCHREALTIME:-}" ] ||
+	echo "${dprof_test}: no \${EPOCHREALTIME}: no load beside the recordings"
 [ -n "${EPOCHREALTIME:-}" ] && for cpu in $(seq "$(nproc)"); do
 	bursty &
 	load_pids="${load_pids} $!"
@@ -75,7 +76,8 @@ same, changed = (json.load(open(f)) for f in sys.argv[1:])
 bad = []
 types = same["types"]
 flagged = [t for t in types if t["significant"]]
-print("dprof diff evidence test: same program: %d of %d types flagged (|z| >= %.2f, %s, %d/%d slices)%s"
+print("dprof diff evidence test: same program: %d of %d types flagged "
+      "(|z| >= %.2f, %s, %d/%d slices)%s"
       % (len(flagged), len(types), same["z_critical"], same["share_variance"],
          same["slices_a"], same["slices_b"],
          "".join(", %s %+.1f" % (t["type"], t["z"]) for t in flagged)))

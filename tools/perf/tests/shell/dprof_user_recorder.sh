@@ -124,7 +124,8 @@ churn=200000
 record churn -- "${dir}/heap" churn ${churn} || exit 1
 re='.*heap log of 1 process: ([0-9]+) allocations, ([0-9]+) frees; ([0-9]+) objects .*'
 read -r allocs frees dropped < <(sed -nE "s/$re/\1 \2 \3/p" "${dir}/churn.out")
-re='^# user heap: allocator recorder in 1 process .*, ([0-9]+) allocs, ([0-9]+) frees \(([0-9]+) objects left out.*'
+re='^# user heap: allocator recorder in 1 process .*, ([0-9]+) allocs, ([0-9]+) frees '
+re+='\(([0-9]+) objects left out.*'
 read -r rallocs rfrees rdropped < <(sed -nE "s/$re/\1 \2 \3/p" "${dir}/churn.rep")
 kept=$((${rallocs:-0} - ${rdropped:-0}))
 samples=$(sed -nE 's/^# resolved .* of ([0-9]+) samples.*/\1/p' "${dir}/churn.rep")
