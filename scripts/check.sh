@@ -63,13 +63,17 @@ if [ "${CHECK_KERNEL:-1}" != 0 ] && [ -x "$REPO/scripts/build-kernel.sh" ]; then
 	fi
 fi
 
-# perf test looks for shell tests in ./tools/perf/tests/shell, ./tests/shell
-# and ./source/tests/shell first: run it from an empty directory so that it
-# takes <perf dir>/source/tests/shell, i.e. the overlay with our tests in it.
+# perf test looks for shell tests in ./tools/perf/tests/shell and
+# ./tests/shell first, then next to the perf binary: run it from a
+# directory whose ./tests is the overlay's, with our tests in it.  (Next
+# to the binary is not enough: where shellcheck is installed, perf's
+# build leaves its logs in <perf dir>/tests/shell, and perf test then
+# takes that directory, which holds no test.)
 [ -d "$BUILD_DIR/perf/source/tests/shell/lib" ] ||
 	{ say "$BUILD_DIR/perf/source/tests/shell missing"; echo "0 passed, 1 failed"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+ln -s "$BUILD_DIR/perf/source/tests" "$tmp/tests"
 cd "$tmp"
 export PATH=$BUILD_DIR/perf:$PATH
 say "$(command -v perf): perf test -v ${CHECK_TESTS:-dprof}"
