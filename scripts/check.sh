@@ -92,6 +92,11 @@ if [ $((passed + skipped + failed)) = 0 ]; then
 	say "no test matched '${CHECK_TESTS:-dprof}'"
 	failed=1
 fi
+# the suite is C tests and shell tests: none of the latter is a lookup gone wrong
+if [ -z "${CHECK_TESTS:-}" ] && ! grep -q ': perf dprof: ' "$tmp/out"; then
+	say "perf test found none of the shell tests (tools/perf/tests/shell/dprof_*.sh)"
+	failed=$((failed + 1))
+fi
 echo "$skipped skipped"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
