@@ -86,7 +86,8 @@ mkdir -p "$job"
 job=$(cd "$job" && pwd)
 rm -f "$job/perf.data" "$job/perf.data.old" "$job/record.log" "$job/report.txt" \
 	"$job/watch.data" "$job/flow.txt" "$job/flow.dot" "$job/flow.svg" \
-	"$job/handoff.data" "$job/handoff.txt" "$job/handoff.dot" "$job/handoff.svg"
+	"$job/handoff.data" "$job/handoff.txt" "$job/handoff.dot" "$job/handoff.svg" \
+	"$job/flame.txt" "$job/flame.svg" "$job/profile.pb.gz"
 workload=${DEMO_WORKLOAD:-$REPO/scripts/guest/workload.sh $secs}
 say "booting the guest: perf dprof record -a --no-heap ${DEMO_RECORD:+$DEMO_RECORD }-- $workload"
 t=$(now)
@@ -142,6 +143,16 @@ t=$(now)
 }
 cat "$job/report.txt"
 say "report took $(since "$t")s; kept in $job/report.txt (perf.data next to it)"
+
+# the whole profile as a picture, and for continuous profilers (pprof)
+if "$PERF" dprof report -i "$job/perf.data" --vmlinux "$vmlinux" --view=flame \
+		--graph="$job/flame.svg" > "$job/flame.txt" 2> "$job/flame.err" &&
+   "$PERF" dprof report -i "$job/perf.data" --vmlinux "$vmlinux" \
+		--pprof="$job/profile.pb.gz" > /dev/null 2>> "$job/flame.err"; then
+	say "flame graph: $job/flame.svg (folded stacks: flame.txt); pprof: $job/profile.pb.gz"
+else
+	say "no flame graph or pprof file: $(head -1 "$job/flame.err")"
+fi
 
 # --- 4. the data flow of the watched type ---
 if [ -s "$job/watch.data" ]; then
