@@ -89,11 +89,14 @@ root = [f for f in frames if f[0] == 0]
 if len(root) != 1:
     print("FAIL: %d root frames" % len(root)); sys.exit(1)
 W = root[0][3]
+# the width is the samples of the types shown (the root frame's)
+root_n = [int(g.get("data-samples")) for g in svg.iter("{http://www.w3.org/2000/svg}g")
+          if g.get("class") == "f" and g.get("data-level") == "0"][0]
 # each type frame's width is its share (one frame per row: add a type's up)
 share = defaultdict(float)
 for lvl, nm, x, w, title in frames:
     if lvl == 1:
-        share[nm.replace(" [bounce]", "")] += 100.0 * w / W
+        share[nm.replace(" [bounce]", "")] += 100.0 * w / W * root_n / total
 for t, n in rows.items():
     want = 100.0 * n / total
     if abs(share[t] - want) > 0.01 + 0.001 * want:

@@ -167,7 +167,15 @@ int dprof_flame__init(struct dprof_flame *f, struct dprof_report *rep)
 			dprof_flame__exit(f);
 			return err;
 		}
+		f->scale += f->t.row[i]->stats.samples;
 	}
+	/*
+	 * A picture's width is the types shown: most samples of a profile
+	 * are of no type (stack pushes, no memory operand), and a width of
+	 * all of them would leave the types a sliver.
+	 */
+	if (!f->scale)
+		f->scale = f->total;
 	return 0;
 }
 
@@ -369,7 +377,7 @@ struct svg_frame {
 
 static double svg__x(const struct dprof_flame *f, u64 samples)
 {
-	return FLAME_PAD + (f->total ? (double)FLAME_WIDTH * samples / f->total : 0);
+	return FLAME_PAD + (f->scale ? (double)FLAME_WIDTH * samples / f->scale : 0);
 }
 
 static int svg__height(void)
@@ -430,7 +438,8 @@ static void svg__type_frame(FILE *fp, const struct dprof_flame *f, size_t i, u64
 	fprintf(fp, "<g class=\"err\"><title>95%% interval of the share: %.2f-%.2f%%</title>",
 		100 * lo, 100 * hi);
 	fprintf(fp, "<line x1=\"%.2f\" x2=\"%.2f\" y1=\"%.1f\" y2=\"%.1f\"",
-		svg__x(f, start) + FLAME_WIDTH * lo, svg__x(f, start) + FLAME_WIDTH * hi,
+		svg__x(f, start) + svg__x(f, f->total * lo) - FLAME_PAD,
+		svg__x(f, start) + svg__x(f, f->total * hi) - FLAME_PAD,
 		y + 1, y + 1);
 	fprintf(fp, " stroke=\"black\" stroke-width=\"2\"/></g>\n");
 	free(title);
@@ -504,14 +513,16 @@ int dprof_flame__fprintf_svg(const struct dprof_flame *f, const struct dprof_rep
 	svg__escape(fp, sampler, SIZE_MAX);
 	fprintf(fp, "; %" PRIu64 " samples, %.1f%% in the types shown</text>\n", f->total,
 		dprof_pct(shown, f->total));
-	fprintf(fp, "<text x=\"%d\" y=\"56\" font-size=\"11\">width: share of all samples; "
+	fprintf(fp, "<text x=\"%d\" y=\"56\" font-size=\"11\">width: the types' samples; "
 		"<tspan fill=\"rgb(220,60,50)\">red types [bounce]</tspan>: objects touched by more than one CPU; "
 		"black bar: the share's 95%% interval; click a frame to zoom, the bottom one to reset</text>\n",
 		FLAME_PAD);
 
-	if (asprintf(&title, "all: %" PRIu64 " access samples (%s)", f->total, sampler) < 0)
+	if (asprintf(&title, "all: %" PRIu64 " samples in the types shown, %.1f%% of %" PRIu64
+		     " access samples (%s)", f->scale, dprof_pct(f->scale, f->total), f->total,
+		     sampler) < 0)
 		title = NULL;
-	fr = (struct svg_frame){ .level = 0, .start = 0, .samples = f->total,
+	fr = (struct svg_frame){ .level = 0, .start = 0, .samples = f->scale,
 				 .name = "all", .title = title ?: "all" };
 	svg__frame(fp, f, &fr);
 	free(title);

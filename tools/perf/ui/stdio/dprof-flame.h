@@ -50,6 +50,7 @@ struct dprof_flame {
 	struct dprof_flame_leaf	*leaf;
 	size_t			nr;
 	u64			total;
+	u64			scale;		/* SVG: the samples its width stands for */
 };
 
 int dprof_flame__init(struct dprof_flame *f, struct dprof_report *rep);
