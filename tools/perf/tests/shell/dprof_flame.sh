@@ -177,10 +177,19 @@ EOF
 	echo "$name: pprof -top -tagfocus=type=$tname: $shown samples, as --json"
 
 	if [ -n "$CHROME" ]; then
+		# its console says what the inline script threw, if anything
 		timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu \
+			--enable-logging=stderr --v=0 \
 			--screenshot="$tmp/$name.png" --window-size=1220,240 \
-			"file://$tmp/$name.svg" >/dev/null 2>&1 && [ -s "$tmp/$name.png" ] ||
+			"file://$tmp/$name.svg" >/dev/null 2>"$tmp/$name.chrome" &&
+			[ -s "$tmp/$name.png" ] ||
 			fail "$name: headless $CHROME did not render the SVG"
+		if grep -q 'CONSOLE.*Uncaught' "$tmp/$name.chrome"; then
+			fail "$name: the SVG's script: $(grep -m1 'CONSOLE' "$tmp/$name.chrome")"
+		fi
+		# the screenshot outlives the test
+		mkdir -p /tmp/perf-dprof-flame && cp "$tmp/$name.png" /tmp/perf-dprof-flame/ &&
+			echo "$name: screenshot /tmp/perf-dprof-flame/$name.png"
 	fi
 }
 
