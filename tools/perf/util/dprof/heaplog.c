@@ -701,6 +701,32 @@ static int dprof_heaplog__keep(struct dprof_heaplog *log,
 
 #define DPROF_HEAPLOG_DEAD	0xff	/* an event pruned, in place of its kind */
 
+/*
+ * The events from @from on that are not marked DEAD, and their return
+ * addresses, move down over those that are; the objects in @open whose
+ * events move are told where to.
+ */
+static void dprof_heaplog__squeeze(struct dprof_heaplog *log, struct dprof_heaplog_open *open,
+				   size_t from)
+{
+	size_t i, j, ip_w = from < log->nr ? log->ev[from].ips : log->nr_ips;
+
+	for (i = j = from; i < log->nr; i++) {
+		struct dprof_heaplog_event ev = log->ev[i];
+
+		if (ev.kind == DPROF_HEAPLOG_DEAD)
+			continue;
+		memmove(log->ips + ip_w, log->ips + ev.ips, ev.nr_ips * sizeof(*log->ips));
+		ev.ips = ip_w;
+		ip_w += ev.nr_ips;
+		if (i != j && (ev.kind == DPROF_HEAPLOG_ALLOC || ev.kind == DPROF_HEAPLOG_REALLOC))
+			dprof_heaplog_open__moved(open, &ev, j);
+		log->ev[j++] = ev;
+	}
+	log->nr = j;
+	log->nr_ips = ip_w;
+}
+
 /* Event @ev's object goes: a realloc keeps the end of the one it moved. */
 static void dprof_heaplog__drop_start(struct dprof_heaplog_event *ev)
 {
@@ -741,7 +767,7 @@ static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
 				struct hashmap *sums, struct dprof_heaplog_open *open,
 				u64 *dropped, u64 *left_out_frees, size_t *nr_marked)
 {
-	size_t i, j, ip_w;
+	size_t i;
 
 	for (i = first; i < log->nr; i++) {
 		struct dprof_heaplog_event *ev = &log->ev[i];
@@ -780,22 +806,7 @@ static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
 		if (dprof_heaplog_open__add(open, ev, i))
 			return -ENOMEM;
 	}
-	/* what is left, and its return addresses, move down */
-	ip_w = first < log->nr ? log->ev[first].ips : log->nr_ips;
-	for (i = j = first; i < log->nr; i++) {
-		struct dprof_heaplog_event ev = log->ev[i];
-
-		if (ev.kind == DPROF_HEAPLOG_DEAD)
-			continue;
-		memmove(log->ips + ip_w, log->ips + ev.ips, ev.nr_ips * sizeof(*log->ips));
-		ev.ips = ip_w;
-		ip_w += ev.nr_ips;
-		if (i != j && (ev.kind == DPROF_HEAPLOG_ALLOC || ev.kind == DPROF_HEAPLOG_REALLOC))
-			dprof_heaplog_open__moved(open, &ev, j);
-		log->ev[j++] = ev;
-	}
-	log->nr = j;
-	log->nr_ips = ip_w;
+	dprof_heaplog__squeeze(log, open, first);
 	return 0;
 }
 
@@ -807,24 +818,9 @@ static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
 static void dprof_heaplog__compact(struct dprof_heaplog *log, struct dprof_heaplog_open *open,
 				   size_t *nr_marked, bool all)
 {
-	size_t i, j, ip_w = 0;
-
 	if (!*nr_marked || (!all && 2 * *nr_marked < log->nr))
 		return;
-	for (i = j = 0; i < log->nr; i++) {
-		struct dprof_heaplog_event ev = log->ev[i];
-
-		if (ev.kind == DPROF_HEAPLOG_DEAD)
-			continue;
-		memmove(log->ips + ip_w, log->ips + ev.ips, ev.nr_ips * sizeof(*log->ips));
-		ev.ips = ip_w;
-		ip_w += ev.nr_ips;
-		if (i != j && (ev.kind == DPROF_HEAPLOG_ALLOC || ev.kind == DPROF_HEAPLOG_REALLOC))
-			dprof_heaplog_open__moved(open, &ev, j);
-		log->ev[j++] = ev;
-	}
-	log->nr = j;
-	log->nr_ips = ip_w;
+	dprof_heaplog__squeeze(log, open, 0);
 	*nr_marked = 0;
 }
 
