@@ -475,35 +475,72 @@ static void dw_vars_handed(struct data_loc_info *dloc)
 	dso__set_global_vars_collected(map__dso(dloc->ms->map));
 }
 
-/* @unit of @dbg: the walk's handle, with which the variables are sized */
-static int dw_index_unit(struct dprof_dwarf *dw, Dwarf *dbg, Dwarf_Die *unit)
+/*
+ * C has one scope for type names: its units' types are all top-level
+ * DIEs.  Other languages nest them: C++ in namespaces and in classes
+ * (leveldb::Block::Iter), Rust in modules.
+ */
+static bool dw_unit_nests_types(Dwarf_Die *unit)
 {
-	struct die_var_type *vars = NULL;
-	bool vars_err = false;
-	Dwarf_Die die;
-	int ret = 0;
+	switch (dwarf_srclang(unit)) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_C99:
+	case DW_LANG_C11:
+		return false;
+	default:
+		return true;
+	}
+}
 
-	if (dwarf_child(unit, &die))
+/* the types and variables of one unit, and where to put perf's variables */
+struct dw_unit_walk {
+	struct dprof_dwarf	*dw;
+	Dwarf			*dbg;
+	struct die_var_type	*vars;
+	bool			vars_err;
+	bool			nested;		/* dw_unit_nests_types() */
+};
+
+/*
+ * The children of @scope: a unit's, a namespace's, or (in a unit whose
+ * language nests them) a struct's or class's, whose nested types are
+ * named by their own name, as perf's typing names them ("Iter").  A
+ * class defined outside its enclosing class or namespace is a DIE there
+ * whose DW_AT_specification gives its name (dw_chain_type_die()).
+ */
+static int dw_index_scope(struct dw_unit_walk *w, Dwarf_Die *scope, int depth)
+{
+	struct dprof_dwarf *dw = w->dw;
+	Dwarf_Die die;
+	int tag, ret = 0;
+
+	if (depth > DW_MAX_DEPTH || dwarf_child(scope, &die))
 		return 0;
 	do {
-		switch (dwarf_tag(&die)) {
+		switch ((tag = dwarf_tag(&die))) {
 		case DW_TAG_structure_type:
 		case DW_TAG_union_type:
 		case DW_TAG_class_type:
 			ret = dw_chain_type_die(dw, &die, dw_walk_size(&die));
+			if (!ret && w->nested && tag != DW_TAG_union_type)
+				ret = dw_index_scope(w, &die, depth + 1);
+			break;
+		case DW_TAG_namespace:
+			ret = dw_index_scope(w, &die, depth + 1);
 			break;
 		case DW_TAG_typedef:
 			ret = dw_chain_type_die(dw, &die, dw_walk_typedef_size(&die));
 			break;
 		case DW_TAG_variable:
 			/* perf's walk stops collecting a CU when out of memory */
-			if ((dw->vars_dloc || dw->keep_vars) && !vars_err) {
-				struct die_var_type *head = vars;
+			if ((dw->vars_dloc || dw->keep_vars) && !w->vars_err && !depth) {
+				struct die_var_type *head = w->vars;
 
-				vars_err = die_collect_global_var(&die, &vars) != 0;
+				w->vars_err = die_collect_global_var(&die, &w->vars) != 0;
 				/* not on the thread that hands them over */
-				if (vars != head)
-					die_var_type__size(dbg, vars);
+				if (w->vars != head)
+					die_var_type__size(w->dbg, w->vars);
 			}
 			ret = dw_add_var(dw, &die);
 			break;
@@ -511,11 +548,23 @@ static int dw_index_unit(struct dprof_dwarf *dw, Dwarf *dbg, Dwarf_Die *unit)
 			break;
 		}
 	} while (ret == 0 && dwarf_siblingof(&die, &die) == 0);
+	return ret;
+}
+
+/* @unit of @dbg: the walk's handle, with which the variables are sized */
+static int dw_index_unit(struct dprof_dwarf *dw, Dwarf *dbg, Dwarf_Die *unit)
+{
+	struct dw_unit_walk w = {
+		.dw	= dw,
+		.dbg	= dbg,
+		.nested	= dw_unit_nests_types(unit),
+	};
+	int ret = dw_index_scope(&w, unit, 0);
 
 	if (dw->vars_dloc)
-		global_var_type__add_vars(dw->vars_dloc, vars);
+		global_var_type__add_vars(dw->vars_dloc, w.vars);
 	else if (dw->keep_vars)
-		dw_keep_unit_vars(dw, vars);
+		dw_keep_unit_vars(dw, w.vars);
 	return ret;
 }
 
