@@ -2202,6 +2202,35 @@ static int dw_type_resolve(const struct dprof_type *t, struct dprof_type *real)
 	}
 }
 
+/*
+ * Does a class (or struct) hold data: a data member, or a base that
+ * does?  Static data members are DW_TAG_variable (DWARF 5) or declared
+ * DW_TAG_member (DWARF 4).
+ */
+static bool dw_has_data(Dwarf_Die *type_die, int depth)
+{
+	Dwarf_Die mem, child, base, *die = dw_strip(type_die, &mem, true);
+
+	if (!die || depth > DW_MAX_DEPTH || !dw_is_aggregate(dwarf_tag(die)) ||
+	    dwarf_child(die, &child))
+		return false;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_member:
+			if (!dw_is_decl(&child))
+				return true;
+			break;
+		case DW_TAG_inheritance:
+			if (die_get_type(&child, &base) && dw_has_data(&base, depth + 1))
+				return true;
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
 /* a member's bytes [start, end); bitfields cover the bytes they touch */
 static int dw_member(Dwarf_Die *member, struct dprof_member *m)
 {
@@ -2231,6 +2260,14 @@ static int dw_member(Dwarf_Die *member, struct dprof_member *m)
 		return -ENOTSUP;
 	if (dw_size(&m->type.die, &size))
 		size = 0;	/* flexible array, empty struct */
+	/*
+	 * A base class without data takes no room in the derived one (the
+	 * empty base optimization): its 1 byte is the next member's, as
+	 * std::string's allocator is its pointer's.
+	 */
+	if (dwarf_tag(member) == DW_TAG_inheritance &&
+	    !dw_has_data(&m->type.die, 0))
+		size = 0;
 	m->start = loc;
 	m->end = loc + size;
 	return 0;
@@ -2248,6 +2285,9 @@ static int dw_type_members(const struct dprof_type *t, dprof_member_cb cb,
 	do {
 		tag = dwarf_tag(&child);
 		if (tag != DW_TAG_member && tag != DW_TAG_inheritance)
+			continue;
+		/* a static data member (DWARF 4) is not in the object */
+		if (dw_is_decl(&child))
 			continue;
 		if (dw_member(&child, &m))
 			continue;

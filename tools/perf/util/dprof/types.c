@@ -187,11 +187,44 @@ struct member_walk {
 	u64				*msize;
 };
 
+/* "a.b", and "Base::b" after a base class (walk_add_base()) */
 static void walk_add_name(struct member_walk *w, const char *name)
 {
-	if (w->sb->len)
+	size_t len = w->sb->len;
+
+	if (len && !(len >= 2 && !strcmp(w->sb->buf + len - 2, "::")))
 		strbuf_addch(w->sb, '.');
 	strbuf_addstr(w->sb, name);
+}
+
+/*
+ * A member of a base class is named as C++ names it where a derived
+ * class hides it: "Iterator::refs_", "key_.Base::len", the base's name
+ * without its template arguments.  A base is an unnamed member of a named
+ * type; an anonymous struct or union (C11, GNU C) has no name either, and
+ * adds no component.
+ */
+static void walk_add_base(struct member_walk *w, const struct dprof_type *base)
+{
+	struct strbuf name = STRBUF_INIT;
+	const char *s;
+	size_t len;
+
+	if (w->ops->name(base, &name) < 0 || !name.buf)
+		goto out;
+	s = name.buf;
+	if (!strncmp(s, "struct ", 7))
+		s += 7;
+	else if (!strncmp(s, "class ", 6))
+		s += 6;
+	len = strcspn(s, "<");
+	if (len && strncmp(s, "union ", 6)) {
+		walk_add_name(w, "");
+		strbuf_add(w->sb, s, len);
+		strbuf_addstr(w->sb, "::");
+	}
+out:
+	strbuf_release(&name);
 }
 
 static int walk_type(struct member_walk *w, const struct dprof_type *t,
@@ -279,6 +312,8 @@ static int walk_struct(struct member_walk *w, const struct dprof_type *type,
 	}
 	if (s.found.name && *s.found.name)
 		walk_add_name(w, s.found.name);
+	else
+		walk_add_base(w, &s.found.type);
 	*w->moff = base + s.found.start;
 	*w->msize = s.found.end - s.found.start;
 	if (s.found.bitfield)

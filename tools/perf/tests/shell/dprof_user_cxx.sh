@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# perf dprof: C++ classes' members named as structs' are
+#
+# cxxclass.cc touches heap objects of C++ classes at known members: a class
+# nested in a class and defined outside it, with a base class (a vtable
+# pointer and data members) and a struct member, a template class, and a
+# class in a nested namespace with a static data member, all in namespace
+# store.  Built with gcc's default DWARF and with DWARF 4, recorded with
+# the software sampler; each class's row must name its members ("restarts_",
+# "key_.size_", the base's as "Iterator::refs_"), never as offsets ("+0x20"),
+# in --stdio's hot members, in --json and in --view=classify --type.
+
+set -u
+
+err=0
+dprof_test="dprof user C++ classes test"
+# shellcheck source=lib/dprof_user.sh
+. "$(dirname "$0")/lib/dprof_user.sh"
+dprof_user_setup dprof_user_cxx
+
+if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
+	skip "perf built without DWARF support: no data-type profiling"
+fi
+command -v g++ >/dev/null || skip "no g++ to build the test program"
+command -v python3 >/dev/null || skip "no python3 to read --json"
+
+# row type, then the members --json must name among the row's
+rows="Iter:restarts_ key_.size_ Iterator::refs_
+Ring<long int, 8>:head_ pushes_
+Stats:hits_ misses_"
+
+fail() {
+	echo "${dprof_test} [Failed: $*]"
+	err=1
+}
+
+# check_stdio NAME REPORT: each row's hot members, named
+check_stdio() {
+	local name=$1 rep=$2 type line
+
+	while IFS=: read -r type _; do
+		line=$(grep -m1 -E "^  ${type} +heap " "${rep}")
+		if [ -z "${line}" ]; then
+			fail "${name}: no heap row of ${type}"
+			grep -v '^#' "${rep}" | head -10
+			continue
+		fi
+		# "Hot members" is the last column: "restarts_ 44%, num_restarts_ 12%"
+		if echo "${line}" | grep -qE ' \+(0x[0-9a-f]+|0) [0-9]+%'; then
+			fail "${name}: ${type}'s hot members are offsets: ${line}"
+		fi
+	done <<< "${rows}"
+	line=$(grep -m1 -E "^  Iter +heap " "${rep}")
+	if ! echo "${line}" | grep -q 'key_\.size_ [0-9]'; then
+		fail "${name}: Iter's hot members lack key_.size_: ${line}"
+	fi
+}
+
+# check_json NAME JSON: every member of the rows named, the expected ones there
+check_json() {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = {}
+for line in sys.argv[2].splitlines():
+	t, names = line.split(":", 1)
+	want[t] = names.split()
+bad = []
+for t, names in want.items():
+	rows = [r for r in d["types"] if r["type"] == t and r["kind"] == "heap"]
+	if not rows:
+		bad.append("no heap row of %s" % t)
+		continue
+	got = [m["name"] for m in rows[0]["members"]]
+	offs = [n for n in got if n.startswith("+")]
+	if offs:
+		bad.append("%s: members by offset: %s" % (t, " ".join(offs)))
+	miss = [n for n in names if n not in got]
+	if miss:
+		bad.append("%s: no %s among %s" % (t, " ".join(miss), " ".join(got)))
+print("; ".join(bad))
+sys.exit(1 if bad else 0)
+' "$2" "${rows}" > "${dir}/json.res" 2>&1 || fail "$1: --json: $(cat "${dir}/json.res")"
+}
+
+for variant in "default:" "dwarf4:-gdwarf-4"; do
+	name=${variant%%:*}
+	flags=${variant#*:}
+	prog="${dir}/cxxclass-${name}"
+	# shellcheck disable=SC2086
+	if ! g++ -O1 -g ${flags} -fno-inline -o "${prog}" "${src}/cxxclass.cc" \
+			2> "${dir}/cc.err"; then
+		fail "build cxxclass ${flags}"
+		cat "${dir}/cc.err"
+		continue
+	fi
+	data="${dir}/${name}.data"
+	if ! perf dprof record --sampler=soft --no-kmem -o "${data}" -- "${prog}" 1 \
+			> "${dir}/rec.out" 2>&1; then
+		fail "record cxxclass ${flags}"
+		cat "${dir}/rec.out"
+		continue
+	fi
+	perf dprof report --stdio -i "${data}" > "${dir}/${name}.rep" 2> /dev/null
+	check_stdio "${name}" "${dir}/${name}.rep"
+	perf dprof report --json -i "${data}" > "${dir}/${name}.json" 2> /dev/null
+	check_json "${name}" "${dir}/${name}.json"
+	# the by-member table of one class, selected by its name
+	perf dprof report --stdio -i "${data}" --view=classify --type=Iter \
+		> "${dir}/${name}.cls" 2> /dev/null
+	miss=""
+	for m in restarts_ key_.size_ Iterator::refs_; do
+		grep -qE "^  0x[0-9a-f]+ +${m} " "${dir}/${name}.cls" || miss="${miss} ${m}"
+	done
+	if [ -n "${miss}" ]; then
+		fail "${name}: --view=classify --type=Iter has no member${miss}"
+		grep -A8 '^# Iter .*by member' "${dir}/${name}.cls"
+	fi
+	echo "${dprof_test}: ${name}:" \
+	     "$(grep -m1 -E '^  Iter +heap ' "${dir}/${name}.rep" | sed 's/.*  //')"
+done
+
+if [ ${err} -eq 0 ]; then
+	echo "${dprof_test} [Success]"
+fi
+cleanup
+exit ${err}
