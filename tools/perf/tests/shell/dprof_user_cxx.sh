@@ -4,10 +4,11 @@
 #
 # cxxclass.cc touches heap objects of C++ classes at known members: a class
 # nested in a class and defined outside it, with a base class (a vtable
-# pointer and data members) and a struct member, a template class, and a
-# class in a nested namespace with a static data member, all in namespace
-# store.  Built with gcc's default DWARF and with DWARF 4, recorded with
-# the software sampler; each class's row must name its members ("restarts_",
+# pointer and data members) and a struct member, a template class with an
+# empty base, and a class in a nested namespace with a static data member,
+# all in namespace store.  Built with gcc's default DWARF, with DWARF 4
+# and, with dwz, its types moved to an alternate file; recorded with the
+# software sampler, each class's row must name its members ("restarts_",
 # "key_.size_", the base's as "Iterator::refs_"), never as offsets ("+0x20"),
 # in --stdio's hot members, in --json and in --view=classify --type.
 
@@ -84,15 +85,37 @@ sys.exit(1 if bad else 0)
 ' "$2" "${rows}" > "${dir}/json.res" 2>&1 || fail "$1: --json: $(cat "${dir}/json.res")"
 }
 
-for variant in "default:" "dwarf4:-gdwarf-4"; do
+# by its full path: dwz then moves all of the classes to the alternate file
+source="$(cd "${src}" && pwd)/cxxclass.cc"
+
+# dwz: the types in an alternate file's partial units, as a distribution's
+# debug packages have them (/usr/lib/debug/.dwz/)
+for variant in "default:" "dwarf4:-gdwarf-4" "dwz:"; do
 	name=${variant%%:*}
 	flags=${variant#*:}
 	prog="${dir}/cxxclass-${name}"
+	if [ "${name}" = dwz ]; then
+		if ! command -v dwz > /dev/null; then
+			echo "${dprof_test}: no dwz, types in an alternate file not tested"
+			continue
+		fi
+		# dwz keeps the build id, by which perf would find the
+		# default variant's file (or an earlier run's) in its cache
+		flags="-Wl,--build-id=0x$(od -An -tx1 -N20 /dev/urandom | tr -d ' \n')"
+	fi
 	# shellcheck disable=SC2086
-	if ! g++ -O1 -g ${flags} -fno-inline -o "${prog}" "${src}/cxxclass.cc" \
+	if ! g++ -O1 -g ${flags} -fno-inline -o "${prog}" "${source}" \
 			2> "${dir}/cc.err"; then
 		fail "build cxxclass ${flags}"
 		cat "${dir}/cc.err"
+		continue
+	fi
+	# two files share the types: dwz moves them to the alternate file
+	if [ "${name}" = dwz ] && { ! cp "${prog}" "${prog}2" ||
+	   ! dwz -m "${dir}/cxxclass.alt" -M "${dir}/cxxclass.alt" "${prog}" "${prog}2" \
+			> "${dir}/cc.err" 2>&1 ||
+	   ! readelf -S "${prog}" | grep -q gnu_debugaltlink; }; then
+		fail "dwz -m cxxclass: $(cat "${dir}/cc.err")"
 		continue
 	fi
 	data="${dir}/${name}.data"

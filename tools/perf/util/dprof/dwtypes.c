@@ -157,6 +157,25 @@ struct dprof_dwarf {
 /* more nesting than this is a loop in broken DWARF */
 #define DW_MAX_DEPTH	64
 
+/*
+ * A type DIE of the alternate file (dwz's common DWARF of several files,
+ * a distribution's /usr/lib/debug/.dwz/), by its offset there with this
+ * bit set: its partial units hold the types the files share.
+ */
+#define DW_OFF_ALT	(1ULL << 63)
+
+/* the DIE of an index offset (DW_OFF_ALT: the alternate file's) */
+static Dwarf_Die *dw_offdie(struct dprof_dwarf *dw, Dwarf_Off off, Dwarf_Die *die)
+{
+	Dwarf *dbg = dw->dbg;
+
+	if (off & DW_OFF_ALT) {
+		dbg = dwarf_getalt(dw->dbg);
+		off &= ~DW_OFF_ALT;
+	}
+	return dbg ? dwarf_offdie(dbg, off, die) : NULL;
+}
+
 static bool dw_is_qualifier(int tag)
 {
 	return tag == DW_TAG_const_type || tag == DW_TAG_volatile_type ||
@@ -306,17 +325,19 @@ out:
  * in the DIE itself (DW_FORM_string) is unique to it and goes by its
  * string only.
  */
-static int dw_chain_type_die(struct dprof_dwarf *dw, Dwarf_Die *die, u32 size)
+static int dw_chain_type_die(struct dprof_dwarf *dw, Dwarf_Die *die, u32 size,
+			     Dwarf_Off alt)
 {
+	Dwarf_Off off = dwarf_dieoffset(die) | alt;
 	Dwarf_Attribute attr;
 	const char *name;
 
 	if (dwarf_attr(die, DW_AT_name, &attr) && attr.form != DW_FORM_string) {
 		name = dwarf_formstring(&attr);
-		return name ? dw_chain_type(dw, name, dwarf_dieoffset(die), size, true) : 0;
+		return name ? dw_chain_type(dw, name, off, size, true) : 0;
 	}
 	name = dwarf_diename(die);
-	return name ? dw_chain_type(dw, name, dwarf_dieoffset(die), size, false) : 0;
+	return name ? dw_chain_type(dw, name, off, size, false) : 0;
 }
 
 /*
@@ -360,7 +381,7 @@ static void dw_resolve_type(struct dprof_dwarf *dw, struct dw_type_name *tn)
 		Dwarf_Die die;
 
 		if (size == DW_SIZE_LATER) {
-			if (!dwarf_offdie(dw->dbg, dw->dies[i].off, &die))
+			if (!dw_offdie(dw, dw->dies[i].off, &die))
 				continue;
 			size = dw_aggregate_def_size(&die);
 		}
@@ -500,6 +521,7 @@ struct dw_unit_walk {
 	struct die_var_type	*vars;
 	bool			vars_err;
 	bool			nested;		/* dw_unit_nests_types() */
+	Dwarf_Off		alt;		/* DW_OFF_ALT: the alternate file's */
 };
 
 /*
@@ -522,7 +544,7 @@ static int dw_index_scope(struct dw_unit_walk *w, Dwarf_Die *scope, int depth)
 		case DW_TAG_structure_type:
 		case DW_TAG_union_type:
 		case DW_TAG_class_type:
-			ret = dw_chain_type_die(dw, &die, dw_walk_size(&die));
+			ret = dw_chain_type_die(dw, &die, dw_walk_size(&die), w->alt);
 			if (!ret && w->nested && tag != DW_TAG_union_type)
 				ret = dw_index_scope(w, &die, depth + 1);
 			break;
@@ -530,9 +552,13 @@ static int dw_index_scope(struct dw_unit_walk *w, Dwarf_Die *scope, int depth)
 			ret = dw_index_scope(w, &die, depth + 1);
 			break;
 		case DW_TAG_typedef:
-			ret = dw_chain_type_die(dw, &die, dw_walk_typedef_size(&die));
+			ret = dw_chain_type_die(dw, &die, dw_walk_typedef_size(&die),
+						w->alt);
 			break;
 		case DW_TAG_variable:
+			/* the variables are the files' own */
+			if (w->alt)
+				break;
 			/* perf's walk stops collecting a CU when out of memory */
 			if ((dw->vars_dloc || dw->keep_vars) && !w->vars_err && !depth) {
 				struct die_var_type *head = w->vars;
@@ -548,6 +574,35 @@ static int dw_index_scope(struct dw_unit_walk *w, Dwarf_Die *scope, int depth)
 			break;
 		}
 	} while (ret == 0 && dwarf_siblingof(&die, &die) == 0);
+	return ret;
+}
+
+/*
+ * The types of the alternate file's partial units, which the files'
+ * units import (DW_TAG_imported_unit): a class defined in a header that
+ * several files of a package include is there, not in theirs.
+ */
+static int dw_index_alt(struct dprof_dwarf *dw)
+{
+	Dwarf *alt = dwarf_getalt(dw->dbg);
+	struct dw_unit_walk w = { .dw = dw, .dbg = alt, .alt = DW_OFF_ALT };
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	Dwarf_Die unit;
+	u32 nr = 0;
+	int ret = 0;
+
+	if (!alt)
+		return 0;
+	while (!ret && dwarf_nextcu(alt, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(alt, off + hsize, &unit)) {
+			w.nested = dw_unit_nests_types(&unit);
+			ret = dw_index_scope(&w, &unit, 0);
+			nr++;
+		}
+		off = next;
+	}
+	pr_debug("dprof: %s: %u units of its alternate file indexed\n", dw->path, nr);
 	return ret;
 }
 
@@ -868,6 +923,9 @@ static int dw_index_end(struct dprof_dwarf *dw, int err)
 {
 	const char *path = dw->path;
 
+	/* by the names' addresses too: before type_strs goes */
+	if (!err)
+		err = dw_index_alt(dw);
 	if (!IS_ERR_OR_NULL(dw->type_strs))
 		hashmap__free(dw->type_strs);
 	dw->type_strs = NULL;
@@ -1759,7 +1817,7 @@ static bool dw_die_is(struct dprof_dwarf *dw, Dwarf_Off off, const char *name,
 	int tag;
 
 	dw_read_units(dw);
-	if (!dwarf_offdie(dw->dbg, off, &die))
+	if (!dw_offdie(dw, off, &die))
 		return false;
 	tag = dwarf_tag(&die);
 	for (; *tags && *tags != tag; tags++)
@@ -1919,7 +1977,7 @@ int dprof_dwarf__find_struct(struct dprof_dwarf *dw, const char *name,
 	struct dw_type_ent *ent = dw_best(dw_lookup(dw, name));
 	Dwarf_Die die;
 
-	if (!ent || !dwarf_offdie(dw->dbg, ent->off, &die)) {
+	if (!ent || !dw_offdie(dw, ent->off, &die)) {
 		pr_debug2("dprof: no struct %s in DWARF\n", name ?: "(null)");
 		return -ENOENT;
 	}
@@ -2022,7 +2080,7 @@ static bool dw_size_fits(struct dprof_dwarf *dw, struct dw_type_ent *ent,
 	if (dprof_cache__size_fits(ent->size, object_size, false))
 		return true;
 	/* struct with a trailing flexible array: larger objects */
-	if (ent->size > object_size || !dwarf_offdie(dw->dbg, ent->off, &die))
+	if (ent->size > object_size || !dw_offdie(dw, ent->off, &die))
 		return false;
 	dw_type(&die, &t);
 	return dprof_type__has_flex_tail(&t);
@@ -2085,7 +2143,7 @@ int dprof_dwarf__cache_type(struct dprof_dwarf *dw, const char *cache,
 	if (!dw || !cache)
 		return -ENOENT;
 	dprof_cache__candidates(cache, dw_cache_cand, &ca);
-	if (!ca.ent || !dwarf_offdie(dw->dbg, ca.ent->off, &die)) {
+	if (!ca.ent || !dw_offdie(dw, ca.ent->off, &die)) {
 		pr_debug("dprof: no struct for slab cache %s (object size %" PRIu64 ")\n",
 			 cache, object_size);
 		return -ENOENT;
