@@ -121,7 +121,7 @@ group_of() {
 	tools/perf/util/dprof/userfiles.*|tools/perf/util/dprof/symload.*|\
 	tools/perf/util/dprof/delivery.*|tools/perf/util/dprof/heaplog*|\
 	tools/perf/util/dprof/recorder.*|tools/perf/util/dprof/replay-heaplog.*|\
-	tools/perf/util/dprof/keep.*|\
+	tools/perf/util/dprof/keep.*|tools/perf/util/dprof/prune.*|\
 	tools/perf/dprof-preload/*|tools/perf/Makefile.perf)
 		echo 48-report ;;
 	tools/perf/util/dprof/*)

@@ -65,6 +65,18 @@ static int dprof_touches__add(struct dprof_touch **v, size_t *nr, size_t *alloc,
 	return 0;
 }
 
+/*
+ * A sample's data address: a kernel one is every process's (the kmem
+ * pass asks by address alone), a user one its process's.
+ */
+static int dprof_keep__addr(struct dprof_touches *t, struct machine *machine, u32 pid,
+			    u64 addr, u64 time)
+{
+	if (machine__kernel_ip(machine, addr))
+		return dprof_touches__add(&t->kt, &t->nr_kt, &t->alloc_kt, 0, addr, time);
+	return dprof_touches__add(&t->t, &t->nr, &t->alloc, pid, addr, time);
+}
+
 /* The data address of an access sample, as dprof_replay__access() finds it. */
 static int dprof_keep__sample(const struct perf_tool *tool, union perf_event *event __maybe_unused,
 			      struct perf_sample *sample, struct evsel *evsel,
@@ -84,22 +96,24 @@ static int dprof_keep__sample(const struct perf_tool *tool, union perf_event *ev
 	if (!(evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR) ||
 	    !sample->intr_regs.regs) {
 		if (sample->addr)
-			err = dprof_touches__add(&t->t, &t->nr, &t->alloc, sample->pid,
-						 sample->addr, sample->time);
+			err = dprof_keep__addr(t, machine, sample->pid, sample->addr,
+					       sample->time);
 		return err;
 	}
 	thread = machine__findnew_thread(machine, sample->pid, sample->tid);
 	if (!thread)
 		return -ENOMEM;
 	why = dprof_resolver__sample_ea(&k->res, thread, sample, &ea, &ip);
-	if (why < 0 && machine__kernel_ip(machine, sample->ip))
+	if (why < 0 && machine__kernel_ip(machine, sample->ip)) {
 		t->nr_kernel_undecided++;
-	else if (why < 0)
+		err = dprof_touches__add(&t->kundecided, &t->nr_kundecided,
+					 &t->alloc_kundecided, 0, 0, sample->time);
+	} else if (why < 0) {
 		err = dprof_touches__add(&t->undecided, &t->nr_undecided, &t->alloc_undecided,
 					 sample->pid, 0, sample->time);
-	else if (why == DPROF_EA_OK)
-		err = dprof_touches__add(&t->t, &t->nr, &t->alloc, sample->pid, ea.addr,
-					 sample->time);
+	} else if (why == DPROF_EA_OK) {
+		err = dprof_keep__addr(t, machine, sample->pid, ea.addr, sample->time);
+	}
 	thread__put(thread);
 	return err;
 }
@@ -148,6 +162,8 @@ int dprof_touches__read(struct dprof_touches *t, const char *output)
 		return err;
 	qsort(t->t, t->nr, sizeof(*t->t), dprof_touch__cmp);
 	qsort(t->undecided, t->nr_undecided, sizeof(*t->undecided), dprof_touch__cmp);
+	qsort(t->kt, t->nr_kt, sizeof(*t->kt), dprof_touch__cmp);
+	qsort(t->kundecided, t->nr_kundecided, sizeof(*t->kundecided), dprof_touch__cmp);
 	if (t->nr_kernel_undecided)
 		pr_debug("dprof: %" PRIu64
 			 " kernel samples not decoded at record time (no kernel code bytes)\n",
@@ -159,6 +175,8 @@ void dprof_touches__exit(struct dprof_touches *t)
 {
 	free(t->t);
 	free(t->undecided);
+	free(t->kt);
+	free(t->kundecided);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -180,32 +198,51 @@ static size_t dprof_touches__lower(const struct dprof_touch *v, size_t nr, u32 p
 	return lo;
 }
 
-bool dprof_touches__any(const struct dprof_touches *t, u32 pid, u64 addr, u64 size,
-			u64 from, u64 to)
+/*
+ * A touch of @v (sorted by pid, address, time) of process @pid in [@addr,
+ * @addr + @size) between @from and @to, or one of @undecided (sorted by
+ * pid, time) of @pid in that time.
+ */
+static bool dprof_touches__in(const struct dprof_touch *v, size_t nr,
+			      const struct dprof_touch *undecided, size_t nr_undecided,
+			      u32 pid, u64 addr, u64 size, u64 from, u64 to)
 {
 	u64 end = addr + (size ?: 1);
 	size_t i;
 
 	/* a sample whose address is unknown: any object alive then */
-	if (t->nr_undecided) {
-		i = dprof_touches__lower(t->undecided, t->nr_undecided, pid, 0, from);
-		if (i < t->nr_undecided && t->undecided[i].pid == pid &&
-		    t->undecided[i].time <= to)
+	if (nr_undecided) {
+		i = dprof_touches__lower(undecided, nr_undecided, pid, 0, from);
+		if (i < nr_undecided && undecided[i].pid == pid && undecided[i].time <= to)
 			return true;
 	}
 	/*
 	 * Each address sampled in the object, its samples in time order:
 	 * the first not before @from says, then on to the next address.
 	 */
-	i = dprof_touches__lower(t->t, t->nr, pid, addr, from);
-	while (i < t->nr && t->t[i].pid == pid && t->t[i].addr < end) {
-		if (t->t[i].time < from) {
-			i = dprof_touches__lower(t->t, t->nr, pid, t->t[i].addr, from);
+	i = dprof_touches__lower(v, nr, pid, addr, from);
+	while (i < nr && v[i].pid == pid && v[i].addr < end) {
+		if (v[i].time < from) {
+			i = dprof_touches__lower(v, nr, pid, v[i].addr, from);
 			continue;
 		}
-		if (t->t[i].time <= to)
+		if (v[i].time <= to)
 			return true;
-		i = dprof_touches__lower(t->t, t->nr, pid, t->t[i].addr + 1, 0);
+		i = dprof_touches__lower(v, nr, pid, v[i].addr + 1, 0);
 	}
 	return false;
+}
+
+bool dprof_touches__any(const struct dprof_touches *t, u32 pid, u64 addr, u64 size,
+			u64 from, u64 to)
+{
+	return dprof_touches__in(t->t, t->nr, t->undecided, t->nr_undecided, pid, addr, size,
+				 from, to);
+}
+
+bool dprof_touches__any_kernel(const struct dprof_touches *t, u64 addr, u64 size,
+			       u64 from, u64 to)
+{
+	return dprof_touches__in(t->kt, t->nr_kt, t->kundecided, t->nr_kundecided, 0, addr,
+				 size, from, to);
 }

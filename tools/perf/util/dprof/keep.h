@@ -31,6 +31,10 @@ struct dprof_touch {
  * @nr_kernel_undecided: kernel samples whose code could not be read (no
  *	/proc/kcore, no vmlinux): the report on this machine cannot decode
  *	them either
+ * @kt: decoded samples whose address is the kernel's, sorted by address,
+ *	time (pid 0: a kernel object is every process's)
+ * @kundecided: the times of the kernel samples whose code could not be
+ *	read (pid 0): a kernel object alive then may be theirs
  */
 struct dprof_touches {
 	struct dprof_touch	*t;
@@ -39,6 +43,10 @@ struct dprof_touches {
 	size_t			nr_undecided, alloc_undecided;
 	u64			nr_samples;
 	u64			nr_kernel_undecided;
+	struct dprof_touch	*kt;
+	size_t			nr_kt, alloc_kt;
+	struct dprof_touch	*kundecided;
+	size_t			nr_kundecided, alloc_kundecided;
 };
 
 /* Decode the access samples of the recording @output: 0, or a negative errno. */
@@ -51,5 +59,13 @@ void dprof_touches__exit(struct dprof_touches *t);
  */
 bool dprof_touches__any(const struct dprof_touches *t, u32 pid, u64 addr, u64 size,
 			u64 from, u64 to);
+
+/*
+ * A sample's address fell in the kernel's [@addr, @addr + @size) between
+ * @from and @to, or a kernel sample whose code could not be read fell in
+ * that time.
+ */
+bool dprof_touches__any_kernel(const struct dprof_touches *t, u64 addr, u64 size,
+			       u64 from, u64 to);
 
 #endif /* __PERF_DPROF_KEEP_H */

@@ -36,6 +36,7 @@
 #include "util/target.h"
 #include "util/tracepoint.h"
 #include "ea.h"
+#include "prune.h"
 #include "record.h"
 #include "watch.h"
 
@@ -900,8 +901,12 @@ int dprof_record_args__init(struct dprof_record_args *a,
 			return ret;
 		watches = ret > 0;
 	}
-	if (!opts->no_kmem && dprof_record_args__kmem(a, regs, &desc, opts, system_wide))
+	if (!opts->no_kmem && dprof_record_args__kmem(a, regs, &desc, opts, system_wide)) {
 		snapshot = dprof_record_args__snapshot(a, argc, argv, regs);
+		/* at the end, the objects no sample touched are left out */
+		if (!opts->no_prune)
+			a->kmem_prune = dprof_record__output(argc, argv);
+	}
 	if (watches || snapshot) {
 		ret = dprof_monitor__init(&a->monitor, watches ? opts->watch : NULL,
 					  watches ? opts->watch_histories : 0,
@@ -957,7 +962,13 @@ int dprof_record_args__init(struct dprof_record_args *a,
 
 int dprof_record_args__done(struct dprof_record_args *a, int record_err)
 {
-	return dprof_recorder__done(&a->recorder, record_err);
+	int err;
+
+	err = dprof_recorder__done(&a->recorder, record_err);
+	/* a file that cannot be pruned stays as recorded: it says why */
+	if (!record_err && !err && a->kmem_prune)
+		dprof_kmem__prune_say(a->kmem_prune);
+	return err;
 }
 
 void dprof_record_args__exit(struct dprof_record_args *a)

@@ -13,6 +13,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <linux/bitmap.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/zalloc.h>
@@ -22,12 +25,14 @@
 #include "util/evlist.h"
 #include "util/evsel.h"
 #include "util/hashmap.h"
+#include "util/header.h"
 #include "util/machine.h"
 #include "util/map.h"
 #include "util/sample.h"
 #include "util/session.h"
 #include "util/symbol.h"
 #include "util/thread.h"
+#include "prune.h"
 #include "record.h"
 #include "replay.h"
 #include "replay-priv.h"
@@ -99,34 +104,6 @@ static u64 dprof_kmem__intval(struct evsel *evsel, struct tep_format_field *fiel
 			      struct perf_sample *sample)
 {
 	return field ? format_field__intval(field, sample, evsel->needs_swap) : 0;
-}
-
-/*
- * evsel__strval() of a string field found before: NULL when there is none,
- * or when the record is too short for it.
- */
-static const char *dprof_kmem__strval(struct tep_format_field *field,
-				      struct perf_sample *sample)
-{
-	const char *raw = sample->raw_data;
-	u32 off, len;
-
-	if (!field || (u64)field->offset + field->size > sample->raw_size)
-		return NULL;
-	off = field->offset;
-	len = field->size;
-	if (field->flags & TEP_FIELD_IS_DYNAMIC) {
-		u32 loc;
-
-		memcpy(&loc, raw + field->offset, sizeof(loc));
-		off = loc & 0xffff;
-		len = loc >> 16;
-		if (tep_field_is_relative(field->flags))
-			off += field->offset + field->size;
-	}
-	if (!len || (u64)off + len > sample->raw_size || !memchr(raw + off, 0, len))
-		return NULL;
-	return raw + off;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -678,6 +655,113 @@ static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr)
 	if (!ss || !dprof_snap_slab__obj_start(ss, ptr))
 		return 0;
 	return ss->size - (ss->first - slab->base);
+}
+
+/* ---------------------------------------------------------------------- */
+/* the objects left out at record time (prune.c)                          */
+
+/*
+ * @s's counts, as the events left out would have made them: the class's
+ * allocations and the bound of its Objects estimate, its lifetimes, the
+ * header's counts, and those of the tasks the recording follows.
+ */
+static int dprof_replay__kmem_sum(struct dprof_replay *r, struct machine *machine,
+				  const struct dprof_kmem_sum *s)
+{
+	bool kmalloc = s->flags & DPROF_KMEM_SUM_KMALLOC;
+	u64 starts = s->allocs + s->gets, ends = s->frees + s->puts + s->rcus;
+	struct dprof_class *cls;
+	struct thread *thread;
+
+	cls = dprof_profile__findnew_class(&r->prof,
+					   kmalloc ? DPROF_KIND_KMALLOC : DPROF_KIND_SLAB,
+					   dprof_kmem_key(s->call_site, s->bytes_alloc), NULL);
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->nr_allocs && starts) {
+		cls->alloc_size = s->bytes_alloc;
+		cls->site_name = kernel_symbol_name(machine, s->call_site);
+		if (kmalloc)
+			cls->name = kmalloc_cache_name(s->bytes_alloc);
+	}
+	/* the class's first object said its size: the replay's rule */
+	if (s->flags & DPROF_KMEM_SUM_FIRST)
+		cls->obj_size = s->first_req;
+	if (!kmalloc && !cls->name && s->name[0])
+		cls->name = strndup(s->name, sizeof(s->name));
+	cls->nr_allocs += starts;
+	cls->nr_known += starts;
+	cls->life_sum += s->life_sum;
+	cls->life_n += s->life_n;
+	r->rec.nr_allocs += s->allocs;
+	r->rec.nr_frees += s->frees;
+	r->rec.nr_mempool_put += s->puts;
+	r->rec.nr_mempool_get += s->gets;
+	r->rec.nr_kfree_rcu += s->rcus;
+	thread = machine__find_thread(machine, s->pid, s->tid);
+	if (thread && thread__comm_set(thread)) {
+		r->rec.tasks.starts += starts;
+		r->rec.tasks.ends += ends;
+	} else {
+		r->rec.nr_kmem_others += starts + ends;
+	}
+	thread__put(thread);
+	return 0;
+}
+
+int dprof_replay__kmem_summary(struct dprof_replay *r)
+{
+	struct perf_session *session = r->session;
+	struct perf_header *ph = &session->header;
+	int fd = perf_data__fd(session->data), idx, pass, err = 0;
+	const struct dprof_kmem_sum *sums;
+	struct dprof_kmem_feat feat;
+	struct perf_file_section sec;
+	struct stat st;
+	void *buf;
+	u64 i;
+
+	if (!test_bit(DPROF_KMEM_FEAT, ph->adds_features))
+		return 0;
+	idx = bitmap_weight(ph->adds_features, DPROF_KMEM_FEAT);
+	if (perf_data__is_pipe(session->data) || fstat(fd, &st) ||
+	    pread(fd, &sec, sizeof(sec), ph->feat_offset + idx * sizeof(sec)) != sizeof(sec) ||
+	    sec.size < sizeof(feat) || sec.offset > (u64)st.st_size ||
+	    sec.size > (u64)st.st_size - sec.offset)
+		goto out_damaged;
+	buf = malloc(sec.size);
+	if (!buf)
+		return -ENOMEM;
+	if (pread(fd, buf, sec.size, sec.offset) != (ssize_t)sec.size)
+		goto out_free_damaged;
+	memcpy(&feat, buf, sizeof(feat));
+	if (memcmp(feat.magic, DPROF_KMEM_FEAT_MAGIC, sizeof(feat.magic)) ||
+	    feat.nr_sums > (sec.size - sizeof(feat)) / sizeof(*sums) ||
+	    feat.kernel_undecided > feat.samples)
+		goto out_free_damaged;
+	sums = buf + sizeof(feat);
+	/* the classes with allocations first: they say the class's size and site */
+	for (pass = 0; pass < 2 && !err; pass++) {
+		for (i = 0; i < feat.nr_sums && !err; i++) {
+			bool starts = sums[i].allocs || sums[i].gets;
+
+			if (starts == !pass)
+				err = dprof_replay__kmem_sum(r, &session->machines.host, &sums[i]);
+		}
+	}
+	if (feat.flags & DPROF_KMEM_ALLOC_NAMED)
+		r->rec.alloc_has_name = true;
+	r->rec.kmem_dropped = feat.dropped_objects;
+	r->rec.kmem_kept_by = feat.samples;
+	r->rec.kmem_kernel_undecided = feat.kernel_undecided;
+	free(buf);
+	return err;
+
+out_free_damaged:
+	free(buf);
+out_damaged:
+	pr_warning("dprof: the summary of the kmem objects left out when recorded is damaged: the allocation counts lack them\n");
+	return 0;
 }
 
 static const struct evsel_str_handler dprof_kmem_handlers[] = {

@@ -69,6 +69,8 @@ int dprof_replay__earlier_obj(struct dprof_replay *r, u64 addr, u32 cpu,
 int dprof_replay__slab(struct dprof_replay *r, struct evsel *evsel,
 		       struct perf_sample *sample, bool born);
 void dprof_snap_slab__release(struct dprof_addrset *as, struct dprof_obj *obj, bool freed);
+/* After the events: the counts of the objects left out when recorded (prune.c). */
+int dprof_replay__kmem_summary(struct dprof_replay *r);
 
 /* The allocator's uprobes (heapprobe.c): @evsel's handler, by its @name. */
 void dprof_replay__uprobe_add(struct dprof_replay *r, struct evsel *evsel,

@@ -1550,6 +1550,9 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 	/* the log's last objects: no sample after them, but they count */
 	if (!err)
 		err = dprof_replay__heaplog_until(r, &r->session->machines.host, ~0ULL);
+	/* the kmem objects left out when recorded: they count too */
+	if (!err)
+		err = dprof_replay__kmem_summary(r);
 	dprof_symload__delete(r->symload);
 	r->symload = NULL;
 	dprof_resolver__stop_typer(&r->res);

@@ -106,6 +106,9 @@ struct dprof_lifetimes {
  * @nr_heap_frees: user frees of a live object, and of those left out
  * @nr_heap_unknown_free: user frees of a pointer not in the set (allocated
  *                        before recording began, or under --heap-min-size)
+ * @kmem_dropped: slab objects left out at record time: no sample in them
+ * @kmem_kept_by: the access samples whose data addresses chose those kept
+ * @kmem_kernel_undecided: of them, kernel samples with no code bytes then
  */
 struct dprof_recording {
 	bool			has_alloc;
@@ -157,6 +160,9 @@ struct dprof_recording {
 	u64			nr_heap_allocs;
 	u64			nr_heap_frees;
 	u64			nr_heap_unknown_free;
+	u64			kmem_dropped;
+	u64			kmem_kept_by;
+	u64			kmem_kernel_undecided;
 };
 
 /*

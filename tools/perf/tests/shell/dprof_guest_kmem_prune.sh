@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# perf dprof: guest kmem events kept by where the samples fell (exclusive)
+#
+# Boot a test kernel under QEMU and record, system-wide with every kmem
+# event kept (--no-prune), a loopback TCP echo server and its client
+# (lib/dprof_echo.c), sampled at 250 Hz: under TCG the kernel allocates
+# as many objects as it samples at perf's default rate, not the hundred
+# times as many of a busy server on hardware.  Prune a copy of the file as record does at its end
+# (perf dprof prune: the kmem events of the objects no sample's data
+# address fell in left out, counted in a summary).  The guest has
+# /proc/kcore, so its kernel samples are decoded.  Then check:
+#  - no kernel sample was left undecoded (kcore read for its code);
+#  - the file shrinks by a large factor;
+#  - the report of the pruned file is the report of the whole one: every
+#    row (samples, objects, the Objects bound) and the header's
+#    allocation, free and lifetime counts, but for one line that says how
+#    many objects were left out;
+#  - perf script reads the pruned file, and it holds the whole file's
+#    kmem events less those the prune said it left out;
+#  - a second prune leaves the file as it is.
+#
+# Needs (else skipped): DPROF_KERNEL, DPROF_VMLINUX, DPROF_RUN_IN_VM, as in
+# dprof_guest_slab.sh, gcc.
+
+set -u
+
+conns=${DPROF_TEST_CONNS:-200}
+msgs=${DPROF_TEST_MSGS:-50}
+# the pruned file is at most 1/factor of the whole one
+factor=${DPROF_TEST_FACTOR:-3}
+
+dprof_test="dprof guest kmem prune test"
+# shellcheck source=lib/dprof_guest.sh
+. "$(dirname "$0")"/lib/dprof_guest.sh
+
+dprof_guest_require DPROF_KERNEL DPROF_VMLINUX
+command -v gcc > /dev/null || skip "no gcc"
+
+dprof_guest_job dprof_kmem_prune
+if ! gcc -O2 -o "${job}/echo" "$(dirname "$0")/lib/dprof_echo.c" 2> "${job}/cc.err"; then
+	echo "${dprof_test} [Failed: build the echo server]"
+	cat "${job}/cc.err"
+	cleanup
+	exit 1
+fi
+
+dprof_guest_run "$DPROF_KERNEL" 900 '
+ip link set lo up 2> /dev/null || exit 5
+[ -r /proc/kcore ] || exit 6
+cat > /tmp/wl.sh << EOF
+rm -f /tmp/port
+/mnt/echo server /tmp/port $CONNS &
+while [ ! -e /tmp/port ]; do sleep 0.05; done
+/mnt/echo client /tmp/port $CONNS $MSGS
+wait
+EOF
+"$PERF_GUEST" dprof record -F 250 -a --no-heap --no-prune -o /tmp/full.data -- \
+	sh /tmp/wl.sh 2> /mnt/record.err || exit
+cp /tmp/full.data /tmp/pruned.data
+"$PERF_GUEST" dprof prune -i /tmp/pruned.data > /mnt/prune.out 2>&1 || exit
+cp /tmp/pruned.data /tmp/again.data
+"$PERF_GUEST" dprof prune -v -i /tmp/again.data > /mnt/again.out 2>&1 || exit
+cmp -s /tmp/pruned.data /tmp/again.data || echo differ > /mnt/again.cmp
+cp /tmp/full.data /tmp/pruned.data /mnt/
+' CONNS="$conns" MSGS="$msgs"
+dprof_guest_ran pruned.data "5:cannot bring the loopback interface up (ip from iproute2)" \
+	"6:guest without /proc/kcore: its kernel samples cannot be decoded"
+
+line=$(grep -m1 '^\[ perf dprof: kmem events of' "${job}/prune.out")
+dropped=$(echo "$line" | sed -n 's/.* objects left out .*), \([0-9]*\) of [0-9]* events.*/\1/p')
+if [ -z "$dropped" ] || [ "$dropped" = 0 ]; then
+	fail "the prune left nothing out: ${line:-no line}"
+fi
+grep -q 'had no code bytes' "${job}/prune.out" &&
+	fail "kernel samples not decoded with /proc/kcore: $(cat "${job}/prune.out")"
+[ -e "${job}/again.cmp" ] && fail "a second prune changed the file"
+
+full=$(stat -c %s "${job}/full.data")
+pruned=$(stat -c %s "${job}/pruned.data")
+[ $((pruned * factor)) -le "$full" ] ||
+	fail "the pruned file is $pruned bytes of $full: not 1/$factor"
+
+for f in full pruned; do
+	if ! "$perf_bin" dprof report --stdio -i "${job}/${f}.data" --vmlinux "$DPROF_VMLINUX" \
+			> "${job}/${f}.txt" 2> "${job}/${f}.err"; then
+		fail "report of the $f file"
+		cat "${job}/${f}.err"
+	fi
+done
+grep -q '^# (.* slab objects left out when recorded' "${job}/pruned.txt" ||
+	fail "the pruned file's report does not say what was left out"
+grep -v '^# (.* slab objects left out when recorded' "${job}/pruned.txt" > "${job}/rows.txt"
+if ! diff "${job}/full.txt" "${job}/rows.txt" > "${job}/report.diff"; then
+	fail "the reports differ"
+	head -n 40 "${job}/report.diff"
+fi
+counts='^# address set: kmem tracepoints, [0-9]* allocs, [0-9]* frees'
+a=$(grep -m1 -o "$counts" "${job}/full.txt")
+b=$(grep -m1 -o "$counts" "${job}/pruned.txt")
+if [ -z "$a" ] || [ "$a" != "$b" ]; then
+	fail "allocation counts: '${a}' vs '${b}'"
+fi
+
+kmem_events() {
+	"$perf_bin" script -i "$1" -F event 2> "${job}/script.err" | grep -c 'kmem:'
+}
+n_full=$(kmem_events "${job}/full.data")
+n_pruned=$(kmem_events "${job}/pruned.data") || fail "perf script of the pruned file"
+[ -s "${job}/script.err" ] && grep -qi 'error\|corrupt' "${job}/script.err" &&
+	fail "perf script: $(head -n 3 "${job}/script.err")"
+[ $((n_full - n_pruned)) = "${dropped:-x}" ] ||
+	fail "perf script: $n_pruned kmem events of $n_full, the prune left out ${dropped:-?}"
+
+if [ $err -ne 0 ]; then
+	cat "${job}/vm.log" "${job}/record.err" "${job}/prune.out"
+else
+	echo "$line"
+	echo "file: $full -> $pruned bytes; kmem events in perf script: $n_full -> $n_pruned"
+	echo "${dprof_test} [Success]"
+fi
+cleanup
+exit $err

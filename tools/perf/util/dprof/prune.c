@@ -1,0 +1,1189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf dprof: the kmem record-end pass, a recording's slab objects kept by
+ * where the samples fell.
+ *
+ * A sample resolves to a slab object only when its data address is inside
+ * the object while the replay holds it: live (from its allocation to its
+ * free, or a mempool's put) or dead (freed, its memory the cache's, until
+ * another object's free or the slab's takes its place).  An object no
+ * sample's address fell in during that time is in no view but as counts:
+ * its events are left out, and counted per class (call site and size) and
+ * task in a summary the replay adds back (replay-kmem.c).
+ *
+ * The pass walks the data section, takes the kmem events in time order and
+ * follows each address as the replay does (the same address sets, so that
+ * an allocation over a live object or over a different freed one is seen
+ * here as there), one "life" per allocation at an address until the next
+ * allocation there.  A life is kept when a sample fell in its bytes
+ * between the event before it at that address and the time its object
+ * left both sets, when it overlapped another object (the replay's counts
+ * of lost frees need both), or when its events are not a plain
+ * allocation, puts, gets and free (an unknown free, a get of no known
+ * size): the counts of those stay the replay's own.  A kernel sample
+ * whose code could not be read (no /proc/kcore, no vmlinux) keeps every
+ * life it fell in the time of.
+ *
+ * The file is then written again, as perf inject writes one: the header
+ * and attributes as they were, the data section without the events left
+ * out, the feature sections moved down, the summary in a feature section
+ * of its own, and renamed over the recording.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <linux/bitmap.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/zalloc.h>
+#include <perf/event.h>
+#include <traceevent/event-parse.h>
+
+#include "util/data.h"
+#include "util/debug.h"
+#include "util/event.h"
+#include "util/evlist.h"
+#include "util/evsel.h"
+#include "util/hashmap.h"
+#include "util/header.h"
+#include "util/sample.h"
+#include "util/session.h"
+#include "util/symbol.h"
+#include "util/tool.h"
+#include "addrset.h"
+#include "hashfn.h"
+#include "keep.h"
+#include "prune.h"
+#include "record.h"
+#include "replay.h"
+#include "watch.h"
+
+/* the largest object the replay takes (replay-priv.h's DPROF_OBJ_SIZE_MAX) */
+#define DPROF_PRUNE_OBJ_MAX	BIT_ULL(30)
+#define DPROF_PRUNE_NONE	UINT32_MAX
+
+enum dprof_kev_kind {
+	DPROF_KEV_NONE,
+	DPROF_KEV_ALLOC,	/* kmem_cache_alloc */
+	DPROF_KEV_KMALLOC,
+	DPROF_KEV_FREE,		/* kmem_cache_free, kfree */
+	DPROF_KEV_PUT,		/* mempool_put */
+	DPROF_KEV_RCU,		/* kfree_rcu */
+	DPROF_KEV_GET,		/* mempool_get */
+	DPROF_KEV_SLAB_FREE,
+};
+
+static const struct {
+	const char		*name;
+	enum dprof_kev_kind	kind;
+} dprof_kev_names[] = {
+	{ "kmem:kmem_cache_alloc",	DPROF_KEV_ALLOC, },
+	{ "kmem:kmalloc",		DPROF_KEV_KMALLOC, },
+	{ "kmem:kmem_cache_free",	DPROF_KEV_FREE, },
+	{ "kmem:kfree",			DPROF_KEV_FREE, },
+	{ DPROF_MEMPOOL_PUT_TRACEPOINT,	DPROF_KEV_PUT, },
+	{ DPROF_KFREE_RCU_TRACEPOINT,	DPROF_KEV_RCU, },
+	{ DPROF_MEMPOOL_GET_TRACEPOINT,	DPROF_KEV_GET, },
+	{ DPROF_SLAB_FREE_TRACEPOINT,	DPROF_KEV_SLAB_FREE, },
+};
+
+/* a kmem event, in the data section at @off */
+struct dprof_kev {
+	u64	time;
+	u64	off;
+	u64	ptr;
+	u64	size;	/* alloc: bytes_alloc; get: the object's; slab free: its bytes */
+	u64	life;	/* an end: the life it ended, or UINT64_MAX */
+	u32	life_id;/* ... its life (DPROF_PRUNE_NONE: none) */
+	u32	start;	/* an end: the event that started its object */
+	u8	kind;
+};
+
+/* one allocation at an address, until the next there */
+struct dprof_life {
+	u64	from, to;
+	u64	size;
+	u32	present;	/* in the live or the dead set */
+	u32	start;		/* the event that started its current object */
+	bool	keep;
+};
+
+struct dprof_kev_evsel {
+	enum dprof_kev_kind	kind;
+	struct dprof_kmem_fields f;
+};
+
+struct dprof_prune {
+	struct perf_session	*session;
+	struct dprof_kev_evsel	*evsels;	/* by evsel index */
+	int			nr_evsels;
+	const u8		*map;
+	size_t			map_len;
+	struct dprof_kev	*ev;
+	size_t			nr, alloc;
+	struct dprof_life	*lives;
+	size_t			nr_lives, alloc_lives;
+	struct dprof_addrset	as, dead;
+	u32			cur;		/* the life being inserted */
+	u64			now;
+	bool			done;
+};
+
+static struct dprof_kev_evsel *dprof_prune__evsel(struct dprof_prune *p, struct evsel *evsel)
+{
+	if (!evsel || evsel->core.idx < 0 || evsel->core.idx >= p->nr_evsels)
+		return NULL;
+	return p->evsels[evsel->core.idx].kind ? &p->evsels[evsel->core.idx] : NULL;
+}
+
+/* The kmem events' fields; a watch (object histories) says no. */
+static int dprof_prune__scan_evlist(struct dprof_prune *p, struct evlist *evlist,
+				    bool *kmem)
+{
+	struct evsel *evsel;
+	size_t i;
+
+	p->nr_evsels = evlist->core.nr_entries;
+	p->evsels = calloc(p->nr_evsels, sizeof(*p->evsels));
+	if (!p->evsels)
+		return -ENOMEM;
+	*kmem = false;
+	evlist__for_each_entry(evlist, evsel) {
+		struct dprof_kev_evsel *k = &p->evsels[evsel->core.idx];
+
+		if (strstarts(evsel__name(evsel), DPROF_WATCH_PMU "/"))
+			return -EBUSY;
+		if (evsel->core.attr.type != PERF_TYPE_TRACEPOINT)
+			continue;
+		for (i = 0; i < ARRAY_SIZE(dprof_kev_names); i++) {
+			if (strcmp(evsel__name(evsel), dprof_kev_names[i].name))
+				continue;
+			k->kind = dprof_kev_names[i].kind;
+			k->f.evsel = evsel;
+			k->f.ptr = evsel__field(evsel, k->kind == DPROF_KEV_SLAB_FREE ?
+						"addr" : "ptr");
+			k->f.call_site = evsel__field(evsel, "call_site");
+			k->f.bytes_req = evsel__field(evsel, k->kind == DPROF_KEV_SLAB_FREE ?
+						      "objects" : "bytes_req");
+			k->f.bytes_alloc = evsel__field(evsel, k->kind == DPROF_KEV_SLAB_FREE ?
+							"size" : "bytes_alloc");
+			k->f.name = evsel__field(evsel, "name");
+			if (!k->f.ptr || !(evsel->core.attr.sample_type & PERF_SAMPLE_TIME))
+				k->kind = DPROF_KEV_NONE;
+			*kmem |= k->kind == DPROF_KEV_ALLOC || k->kind == DPROF_KEV_KMALLOC;
+		}
+	}
+	return 0;
+}
+
+const char *dprof_kmem__strval(struct tep_format_field *field, struct perf_sample *sample)
+{
+	const char *raw = sample->raw_data;
+	u32 off, len;
+
+	if (!field || (u64)field->offset + field->size > sample->raw_size)
+		return NULL;
+	off = field->offset;
+	len = field->size;
+	if (field->flags & TEP_FIELD_IS_DYNAMIC) {
+		u32 loc;
+
+		memcpy(&loc, raw + field->offset, sizeof(loc));
+		off = loc & 0xffff;
+		len = loc >> 16;
+		if (tep_field_is_relative(field->flags))
+			off += field->offset + field->size;
+	}
+	if (!len || (u64)off + len > sample->raw_size || !memchr(raw + off, 0, len))
+		return NULL;
+	return raw + off;
+}
+
+static u64 dprof_prune__intval(struct tep_format_field *field, struct perf_sample *sample)
+{
+	if (!field || (u64)field->offset + field->size > sample->raw_size)
+		return 0;
+	return format_field__intval(field, sample, /*needs_swap=*/false);
+}
+
+/* The record at @off parsed: its kmem evsel, or NULL. */
+static struct dprof_kev_evsel *dprof_prune__parse(struct dprof_prune *p, u64 off,
+						  struct perf_sample *sample)
+{
+	union perf_event *event = (union perf_event *)(p->map + off);
+	struct evsel *evsel;
+	struct dprof_kev_evsel *k;
+
+	if (event->header.type != PERF_RECORD_SAMPLE)
+		return NULL;
+	evsel = evlist__event2evsel(p->session->evlist, event);
+	k = dprof_prune__evsel(p, evsel);
+	if (!k)
+		return NULL;
+	memset(sample, 0, sizeof(*sample));
+	if (evsel__parse_sample(evsel, event, sample) || !sample->raw_data)
+		return NULL;
+	return k;
+}
+
+static int dprof_prune__add(struct dprof_prune *p, u64 off)
+{
+	struct dprof_kev_evsel *k;
+	struct perf_sample sample;
+	struct dprof_kev *e;
+
+	k = dprof_prune__parse(p, off, &sample);
+	if (!k)
+		return 0;
+	if (p->nr == p->alloc) {
+		size_t n = p->alloc ? 2 * p->alloc : 65536;
+
+		e = realloc(p->ev, n * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		p->ev = e;
+		p->alloc = n;
+	}
+	e = &p->ev[p->nr++];
+	memset(e, 0, sizeof(*e));
+	e->time = sample.time;
+	e->off = off;
+	e->kind = k->kind;
+	e->ptr = dprof_prune__intval(k->f.ptr, &sample);
+	e->size = dprof_prune__intval(k->f.bytes_alloc, &sample);
+	if (k->kind == DPROF_KEV_SLAB_FREE)
+		e->size *= dprof_prune__intval(k->f.bytes_req, &sample);
+	e->life = UINT64_MAX;
+	e->life_id = DPROF_PRUNE_NONE;
+	e->start = DPROF_PRUNE_NONE;
+	return 0;
+}
+
+/* The size of the record at @off; 0: damaged. */
+static u64 dprof_prune__record_size(const union perf_event *event, u64 left)
+{
+	u64 size = event->header.size;
+
+	if (size < sizeof(event->header) || size > left)
+		return 0;
+	if (event->header.type == PERF_RECORD_AUXTRACE) {
+		if (size < sizeof(event->auxtrace))
+			return 0;
+		size += event->auxtrace.size;
+		if (size > left)
+			return 0;
+	}
+	return size;
+}
+
+/* The data section's kmem events. */
+static int dprof_prune__read(struct dprof_prune *p, u64 data_off, u64 data_size)
+{
+	u64 off;
+	int err;
+
+	for (off = data_off; off < data_off + data_size;) {
+		const union perf_event *event = (const void *)(p->map + off);
+		u64 size;
+
+		if (data_off + data_size - off < sizeof(event->header))
+			return -EINVAL;
+		size = dprof_prune__record_size(event, data_off + data_size - off);
+		if (!size)
+			return -EINVAL;
+		if (event->header.type == PERF_RECORD_COMPRESSED)
+			return -EOPNOTSUPP;
+		err = dprof_prune__add(p, off);
+		if (err)
+			return err;
+		off += size;
+	}
+	return 0;
+}
+
+static int dprof_kev__cmp(const void *a, const void *b)
+{
+	const struct dprof_kev *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* ---------------------------------------------------------------------- */
+/* the addresses followed as the replay follows them                      */
+
+static u32 dprof_obj__life(const struct dprof_obj *obj)
+{
+	return obj->priv ? (u32)((uintptr_t)obj->priv - 1) : DPROF_PRUNE_NONE;
+}
+
+static void dprof_life__leave(struct dprof_prune *p, u32 id)
+{
+	struct dprof_life *l = &p->lives[id];
+
+	if (l->present && !--l->present)
+		l->to = p->now;
+}
+
+/* An object leaves the live set: freed (moved, or taken by a get), or overlapped. */
+static void dprof_prune__as_release(struct dprof_addrset *as, struct dprof_obj *obj, bool freed)
+{
+	struct dprof_prune *p = container_of(as, struct dprof_prune, as);
+	u32 id = dprof_obj__life(obj);
+
+	if (p->done || id == DPROF_PRUNE_NONE)
+		return;
+	dprof_life__leave(p, id);
+	/* an allocation over a live object: the replay counts both */
+	if (!freed) {
+		p->lives[id].keep = true;
+		if (p->cur != DPROF_PRUNE_NONE)
+			p->lives[p->cur].keep = true;
+	}
+}
+
+/* A freed object leaves the dead set: another's free or its slab's took its place. */
+static void dprof_prune__dead_release(struct dprof_addrset *as, struct dprof_obj *obj,
+				      bool freed)
+{
+	struct dprof_prune *p = container_of(as, struct dprof_prune, dead);
+	u32 id = dprof_obj__life(obj);
+
+	if (p->done || id == DPROF_PRUNE_NONE)
+		return;
+	dprof_life__leave(p, id);
+	/*
+	 * Another range took its place: without the life that took it the
+	 * replay would keep this one longer.  A free at the same bytes (the
+	 * next object there) changes nothing a sample could see.
+	 */
+	if (!freed && p->cur != DPROF_PRUNE_NONE) {
+		const struct dprof_life *cur = &p->lives[p->cur];
+
+		if (cur->start == DPROF_PRUNE_NONE || p->ev[cur->start].ptr != obj->base ||
+		    cur->size != obj->size)
+			p->lives[p->cur].keep = true;
+	}
+}
+
+static int dprof_prune__new_life(struct dprof_prune *p, u64 from, u32 *id)
+{
+	struct dprof_life *l;
+
+	if (p->nr_lives == p->alloc_lives) {
+		size_t n = p->alloc_lives ? 2 * p->alloc_lives : 65536;
+
+		l = realloc(p->lives, n * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		p->lives = l;
+		p->alloc_lives = n;
+	}
+	*id = p->nr_lives;
+	l = &p->lives[p->nr_lives++];
+	memset(l, 0, sizeof(*l));
+	l->from = from;
+	l->start = DPROF_PRUNE_NONE;
+	return 0;
+}
+
+/* Object @i (an alloc or a get) of life @id enters the live set. */
+static int dprof_prune__start(struct dprof_prune *p, u32 id, u32 i, u64 size)
+{
+	struct dprof_life *l = &p->lives[id];
+	struct dprof_obj *obj;
+
+	l->start = i;
+	l->size = max(l->size, size);
+	p->cur = id;
+	obj = dprof_addrset__alloc(&p->as, p->ev[i].ptr, size, p->ev[i].time);
+	p->cur = DPROF_PRUNE_NONE;
+	if (!obj)
+		return -ENOMEM;
+	obj->priv = (void *)(uintptr_t)(id + 1);
+	p->lives[id].present++;
+	return 0;
+}
+
+/* dprof_replay__end_obj(): a free, a put or a kfree_rcu() call */
+static int dprof_prune__end(struct dprof_prune *p, struct hashmap *parked, u32 id, u32 i,
+			    bool put)
+{
+	struct dprof_kev *e = &p->ev[i];
+	struct dprof_obj *obj = dprof_addrset__find(&p->as, e->ptr);
+
+	if (obj && obj->base == e->ptr) {
+		u32 oid = dprof_obj__life(obj);
+
+		if (oid != id && id != DPROF_PRUNE_NONE)	/* never: see the alloc */
+			p->lives[id].keep = true;
+		if (oid != DPROF_PRUNE_NONE) {
+			e->life = e->time - obj->alloc_time;
+			e->start = p->lives[oid].start;
+		}
+		p->cur = oid;
+		obj = dprof_addrset__move(&p->as, obj, &p->dead, e->time);
+		p->cur = DPROF_PRUNE_NONE;
+		if (!obj)
+			return -ENOMEM;
+		if (oid != DPROF_PRUNE_NONE)
+			p->lives[oid].present++;
+	} else if (!put && hashmap__delete(parked, e->ptr, NULL, NULL)) {
+		/* its life ended at the put */
+		if (id != DPROF_PRUNE_NONE)
+			e->start = p->lives[id].start;
+	} else if (id != DPROF_PRUNE_NONE) {
+		/* an end the replay counts as of an unknown or earlier object */
+		p->lives[id].keep = true;
+	}
+	if (put && hashmap__add(parked, e->ptr, 0) == -ENOMEM)
+		return -ENOMEM;
+	return 0;
+}
+
+/* dprof_replay__mempool_get(): an object put aside taken back into use */
+static int dprof_prune__get(struct dprof_prune *p, struct hashmap *parked, u32 id, u32 i)
+{
+	struct dprof_kev *e = &p->ev[i];
+	struct dprof_obj *obj = dprof_addrset__find(&p->as, e->ptr), *dead = NULL;
+	struct dprof_kev_evsel *k;
+	struct perf_sample sample;
+	const char *name;
+	u64 len = 0;
+	int err = 0;
+
+	hashmap__delete(parked, e->ptr, NULL, NULL);
+	if (obj && obj->base == e->ptr) {
+		len = obj->size;
+		if (dprof_obj__life(obj) != id)
+			p->lives[id].keep = true;
+		dprof_addrset__free(&p->as, e->ptr);
+	} else {
+		dead = dprof_addrset__find(&p->dead, e->ptr);
+		if (dead && dead->base == e->ptr)
+			len = dead->size;
+	}
+	k = dprof_prune__parse(p, e->off, &sample);
+	name = k ? dprof_kmem__strval(k->f.name, &sample) : NULL;
+	/* a size from the slab map, or none: the replay's own count */
+	if (!len || !name || !*name || id == DPROF_PRUNE_NONE) {
+		if (id != DPROF_PRUNE_NONE)
+			p->lives[id].keep = true;
+	} else {
+		e->size = len;
+		err = dprof_prune__start(p, id, i, len);
+	}
+	return err;
+}
+
+/* dprof_replay__slab_free(): the slab's dead objects go */
+static int dprof_prune__slab_free(struct dprof_prune *p, const struct dprof_kev *e)
+{
+	if (!e->size || e->size > DPROF_PRUNE_OBJ_MAX || e->ptr + e->size < e->ptr)
+		return 0;
+	if (!dprof_addrset__alloc(&p->dead, e->ptr, e->size, e->time))
+		return -ENOMEM;
+	dprof_addrset__free(&p->dead, e->ptr);
+	return 0;
+}
+
+/* Each kmem event in time order: the lives, and what else keeps them. */
+static int dprof_prune__follow(struct dprof_prune *p)
+{
+	struct hashmap *open, *last, *parked;
+	int err = 0;
+	size_t i;
+
+	open = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	last = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	parked = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(open) || IS_ERR(last) || IS_ERR(parked)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	dprof_addrset__init(&p->as, dprof_prune__as_release);
+	dprof_addrset__init(&p->dead, dprof_prune__dead_release);
+	p->cur = DPROF_PRUNE_NONE;
+	for (i = 0; i < p->nr && !err; i++) {
+		struct dprof_kev *e = &p->ev[i];
+		long id = -1, from = 0;
+
+		p->now = e->time;
+		if (e->kind == DPROF_KEV_SLAB_FREE) {
+			err = dprof_prune__slab_free(p, e);
+			continue;
+		}
+		/* NULL, ZERO_SIZE_PTR: no object (the replay skips them) */
+		if (e->ptr <= 16)
+			continue;
+		hashmap__find(open, e->ptr, &id);
+		if (e->kind == DPROF_KEV_ALLOC || e->kind == DPROF_KEV_KMALLOC) {
+			u32 nid = 0;
+
+			if (!e->size || e->size > DPROF_PRUNE_OBJ_MAX ||
+			    e->ptr + e->size <= e->ptr)
+				goto next;	/* implausible: kept */
+			hashmap__delete(parked, e->ptr, NULL, NULL);
+			hashmap__find(last, e->ptr, &from);
+			err = dprof_prune__new_life(p, from, &nid);
+			if (!err)
+				err = hashmap__set(open, e->ptr, (long)nid, NULL, NULL);
+			if (!err)
+				err = dprof_prune__start(p, nid, i, e->size);
+			id = nid;
+		} else if (e->kind == DPROF_KEV_GET) {
+			err = dprof_prune__get(p, parked, id < 0 ? DPROF_PRUNE_NONE : id, i);
+		} else {
+			err = dprof_prune__end(p, parked, id < 0 ? DPROF_PRUNE_NONE : id, i,
+					       e->kind != DPROF_KEV_FREE);
+		}
+		if (id >= 0)
+			e->life_id = id;
+next:
+		if (!err)
+			err = hashmap__set(last, e->ptr, (long)e->time, NULL, NULL);
+	}
+	for (i = 0; i < p->nr_lives; i++) {
+		if (p->lives[i].present)
+			p->lives[i].to = UINT64_MAX;
+	}
+	p->done = true;
+	dprof_addrset__exit(&p->as);
+	dprof_addrset__exit(&p->dead);
+out:
+	if (!IS_ERR(open))
+		hashmap__free(open);
+	if (!IS_ERR(last))
+		hashmap__free(last);
+	if (!IS_ERR(parked))
+		hashmap__free(parked);
+	return err;
+}
+
+/* ---------------------------------------------------------------------- */
+/* the summary of what was left out                                       */
+
+struct dprof_kmem_sum_node {
+	struct dprof_kmem_sum		s;
+	struct dprof_kmem_sum_node	*next;	/* same hash */
+	u32				first;	/* the class's first start */
+};
+
+struct dprof_kmem_class_of {
+	u64	call_site, bytes_alloc;
+	u64	req;
+	bool	kmalloc;
+	const char *name;
+};
+
+static long dprof_kmem_sum__hash(const struct dprof_kmem_class_of *c, u32 pid, u32 tid)
+{
+	u64 h = c->call_site * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (c->bytes_alloc + ((u64)c->kmalloc << 40)) * 0xc2b2ae3d27d4eb4fULL;
+	h ^= (((u64)pid << 32) | tid) * 0x165667b19e3779f9ULL;
+	return (long)(h ^ (h >> 29));
+}
+
+/* The class of start event @i (an alloc or a get), as the replay keys it. */
+static int dprof_prune__class(struct dprof_prune *p, u32 i, struct dprof_kmem_class_of *c,
+			      struct perf_sample *sample)
+{
+	const struct dprof_kev *e = &p->ev[i];
+	struct dprof_kev_evsel *k = dprof_prune__parse(p, e->off, sample);
+
+	if (!k)
+		return -EINVAL;
+	c->call_site = dprof_prune__intval(k->f.call_site, sample);
+	c->name = dprof_kmem__strval(k->f.name, sample);
+	if (e->kind == DPROF_KEV_GET) {
+		c->bytes_alloc = e->size;
+		c->req = e->size;
+		c->kmalloc = c->name && strstr(c->name, "kmalloc-");
+	} else {
+		c->bytes_alloc = dprof_prune__intval(k->f.bytes_alloc, sample);
+		c->req = dprof_prune__intval(k->f.bytes_req, sample);
+		c->kmalloc = e->kind == DPROF_KEV_KMALLOC;
+	}
+	return 0;
+}
+
+static long dprof_kmem_class__key(const struct dprof_kmem_class_of *c)
+{
+	return (long)((c->call_site ^ (c->bytes_alloc << 48)) + c->kmalloc);
+}
+
+/* The first start of each class, kept or not: the replay's object size. */
+static int dprof_prune__firsts(struct dprof_prune *p, struct hashmap *firsts)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr; i++) {
+		struct dprof_kmem_class_of c;
+		struct perf_sample sample;
+		u32 id = p->ev[i].life_id;
+
+		/* every start, kept or not; a get of no known size has no class here */
+		if (id == DPROF_PRUNE_NONE)
+			continue;
+		if (p->ev[i].kind != DPROF_KEV_ALLOC && p->ev[i].kind != DPROF_KEV_KMALLOC &&
+		    (p->ev[i].kind != DPROF_KEV_GET || !p->ev[i].size))
+			continue;
+		if (dprof_prune__class(p, i, &c, &sample))
+			continue;
+		if (hashmap__add(firsts, dprof_kmem_class__key(&c), (long)i) == -ENOMEM)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct dprof_kmem_sum_node *
+dprof_prune__sum(struct hashmap *sums, const struct dprof_kmem_class_of *c, u32 pid, u32 tid)
+{
+	long h = dprof_kmem_sum__hash(c, pid, tid);
+	struct dprof_kmem_sum_node *n = NULL, *head = NULL;
+	u32 flags = c->kmalloc ? DPROF_KMEM_SUM_KMALLOC : 0;
+
+	hashmap__find(sums, h, &head);
+	for (n = head; n; n = n->next) {
+		if (n->s.call_site == c->call_site && n->s.bytes_alloc == c->bytes_alloc &&
+		    (n->s.flags & DPROF_KMEM_SUM_KMALLOC) == flags && n->s.pid == pid &&
+		    n->s.tid == tid)
+			return n;
+	}
+	n = zalloc(sizeof(*n));
+	if (!n)
+		return NULL;
+	n->s.call_site = c->call_site;
+	n->s.bytes_alloc = c->bytes_alloc;
+	n->s.flags = flags;
+	n->s.pid = pid;
+	n->s.tid = tid;
+	n->next = head;
+	if (hashmap__set(sums, h, n, NULL, NULL)) {
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* Event @i, left out, counted in its class's sum for its task. */
+static int dprof_prune__count(struct dprof_prune *p, struct hashmap *sums, u32 i, u32 *flags)
+{
+	const struct dprof_kev *e = &p->ev[i];
+	struct perf_sample sample, ssample;
+	struct dprof_kmem_sum_node *n;
+	struct dprof_kmem_class_of c;
+	struct dprof_kev_evsel *k;
+	const char *name;
+	u32 start = e->start;
+
+	if (e->kind == DPROF_KEV_ALLOC || e->kind == DPROF_KEV_KMALLOC ||
+	    e->kind == DPROF_KEV_GET)
+		start = i;
+	if (start == DPROF_PRUNE_NONE)
+		return -EINVAL;		/* never: such a life is kept */
+	k = dprof_prune__parse(p, e->off, &sample);
+	if (!k)
+		return -EINVAL;
+	if (dprof_prune__class(p, start, &c, &ssample))
+		return -EINVAL;
+	n = dprof_prune__sum(sums, &c, sample.pid, sample.tid);
+	if (!n)
+		return -ENOMEM;
+	switch (e->kind) {
+	case DPROF_KEV_ALLOC:
+	case DPROF_KEV_KMALLOC:
+		n->s.allocs++;
+		if (e->kind == DPROF_KEV_ALLOC && c.name && *c.name)
+			*flags |= DPROF_KMEM_ALLOC_NAMED;
+		break;
+	case DPROF_KEV_GET:
+		n->s.gets++;
+		break;
+	case DPROF_KEV_FREE:
+		n->s.frees++;
+		break;
+	case DPROF_KEV_PUT:
+		n->s.puts++;
+		break;
+	default:
+		n->s.rcus++;
+		break;
+	}
+	if (e->life != UINT64_MAX) {
+		n->s.life_sum += e->life;
+		n->s.life_n++;
+	}
+	/* a slab cache's name: its allocation's, or else a free's (6.12) */
+	name = c.name && *c.name ? c.name : dprof_kmem__strval(k->f.name, &sample);
+	if (!n->s.name[0] && name && *name)
+		snprintf(n->s.name, sizeof(n->s.name), "%s", name);
+	return 0;
+}
+
+/* The sums, each with its class's first object size when that start was left out. */
+static void *dprof_prune__encode(struct dprof_prune *p, struct hashmap *sums,
+				 struct hashmap *firsts, struct dprof_kmem_feat *feat,
+				 size_t *len)
+{
+	struct hashmap_entry *cur;
+	size_t bkt, nr = 0;
+	struct dprof_kmem_sum *s;
+	void *blob;
+
+	hashmap__for_each_entry(sums, cur, bkt) {
+		struct dprof_kmem_sum_node *n;
+
+		for (n = cur->pvalue; n; n = n->next)
+			nr++;
+	}
+	*len = sizeof(*feat) + nr * sizeof(*s);
+	blob = calloc(1, *len);
+	if (!blob)
+		return NULL;
+	feat->nr_sums = nr;
+	memcpy(blob, feat, sizeof(*feat));
+	s = blob + sizeof(*feat);
+	hashmap__for_each_entry(sums, cur, bkt) {
+		struct dprof_kmem_sum_node *n;
+
+		for (n = cur->pvalue; n; n = n->next) {
+			struct dprof_kmem_class_of c = {
+				.call_site = n->s.call_site,
+				.bytes_alloc = n->s.bytes_alloc,
+				.kmalloc = n->s.flags & DPROF_KMEM_SUM_KMALLOC,
+			};
+			long first;
+
+			*s = n->s;
+			if (hashmap__find(firsts, dprof_kmem_class__key(&c), &first) &&
+			    !p->lives[p->ev[first].life_id].keep) {
+				struct perf_sample sample;
+
+				if (!dprof_prune__class(p, first, &c, &sample)) {
+					s->flags |= DPROF_KMEM_SUM_FIRST;
+					s->first_req = c.req;
+				}
+			}
+			s++;
+		}
+	}
+	return blob;
+}
+
+static void dprof_prune__sums_free(struct hashmap *sums)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (IS_ERR_OR_NULL(sums))
+		return;
+	hashmap__for_each_entry(sums, cur, bkt) {
+		struct dprof_kmem_sum_node *n = cur->pvalue, *next;
+
+		for (; n; n = next) {
+			next = n->next;
+			free(n);
+		}
+	}
+	hashmap__free(sums);
+}
+
+/* ---------------------------------------------------------------------- */
+/* the file written again                                                 */
+
+static int dprof_u64__cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int dprof_prune__write_all(int fd, const void *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * @path written again to @tmp: the data section without the records at
+ * @drop (sorted), the features after it with the summary @blob added.
+ */
+static int dprof_prune__write(struct dprof_prune *p, const char *tmp, const u64 *drop,
+			      size_t nr_drop, const void *blob, size_t blob_len)
+{
+	struct perf_file_header fh;
+	struct perf_file_section *sec = NULL;
+	DECLARE_BITMAP(feat, HEADER_FEAT_BITS);
+	u64 data_end, off, run, new_size = 0, feat_end, tail, pos;
+	int nr, idx, i, fd, err;
+	size_t d = 0;
+	static const u8 zero[8];
+
+	memcpy(&fh, p->map, sizeof(fh));
+	memcpy(feat, fh.adds_features, sizeof(feat));
+	data_end = fh.data.offset + fh.data.size;
+	nr = bitmap_weight(feat, HEADER_FEAT_BITS);
+	idx = bitmap_weight(feat, DPROF_KMEM_FEAT);
+	if (data_end + nr * sizeof(*sec) > p->map_len)
+		return -EINVAL;
+	sec = calloc(nr + 1, sizeof(*sec));
+	if (!sec)
+		return -ENOMEM;
+	memcpy(sec, p->map + data_end, nr * sizeof(*sec));
+	feat_end = data_end + nr * sizeof(*sec);
+	for (i = 0; i < nr; i++) {
+		if (sec[i].offset < feat_end || sec[i].offset > p->map_len ||
+		    sec[i].size > p->map_len - sec[i].offset) {
+			free(sec);
+			return -EINVAL;
+		}
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		free(sec);
+		return -errno;
+	}
+	/* the header and attributes as they were; the data size comes last */
+	err = dprof_prune__write_all(fd, p->map, fh.data.offset);
+	for (off = run = fh.data.offset; off < data_end && !err;) {
+		const union perf_event *event = (const void *)(p->map + off);
+		u64 size = dprof_prune__record_size(event, data_end - off);
+
+		if (!size) {
+			err = -EINVAL;
+			break;
+		}
+		if (d < nr_drop && drop[d] == off) {
+			err = dprof_prune__write_all(fd, p->map + run, off - run);
+			new_size += off - run;
+			run = off + size;
+			d++;
+		}
+		off += size;
+	}
+	if (!err) {
+		err = dprof_prune__write_all(fd, p->map + run, data_end - run);
+		new_size += data_end - run;
+	}
+	/* the table one entry longer, the sections after it moved as much */
+	tail = fh.data.offset + new_size + (nr + 1) * sizeof(*sec);
+	for (i = 0; i < nr; i++)
+		sec[i].offset = sec[i].offset - feat_end + tail;
+	pos = tail + (p->map_len - feat_end);
+	memmove(&sec[idx + 1], &sec[idx], (nr - idx) * sizeof(*sec));
+	sec[idx].offset = (pos + 7) & ~7ULL;
+	sec[idx].size = blob_len;
+	if (!err)
+		err = dprof_prune__write_all(fd, sec, (nr + 1) * sizeof(*sec));
+	if (!err)
+		err = dprof_prune__write_all(fd, p->map + feat_end, p->map_len - feat_end);
+	if (!err)
+		err = dprof_prune__write_all(fd, zero, sec[idx].offset - pos);
+	if (!err)
+		err = dprof_prune__write_all(fd, blob, blob_len);
+	if (!err) {
+		fh.data.size = new_size;
+		set_bit(DPROF_KMEM_FEAT, feat);
+		memcpy(fh.adds_features, feat, sizeof(feat));
+		if (pwrite(fd, &fh, sizeof(fh), 0) != sizeof(fh))
+			err = -errno ?: -EIO;
+	}
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	free(sec);
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+/* ---------------------------------------------------------------------- */
+
+/* Remove the directory dprof_prune__use_kcore() made, and free its name. */
+static void dprof_prune__rm_kcore(char *dir)
+{
+	static const char * const files[] = { "kallsyms", "kcore", "modules" };
+	char name[PATH_MAX];
+	size_t i;
+
+	if (*dir) {
+		for (i = 0; i < ARRAY_SIZE(files); i++) {
+			snprintf(name, sizeof(name), "%s/%s", dir, files[i]);
+			unlink(name);
+		}
+		rmdir(dir);
+	}
+	free(dir);
+}
+
+/*
+ * The kernel samples' code: from a vmlinux when one was given, else from
+ * /proc/kcore when the recording is of this very kernel (perf reads it
+ * through /proc/kallsyms, as perf top does); perf's default, a copy of
+ * kallsyms in the build-id cache, has no code bytes.  perf takes kcore
+ * only next to a modules file, which a kernel without modules has not:
+ * then a directory of our own holds kallsyms and kcore (links) and an
+ * empty modules.  Return: the directory to remove, "" if none, or NULL.
+ */
+static char *dprof_prune__use_kcore(struct perf_session *session)
+{
+	struct perf_env *env = &session->header.env;
+	char *dir, *name = NULL;
+	struct utsname u;
+	int fd;
+
+	if (symbol_conf.vmlinux_name || symbol_conf.kallsyms_name || access("/proc/kcore", R_OK) ||
+	    uname(&u) || !env->os_release || !env->hostname ||
+	    strcmp(env->os_release, u.release) || strcmp(env->hostname, u.nodename))
+		return NULL;
+	if (!access("/proc/modules", R_OK)) {
+		symbol_conf.kallsyms_name = "/proc/kallsyms";
+		return strdup("");
+	}
+	if (asprintf(&dir, "%s/perf-dprof-kcore.XXXXXX", getenv("TMPDIR") ?: "/tmp") < 0)
+		return NULL;
+	if (!mkdtemp(dir) || asprintf(&name, "%s/modules", dir) < 0)
+		goto out_err;
+	fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		goto out_err;
+	close(fd);
+	strcpy(name + strlen(dir) + 1, "kcore");
+	if (symlink("/proc/kcore", name))
+		goto out_err;
+	strcpy(name + strlen(dir) + 1, "kallsyms");
+	if (symlink("/proc/kallsyms", name))
+		goto out_err;
+	symbol_conf.kallsyms_name = name;
+	return dir;
+
+out_err:
+	free(name);
+	dprof_prune__rm_kcore(dir);
+	return NULL;
+}
+
+static int dprof_prune__check(struct dprof_prune *p, struct dprof_kmem_pruned *out)
+{
+	struct perf_header *ph = &p->session->header;
+	bool kmem;
+	int err;
+
+	if (perf_data__is_pipe(p->session->data) || perf_data__is_dir(p->session->data)) {
+		out->why_not = "not a perf.data file";
+		return 1;
+	}
+	if (ph->needs_swap) {
+		out->why_not = "written on a machine of the other byte order";
+		return 1;
+	}
+	if (test_bit(DPROF_KMEM_FEAT, ph->adds_features)) {
+		out->why_not = "pruned already";
+		return 1;
+	}
+	if (perf_header__has_feat(ph, HEADER_AUXTRACE) ||
+	    perf_header__has_feat(ph, HEADER_COMPRESSED)) {
+		out->why_not = "an AUX area or compressed recording";
+		return 1;
+	}
+	err = dprof_prune__scan_evlist(p, p->session->evlist, &kmem);
+	if (err == -EBUSY) {
+		out->why_not = "slab_watch events (object histories) follow every object";
+		return 1;
+	}
+	if (!err && !kmem) {
+		out->why_not = "no kmem allocation events";
+		return 1;
+	}
+	return err;
+}
+
+int dprof_kmem__prune(const char *path, const struct dprof_touches *touches,
+		      struct dprof_kmem_pruned *out)
+{
+	struct perf_data data = {
+		.path = path,
+		.mode = PERF_DATA_MODE_READ,
+	};
+	struct dprof_touches own;
+	struct dprof_prune p = { .session = NULL, };
+	struct hashmap *sums = NULL, *firsts = NULL;
+	struct dprof_kmem_feat feat = { .version = 1, };
+	struct perf_tool tool;
+	u64 *drop = NULL;
+	size_t i, nr_drop = 0, blob_len = 0;
+	void *blob = NULL;
+	char *tmp = NULL;
+	struct stat st;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	memset(&own, 0, sizeof(own));
+	perf_tool__init(&tool, /*ordered_events=*/false);
+	p.session = perf_session__new(&data, &tool);
+	if (IS_ERR(p.session))
+		return PTR_ERR(p.session);
+	err = dprof_prune__check(&p, out);
+	if (err) {
+		err = err > 0 ? 0 : err;
+		goto out;
+	}
+	if (fstat(perf_data__fd(&data), &st)) {
+		err = -errno;
+		goto out;
+	}
+	p.map_len = st.st_size;
+	p.map = mmap(NULL, p.map_len, PROT_READ, MAP_PRIVATE, perf_data__fd(&data), 0);
+	if (p.map == MAP_FAILED) {
+		p.map = NULL;
+		err = -errno;
+		goto out;
+	}
+	err = dprof_prune__read(&p, p.session->header.data_offset,
+				p.session->header.data_size);
+	if (err == -EOPNOTSUPP) {
+		out->why_not = "compressed records";
+		err = 0;
+		goto out;
+	}
+	if (err)
+		goto out;
+	qsort(p.ev, p.nr, sizeof(*p.ev), dprof_kev__cmp);
+	err = dprof_prune__follow(&p);
+	if (err)
+		goto out;
+	if (!touches) {
+		char *kcore = dprof_prune__use_kcore(p.session);
+
+		err = dprof_touches__read(&own, path);
+		if (kcore) {
+			if (*kcore)
+				free((char *)symbol_conf.kallsyms_name);
+			symbol_conf.kallsyms_name = NULL;
+			dprof_prune__rm_kcore(kcore);
+		}
+		if (err)
+			goto out;
+		touches = &own;
+	}
+	out->kernel_undecided = touches->nr_kernel_undecided;
+	for (i = 0; i < p.nr_lives; i++) {
+		struct dprof_life *l = &p.lives[i];
+
+		if (!l->keep && l->start != DPROF_PRUNE_NONE)
+			l->keep = dprof_touches__any_kernel(touches, p.ev[l->start].ptr,
+							    l->size, l->from, l->to);
+		out->objects++;
+		out->dropped_objects += !l->keep;
+	}
+	out->events = p.nr;
+	drop = calloc(p.nr + 1, sizeof(*drop));
+	sums = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	firsts = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (!drop || IS_ERR(sums) || IS_ERR(firsts)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = dprof_prune__firsts(&p, firsts);
+	for (i = 0; i < p.nr && !err; i++) {
+		u32 id = p.ev[i].life_id;
+
+		if (id == DPROF_PRUNE_NONE || p.lives[id].keep)
+			continue;
+		err = dprof_prune__count(&p, sums, i, &feat.flags);
+		drop[nr_drop++] = p.ev[i].off;
+	}
+	if (err)
+		goto out;
+	out->dropped_events = nr_drop;
+	out->size_before = p.map_len;
+	out->size_after = p.map_len;
+	if (!nr_drop) {
+		out->why_not = "no object to leave out";
+		goto out;
+	}
+	qsort(drop, nr_drop, sizeof(*drop), dprof_u64__cmp);
+	memcpy(feat.magic, DPROF_KMEM_FEAT_MAGIC, sizeof(feat.magic));
+	feat.dropped_events = nr_drop;
+	feat.dropped_objects = out->dropped_objects;
+	feat.kept_objects = out->objects - out->dropped_objects;
+	feat.samples = touches->nr_samples;
+	feat.kernel_undecided = touches->nr_kernel_undecided;
+	blob = dprof_prune__encode(&p, sums, firsts, &feat, &blob_len);
+	if (!blob || asprintf(&tmp, "%s.dprof-prune", path) < 0) {
+		tmp = NULL;
+		err = -ENOMEM;
+		goto out;
+	}
+	err = dprof_prune__write(&p, tmp, drop, nr_drop, blob, blob_len);
+	if (!err && rename(tmp, path)) {
+		err = -errno;
+		unlink(tmp);
+	}
+	if (!err && !stat(path, &st))
+		out->size_after = st.st_size;
+out:
+	if (p.map)
+		munmap((void *)p.map, p.map_len);
+	free(p.ev);
+	free(p.lives);
+	free(p.evsels);
+	free(drop);
+	free(blob);
+	free(tmp);
+	dprof_prune__sums_free(sums);
+	if (!IS_ERR_OR_NULL(firsts))
+		hashmap__free(firsts);
+	dprof_touches__exit(&own);
+	perf_session__delete(p.session);
+	return err;
+}
+
+int dprof_kmem__prune_say(const char *path)
+{
+	struct dprof_kmem_pruned pr;
+	int err = dprof_kmem__prune(path, NULL, &pr);
+
+	if (err) {
+		pr_err("dprof: cannot leave out the kmem events no sample touched in %s (%s): kept as recorded\n",
+		       path, strerror(-err));
+		return err;
+	}
+	if (pr.why_not) {
+		pr_debug("dprof: kmem events all kept: %s\n", pr.why_not);
+		return 0;
+	}
+	pr_info("[ perf dprof: kmem events of %" PRIu64 " objects: %" PRIu64
+		" objects left out (no sample's address in them), %" PRIu64 " of %" PRIu64
+		" events; %.3f MB written, %.3f MB before ]\n",
+		pr.objects, pr.dropped_objects, pr.dropped_events, pr.events,
+		pr.size_after / 1048576.0, pr.size_before / 1048576.0);
+	if (pr.kernel_undecided)
+		pr_info("[ perf dprof: %" PRIu64
+			" kernel samples had no code bytes (no /proc/kcore or vmlinux): the kmem objects alive at their times were kept ]\n",
+			pr.kernel_undecided);
+	return 0;
+}
