@@ -1974,8 +1974,35 @@ static int dw_type(Dwarf_Die *die, struct dprof_type *t)
 int dprof_dwarf__find_struct(struct dprof_dwarf *dw, const char *name,
 			     struct dprof_type *t)
 {
-	struct dw_type_ent *ent = dw_best(dw_lookup(dw, name));
+	return dprof_dwarf__find_struct_sized(dw, name, 0, t);
+}
+
+/**
+ * dprof_dwarf__find_struct_sized - find a definition by name and size
+ * @dw: the DWARF index
+ * @name: as dprof_dwarf__find_struct()'s
+ * @size: the type's byte size, as the operand typing found it (0: unknown)
+ * @t: where to store the type found
+ *
+ * C++ names types by their scope: leveldb has a Table::Rep and a
+ * TableBuilder::Rep, a log::Writer and a DBImpl::Writer, which the index
+ * (and perf's typing) knows as "Rep" and "Writer".  The definition of
+ * @size is taken where one has it, else as dprof_dwarf__find_struct().
+ *
+ * Return: 0, or -ENOENT.
+ */
+int dprof_dwarf__find_struct_sized(struct dprof_dwarf *dw, const char *name,
+				   u64 size, struct dprof_type *t)
+{
+	struct dw_type_ent *ents = dw_lookup(dw, name), *ent = NULL;
 	Dwarf_Die die;
+
+	if (size) {
+		for (ent = ents; ent && ent->size != size; ent = ent->next)
+			;
+	}
+	if (!ent)
+		ent = dw_best(ents);
 
 	if (!ent || !dw_offdie(dw, ent->off, &die)) {
 		pr_debug2("dprof: no struct %s in DWARF\n", name ?: "(null)");

@@ -83,6 +83,8 @@ int dprof_dwarf__index_digest(struct dprof_dwarf *dw,
 
 int dprof_dwarf__find_struct(struct dprof_dwarf *dw, const char *name,
 			     struct dprof_type *t);
+int dprof_dwarf__find_struct_sized(struct dprof_dwarf *dw, const char *name,
+				   u64 size, struct dprof_type *t);
 int dprof_dwarf__find_var(struct dprof_dwarf *dw, const char *name, u64 addr,
 			  struct dprof_type *t);
 int dprof_dwarf__cache_type(struct dprof_dwarf *dw, const char *cache,
@@ -166,6 +168,14 @@ dprof_dwarf__debuginfo(struct dprof_dwarf *dw __maybe_unused)
 static inline int dprof_dwarf__find_struct(struct dprof_dwarf *dw __maybe_unused,
 					   const char *name __maybe_unused,
 					   struct dprof_type *t __maybe_unused)
+{
+	return -ENOENT;
+}
+
+static inline int dprof_dwarf__find_struct_sized(struct dprof_dwarf *dw __maybe_unused,
+						 const char *name __maybe_unused,
+						 u64 size __maybe_unused,
+						 struct dprof_type *t __maybe_unused)
 {
 	return -ENOENT;
 }

@@ -382,8 +382,14 @@ static struct dso *dprof_typeinfo__kernel_dso(struct dprof_typeinfo *ti)
 	return kmap ? map__dso(kmap) : NULL;
 }
 
-static bool dprof_typeinfo__struct(struct dprof_typeinfo *ti, struct dso *dso,
-				   const char *name, struct dprof_type *t)
+/*
+ * The type @name in @dso; of @size (0: any) where a user file's DWARF has
+ * several types of that name (C++ names them by their scope, the typing
+ * by their own name: Table::Rep and TableBuilder::Rep are both "Rep").
+ */
+static bool dprof_typeinfo__struct_sized(struct dprof_typeinfo *ti, struct dso *dso,
+					 const char *name, u64 size,
+					 struct dprof_type *t)
 {
 	bool kernel = !dso || dso__kernel(dso) != DSO_SPACE__USER;
 
@@ -391,10 +397,18 @@ static bool dprof_typeinfo__struct(struct dprof_typeinfo *ti, struct dso *dso,
 		name += 7;
 	else if (!strncmp(name, "union ", 6))
 		name += 6;
+	if (!kernel)
+		return !dprof_dwarf__find_struct_sized(dprof_typeinfo__dwarf(ti, dso),
+						       name, size, t);
 	/* BTF only knows kernel types */
 	return !dprof_types__find_struct(dprof_typeinfo__dwarf(ti, dso),
-					 kernel ? dprof_typeinfo__btf(ti) : NULL,
-					 name, t);
+					 dprof_typeinfo__btf(ti), name, t);
+}
+
+static bool dprof_typeinfo__struct(struct dprof_typeinfo *ti, struct dso *dso,
+				   const char *name, struct dprof_type *t)
+{
+	return dprof_typeinfo__struct_sized(ti, dso, name, 0, t);
 }
 
 /*
@@ -482,16 +496,19 @@ static bool dprof_typeinfo__row_type(struct dprof_typeinfo *ti,
 		return dprof_typeinfo__var(ti, kdso, row, t);
 	case DPROF_KIND_STATIC:
 		return dprof_typeinfo__var(ti, row->dso, row, t);
+	/* obj_size: the size of the type the operand typing found */
 	case DPROF_KIND_TYPED:
 	case DPROF_KIND_STACK:
 	case DPROF_KIND_OPERAND:
-		return dprof_typeinfo__struct(ti, row->dso, row->name, t);
+		return dprof_typeinfo__struct_sized(ti, row->dso, row->name,
+						    row->obj_size, t);
 	case DPROF_KIND_KMALLOC:
 		return dprof_typeinfo__voted(ti, row, t);
 	case DPROF_KIND_HEAP:
 		/* by its accesses' operand type; a site's own row has none */
 		return row->type_key &&
-		       dprof_typeinfo__struct(ti, row->type_dso, row->name, t);
+		       dprof_typeinfo__struct_sized(ti, row->type_dso, row->name,
+						    row->obj_size, t);
 	case DPROF_KIND__MAX:
 	default:
 		return false;

@@ -12,6 +12,8 @@
  *				its first member (head_)
  *	store::detail::Stats	a class in a nested namespace, with a static
  *				data member
+ *	store::Table::Rep	two structs of one name, of different sizes
+ *	store::Builder::Rep
  *
  *	cxxclass SECONDS	touch them for about SECONDS
  */
@@ -148,6 +150,61 @@ unsigned long Stats::Count(unsigned long x)
 }
 
 } /* namespace detail */
+
+/*
+ * Two types of one name, "Rep" to the typing (leveldb has a Table::Rep
+ * and a TableBuilder::Rep): each row has its own type's members.  The
+ * larger is the one a lookup by name alone would take.
+ */
+class Table {
+public:
+	struct Rep;
+	static Rep *NewRep(void);
+	static unsigned long Find(Rep *rep, unsigned long x);
+};
+
+struct Table::Rep {
+	unsigned long offset_;
+	unsigned long entries_;
+};
+
+class Builder {
+public:
+	struct Rep;
+	static Rep *NewRep(void);
+	static unsigned long Add(Rep *rep, unsigned long x);
+};
+
+struct Builder::Rep {
+	char buf_[120];
+	unsigned long pending_;
+};
+
+Table::Rep *Table::NewRep(void)
+{
+	return new Rep();
+}
+
+/* the hot members: entries_ and offset_ */
+unsigned long Table::Find(Rep *rep, unsigned long x)
+{
+	rep->entries_ += x & 1;
+	rep->offset_ ^= x;
+	return (x >> 5) * 3 + (x >> 12);
+}
+
+Builder::Rep *Builder::NewRep(void)
+{
+	return new Rep();
+}
+
+/* the hot member: pending_ */
+unsigned long Builder::Add(Rep *rep, unsigned long x)
+{
+	rep->pending_ += x & 3;
+	return (x >> 6) * 5 + (x >> 14);
+}
+
 } /* namespace store */
 
 #define NR_OBJECTS	(16 * 1024)
@@ -160,6 +217,8 @@ int main(int argc, char **argv)
 	store::Block::Iter **iters = new store::Block::Iter *[NR_OBJECTS];
 	store::Ring<long, 8> **rings = new store::Ring<long, 8> *[NR_OBJECTS];
 	store::detail::Stats **stats = new store::detail::Stats *[NR_OBJECTS];
+	store::Table::Rep **treps = new store::Table::Rep *[NR_OBJECTS];
+	store::Builder::Rep **breps = new store::Builder::Rep *[NR_OBJECTS];
 	struct timespec t0, t;
 	unsigned long x = 1, sum = 0;
 
@@ -167,6 +226,8 @@ int main(int argc, char **argv)
 		iters[i] = block.NewIterator(16 + i % 7);
 		rings[i] = new store::Ring<long, 8>();
 		stats[i] = new store::detail::Stats();
+		treps[i] = store::Table::NewRep();
+		breps[i] = store::Builder::NewRep();
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
@@ -178,6 +239,8 @@ int main(int argc, char **argv)
 			sum += it->Value();
 			sum += rings[(x >> 40) % NR_OBJECTS]->Push(x >> 7);
 			sum += stats[(x >> 27) % NR_OBJECTS]->Count(x >> 13);
+			sum += store::Table::Find(treps[(x >> 17) % NR_OBJECTS], x >> 3);
+			sum += store::Builder::Add(breps[(x >> 23) % NR_OBJECTS], x >> 9);
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
@@ -185,9 +248,13 @@ int main(int argc, char **argv)
 		delete iters[i];
 		delete rings[i];
 		delete stats[i];
+		delete treps[i];
+		delete breps[i];
 	}
 	delete[] iters;
 	delete[] rings;
 	delete[] stats;
+	delete[] treps;
+	delete[] breps;
 	return sum == 42;
 }
