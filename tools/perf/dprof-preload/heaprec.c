@@ -509,7 +509,12 @@ static inline int heaprec_same_scan(const struct heaprec_thread *t, uintptr_t ip
 
 /*
  * The return addresses of an allocation: @ip, then the stack words from
- * @sp up that fall in executable code.  Returns how many.
+ * @sp up that fall in executable code, each with where it was read (words
+ * above @sp: dprof_heaplog__ip_at()).  The report unwinds them with the
+ * binary's CFI, which says which word each frame's return address is in:
+ * stale words are told from frames wherever they are, and every word in
+ * code is a candidate (one stale copy of a frame's return address below
+ * it must not hide it).  Returns how many.
  */
 static unsigned int heaprec_ips(struct heaprec_thread *t, uintptr_t ip, uintptr_t *sp,
 				uint64_t *ips)
@@ -518,7 +523,7 @@ static unsigned int heaprec_ips(struct heaprec_thread *t, uintptr_t ip, uintptr_
 	unsigned int n = 0, i;
 	uintptr_t *top;
 
-	ips[n++] = ip;
+	ips[n++] = dprof_heaplog__ip_at(ip, DPROF_HEAPLOG_AT_CALLER);
 	/* what the last scan found is not this chain (heaprec_same_scan()) */
 	t->scan_ip = 0;
 	if (!rs || !t->stack_hi)
@@ -541,10 +546,10 @@ static unsigned int heaprec_ips(struct heaprec_thread *t, uintptr_t ip, uintptr_
 	for (i = 0; sp + i < top && n < HEAPREC_MAX_IPS; i++) {
 		uintptr_t v = sp[i];
 
-		if (v != ips[n - 1] && heaprec_in_code(rs, v)) {
+		if (heaprec_in_code(rs, v)) {
 			t->scan_pos[n - 1] = i;
 			t->scan_ips[n - 1] = v;
-			ips[n++] = v;
+			ips[n++] = dprof_heaplog__ip_at(v, i);
 		}
 	}
 	t->scan_ip = ip;

@@ -20,7 +20,9 @@
 # --json counts the untyped samples by reason.
 # A static binary gets one line saying its heap is not tracked.  One
 # struct reached through two typedefs is one row.  A calloc wrapper whose
-# call sites get arrays of different types is a wrapper.
+# call sites get arrays of different types is a wrapper.  An allocator
+# behind a function pointer that tail-calls realloc, entry points and an
+# inlined wrapper around it: each struct sited at the line allocating it.
 
 set -u
 
@@ -401,6 +403,51 @@ if gcc -g -O1 -fno-inline -o "${dir}/zcalloc" "${dir}/zcalloc.c" 2>> "${dir}/cc.
 	done
 else
 	echo "${dprof_test} [Failed: build zcalloc.c]"
+	cat "${dir}/cc.err"
+	err=1
+fi
+
+# An allocator behind a function pointer that tail-calls realloc, as Lua's
+# l_alloc (fpalloc.c, built with -O2: the tail call a jmp), reached through
+# two entry points (mem_malloc, mem_realloc) and an inlined collector
+# wrapper, a few frames down, with stale return addresses in a frame: each
+# struct's row is sited at the line that allocates it (its "SITE: struct"
+# comment), past the entry points and the inlined wrapper (its caller's
+# line, not the wrapper's), and no site stops at a wrapper.
+# fpalloc N SECS: N tables (node arrays, array parts), strings, upvalues.
+if gcc -g -O2 -o "${dir}/fpalloc" "${src}/fpalloc.c" 2>> "${dir}/cc.err"; then
+	if command -v objdump > /dev/null &&
+	   ! objdump -d "${dir}/fpalloc" | sed -n '/<l_alloc>:/,/^$/p' |
+		grep -qE 'jmp +[0-9a-f]+ <realloc'; then
+		echo "${dprof_test}: fpalloc: gcc made no tail call to realloc in l_alloc"
+	fi
+	record fpalloc "${dir}/fpalloc" 40 2 || exit 1
+	for type in table string node value upval; do
+		line=$(grep -nF "/* SITE: ${type} */" "${src}/fpalloc.c" | cut -d: -f1)
+		case ${type} in
+		table|string)	func=new_${type} ;;
+		upval)		func=new_upvals ;;
+		*)		func=table_resize ;;
+		esac
+		site="${func} \\(fpalloc\\.c:${line}\\)"
+		if [ ${type} = table ] || [ ${type} = string ]; then
+			check_row fpalloc "struct ${type}" "${site}" 40
+		elif ! grep -qE "\"type\": \"struct ${type}\", \"desc\": \"heap ${site}" \
+			"${dir}/fpalloc.json"; then
+			echo "${dprof_test} [Failed: fpalloc: struct ${type} not sited at ${func}" \
+			     "(fpalloc.c:${line})]"
+			grep -oE "\"type\": \"struct ${type}\", \"desc\": \"[^\"]*\"" "${dir}/fpalloc.json"
+			err=1
+		fi
+	done
+	if ! grep -qE '^# allocation sites stopped at a wrapper .*: 0, 0\.0% of heap samples' \
+		"${dir}/fpalloc.rep"; then
+		echo "${dprof_test} [Failed: fpalloc: a site stopped at a wrapper]"
+		grep -E '^# allocation' "${dir}/fpalloc.rep"
+		err=1
+	fi
+else
+	echo "${dprof_test} [Failed: build fpalloc.c]"
 	cat "${dir}/cc.err"
 	err=1
 fi

@@ -125,9 +125,10 @@ static void dprof_report__fprintf_recorder(const struct dprof_recording *rec, FI
 	if (rec->heap_frames || rec->heap_stale_ips)
 		fprintf(fp,
 			"# allocation call chains: %" PRIu64
-			" return addresses above the allocator's callers, %" PRIu64
-			" stack words dropped as not return addresses (no call to the frame below before them)\n",
-			rec->heap_frames, rec->heap_stale_ips);
+			" return addresses above the allocator's callers (%" PRIu64
+			" where their binaries' CFI puts them), %" PRIu64
+			" stack words dropped as not return addresses (not where the CFI puts one, or no call to the frame below before them)\n",
+			rec->heap_frames, rec->heap_cfi_frames, rec->heap_stale_ips);
 	if (rec->nr_recorder_samples)
 		fprintf(fp,
 			"# %" PRIu64
@@ -265,6 +266,12 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 			dprof_pct(prof->heap_untyped[DPROF_HEAP_NO_TYPE], total),
 			dprof_heap_untyped__str(DPROF_HEAP_PAST_END),
 			dprof_pct(prof->heap_untyped[DPROF_HEAP_PAST_END], total));
+		if (rec->heap_frames)
+			fprintf(fp,
+				"# allocation sites stopped at a wrapper (the call chain ends before a frame past the wrappers): %" PRIu64
+				", %.1f%% of heap samples\n",
+				prof->heap_stopped_sites,
+				dprof_pct(prof->heap_stopped_samples, prof->resolved[DPROF_KIND_HEAP]));
 	}
 	dprof_watches__fprintf(rec->watches, fp);
 	if (rec->nr_off_target_hits)

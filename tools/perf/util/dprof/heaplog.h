@@ -71,6 +71,36 @@
 /* an event is never longer (tag, 4 varints of 10 bytes, the ips) */
 #define DPROF_HEAPLOG_MAX_EVENT	(1 + 5 * 10 + DPROF_HEAPLOG_MAX_IPS * 10)
 
+/*
+ * A return address in the log: bit 63 set, the address shifted left by 8,
+ * and in bits 0-7 the stack word it was read from, counted from the
+ * allocator's caller's stack pointer (DPROF_HEAPLOG_AT_CALLER: the
+ * caller's own, exact), for the report's unwinding.  Recorders before the
+ * positions logged bare addresses (bit 63 clear).
+ */
+#define DPROF_HEAPLOG_IP_AT	(1ull << 63)
+#define DPROF_HEAPLOG_AT_CALLER	0xff
+
+static inline uint64_t dprof_heaplog__ip_at(uint64_t ip, unsigned int word)
+{
+	/* beyond 55 bits (not a user address today): the address alone */
+	if (ip >> 55)
+		return ip;
+	return DPROF_HEAPLOG_IP_AT | ip << 8 | (word & 0xff);
+}
+
+/* The address of a logged return address */
+static inline uint64_t dprof_heaplog__ip(uint64_t v)
+{
+	return v & DPROF_HEAPLOG_IP_AT ? (v & ~DPROF_HEAPLOG_IP_AT) >> 8 : v;
+}
+
+/* The stack word it was read from, -1: unknown (an older recorder's) */
+static inline int dprof_heaplog__ip_word(uint64_t v)
+{
+	return v & DPROF_HEAPLOG_IP_AT ? (int)(v & 0xff) : -1;
+}
+
 enum dprof_heaplog_kind {
 	DPROF_HEAPLOG_FREE	= 0,
 	DPROF_HEAPLOG_ALLOC	= 1,

@@ -642,9 +642,10 @@ static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls, u6
 }
 
 /*
- * A function of heap allocation callchains: the call sites it is called
- * from, the functions those are in, the types at the start of the objects
- * allocated through it (a few of each are enough to tell).
+ * A function of heap allocation callchains (a function inlined at a
+ * return address is one too): the call sites it is called from, the
+ * functions those are in, the types at the start of the objects allocated
+ * through it (a few of each are enough to tell).
  */
 #define DPROF_HEAP_SEEN		4
 
@@ -653,8 +654,11 @@ struct dprof_heap_func {
 	u64	caller_funcs[DPROF_HEAP_SEEN];
 	u64	calls[DPROF_HEAP_SEEN];		/* its own, toward the allocator */
 	u64	types[DPROF_HEAP_SEEN];
-	/* (call site, a type its objects were accessed as), scalars too */
-	u64	site_types[DPROF_HEAP_SEEN * 2][2];
+	/*
+	 * (its own call toward the allocator, the call site it was called
+	 * from, a type the objects were accessed as), scalars too
+	 */
+	u64	site_types[DPROF_HEAP_SEEN * 4][3];
 	u32	nr_callers, nr_caller_funcs, nr_calls, nr_types, nr_site_types;
 	bool	caller_unknown;		/* a chain ended in it */
 	bool	calls_named;		/* it calls an "alloc" function */
@@ -703,43 +707,54 @@ static bool dprof_heap__named_wrapper(const char *list, const char *name)
 	return false;
 }
 
-static bool dprof_heap_func__site_type(const struct dprof_heap_func *f, u64 call, u64 type)
+static bool dprof_heap_func__site_type(const struct dprof_heap_func *f, u64 own, u64 call,
+				       u64 type)
 {
 	u32 i;
 
 	for (i = 0; i < f->nr_site_types; i++) {
-		if (f->site_types[i][0] == call && f->site_types[i][1] == type)
+		if (f->site_types[i][0] == own && f->site_types[i][1] == call &&
+		    f->site_types[i][2] == type)
 			return true;
 	}
 	return false;
 }
 
-static void dprof_heap_func__add_site_type(struct dprof_heap_func *f, u64 call, u64 type)
+static void dprof_heap_func__add_site_type(struct dprof_heap_func *f, u64 own, u64 call,
+					   u64 type)
 {
-	if (dprof_heap_func__site_type(f, call, type))
+	if (dprof_heap_func__site_type(f, own, call, type))
 		return;
 	if (f->nr_site_types < ARRAY_SIZE(f->site_types)) {
-		f->site_types[f->nr_site_types][0] = call;
-		f->site_types[f->nr_site_types][1] = type;
+		f->site_types[f->nr_site_types][0] = own;
+		f->site_types[f->nr_site_types][1] = call;
+		f->site_types[f->nr_site_types][2] = type;
 		f->nr_site_types++;
 	}
 }
 
-/* Two of the call sites of @f had objects of no type in common. */
+/*
+ * Two of the call sites of @f had objects of no type in common through
+ * one call of its own: the type is its callers' choice.  A function whose
+ * calls each allocate their own type whoever called it (a table's resize:
+ * its nodes from one call, its array from another) chooses it.
+ */
 static bool dprof_heap_func__sites_differ(const struct dprof_heap_func *f)
 {
 	u32 a, b, k;
 
 	for (a = 0; a < f->nr_site_types; a++) {
 		for (b = 0; b < f->nr_site_types; b++) {
-			u64 ca = f->site_types[a][0], cb = f->site_types[b][0];
+			u64 own = f->site_types[a][0];
+			u64 ca = f->site_types[a][1], cb = f->site_types[b][1];
 			bool common = false;
 
-			if (ca >= cb)
+			if (f->site_types[b][0] != own || ca >= cb)
 				continue;
 			for (k = 0; k < f->nr_site_types && !common; k++)
-				common = f->site_types[k][0] == ca &&
-					 dprof_heap_func__site_type(f, cb, f->site_types[k][1]);
+				common = f->site_types[k][0] == own && f->site_types[k][1] == ca &&
+					 dprof_heap_func__site_type(f, own, cb,
+								    f->site_types[k][2]);
 			if (!common)
 				return true;
 		}
@@ -795,7 +810,10 @@ static bool dprof_heap_func__callers_wrap(struct hashmap *funcs,
  * what went through it: a function that makes its allocations from four
  * places of its code at most, of objects of two struct types or more (the
  * types their accesses name at the objects' start), called from two call
- * sites or more; of objects no access typed, called from three or more;
+ * sites or more that got objects of no type in common through one call of
+ * its own (its callers chose the type: a table's resize that allocates
+ * its nodes from one call and its array from another, whoever called it,
+ * is their site); of objects no access typed, called from three or more;
  * named so ("alloc" in its name: realloc paths are narrow) unless it
  * allocates one type, no function named so calls it or is called by it
  * (a run of them: sqlite3DbRealloc, sqlite3Realloc), and no two of its
@@ -814,8 +832,8 @@ static bool dprof_heap_func__callers_wrap(struct hashmap *funcs,
 static int dprof_profile__heap_sites(struct dprof_profile *prof,
 				     struct dprof_class **classes, size_t nr)
 {
+	struct hashmap *funcs, *stopped;
 	struct hashmap_entry *cur;
-	struct hashmap *funcs;
 	bool changed = true;
 	size_t bkt, c;
 	u32 i, round;
@@ -857,7 +875,7 @@ static int dprof_profile__heap_sites(struct dprof_profile *prof,
 				dprof_seen__add(f->caller_funcs, &f->nr_caller_funcs,
 						ch->f[i + 1].func);
 				if (cls->type_key)
-					dprof_heap_func__add_site_type(f, ch->f[i + 1].call,
+					dprof_heap_func__add_site_type(f, fr->call, ch->f[i + 1].call,
 								       cls->type_key);
 			} else {
 				f->caller_unknown = true;
@@ -882,8 +900,9 @@ static int dprof_profile__heap_sites(struct dprof_profile *prof,
 			      dprof_heap_func__called_named(funcs, f) ||
 			      dprof_heap_func__sites_differ(f))) ||
 			    (f->nr_types != 1 &&
-			     ((f->nr_types && f->nr_callers >= 2) ||
-			      f->nr_callers >= DPROF_HEAP_UNTYPED_CALLERS)) ||
+			     ((f->nr_types && f->nr_callers >= 2 &&
+			       dprof_heap_func__sites_differ(f)) ||
+			      (!f->nr_types && f->nr_callers >= DPROF_HEAP_UNTYPED_CALLERS))) ||
 			    dprof_heap_func__callers_wrap(funcs, f)) {
 				f->wrapper = true;
 				changed = true;
@@ -899,20 +918,32 @@ static int dprof_profile__heap_sites(struct dprof_profile *prof,
 			  f->name, f->nr_types, f->nr_callers, f->nr_calls,
 			  f->wrapper ? "wrapper" : f->runtime ? "runtime" : "site");
 	}
+	stopped = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(stopped))
+		stopped = NULL;
+	prof->heap_stopped_sites = 0;
+	prof->heap_stopped_samples = 0;
 	for (c = 0; c < nr && !err; c++) {
 		struct dprof_heap_chain *ch = classes[c]->chain;
+		struct dprof_heap_func *f = NULL;
 
 		if (classes[c]->kind != DPROF_KIND_HEAP || !ch)
 			continue;
-		for (ch->site = 0; ch->site + 1 < ch->nr; ch->site++) {
-			struct dprof_heap_func *f;
-
+		for (ch->site = 0; ch->site < ch->nr; ch->site++) {
+			f = NULL;
 			if (!ch->f[ch->site].func ||
 			    !hashmap__find(funcs, ch->f[ch->site].func, &f) ||
-			    !(f->wrapper || f->runtime))
+			    !(f->wrapper || f->runtime) || ch->site + 1 == ch->nr)
 				break;
 		}
+		/* the chain ended before a frame that is not a wrapper's */
+		if (f && (f->wrapper || f->runtime)) {
+			prof->heap_stopped_samples += classes[c]->stats.samples;
+			if (stopped && !hashmap__add(stopped, dprof_class__site(classes[c])->ip, 0))
+				prof->heap_stopped_sites++;
+		}
 	}
+	hashmap__free(stopped);
 	hashmap__for_each_entry(funcs, cur, bkt)
 		free(cur->pvalue);
 	hashmap__free(funcs);

@@ -222,6 +222,9 @@ struct dprof_profile {
 	/* --heap-wrapper: functions that are allocator wrappers, "a,b" */
 	const char	*heap_wrappers;
 	u64		nr_heap_wrappers;	/* found by dprof_profile__rows() */
+	/* ... sites whose chain ended at a wrapper, and their classes' samples */
+	u64		heap_stopped_sites;
+	u64		heap_stopped_samples;
 	bool		has_levels;	/* some sample carried a cache level */
 	bool		has_latency;
 };

@@ -15,10 +15,12 @@
 #include <linux/err.h>
 #include <linux/hash.h>
 #include <linux/kernel.h>
+#include <linux/list.h>
 #include <linux/string.h>
 #include <linux/zalloc.h>
 
 #include "util/addr_location.h"
+#include "util/callchain.h"
 #include "util/dso.h"
 #include "util/hashmap.h"
 #include "util/machine.h"
@@ -124,18 +126,113 @@ static bool dprof_heap__runtime_dso(const struct dso *dso)
 	return false;
 }
 
+/* "insert (hash.c:24)", or "insert" without a line */
+static char *dprof_heap_frame__name(const char *func, const char *srcline)
+{
+	const char *base;
+	char *name;
+
+	if (!srcline || !strcmp(srcline, SRCLINE_UNKNOWN))
+		return strdup(func);
+	base = strrchr(srcline, '/');
+	if (asprintf(&name, "%s (%s)", func, base ? base + 1 : srcline) < 0)
+		return NULL;
+	return name;
+}
+
+static void dprof_heap_frame__exit(struct dprof_heap_frame *fr)
+{
+	dso__put(fr->dso);
+	free((char *)fr->name);
+	free((char *)fr->func_name);
+}
+
 /*
- * A frame of an allocation's callchain, @ip a return address in process
- * @pid: "insert (hash.c:24)", the function and line of the call; its
- * function's identity (per DSO, whatever the process mapped it at).
- * false on allocation failures.
+ * The functions inlined at a return address, innermost first, each as a
+ * frame of its own at @fr (@max at most, the outermost kept), after the
+ * real frame @fr[0] is: its name then takes the line its outermost
+ * inlined call is on.  An inlined wrapper is a frame as a called one is,
+ * its caller the function it was inlined in.  Returns the frames written,
+ * -1 on allocation failures.
  */
-static bool dprof_heap_frame__resolve(struct dprof_heap_frame *fr, struct machine *machine,
-				      u32 pid, u32 tid, u64 ip)
+static int dprof_heap_frame__inlines(struct dprof_heap_frame *fr, int max, struct map *map,
+				     struct symbol *sym, u64 addr)
+{
+	struct inline_list *il, *v[DPROF_HEAP_INLINES];
+	struct dprof_heap_frame real = fr[0];
+	const void *id = dprof_dso_id(fr->dso);
+	struct inline_node *node;
+	int i, n = 0, out = 0;
+
+	node = dso__parse_addr_inlines(fr->dso, map__rip_2objdump(map, addr), sym);
+	if (!node)
+		return 1;
+	list_for_each_entry(il, &node->val, list) {
+		if (n < DPROF_HEAP_INLINES)
+			v[n++] = il;
+	}
+	if (n < 2 || max < 2)
+		goto out;
+	/* the order perf's callchains are in: innermost first here */
+	if (callchain_param.order != ORDER_CALLEE) {
+		for (i = 0; i < n / 2; i++) {
+			il = v[i];
+			v[i] = v[n - 1 - i];
+			v[n - 1 - i] = il;
+		}
+	}
+	/* the innermost, up to the room left; then the real function */
+	for (i = 0; i < n - 1 && out < max - 1; i++, out++) {
+		struct dprof_heap_frame *f = &fr[out];
+		const char *fn = v[i]->symbol ? v[i]->symbol->name : "??";
+
+		memset(f, 0, sizeof(*f));
+		f->ip = real.ip;
+		f->func = (hash_64(str_hash(fn), 64) ^ (u64)(unsigned long)id) ?: 1;
+		/* one call however many copies of it were inlined: by its line */
+		f->call = hash_64(f->func ^ str_hash(v[i]->srcline ?: ""), 64);
+		f->dso = dso__get(real.dso);
+		f->func_name = strdup(fn);
+		f->name = dprof_heap_frame__name(fn, v[i]->srcline);
+		f->runtime = real.runtime;
+		if (!f->func_name || !f->name) {
+			out++;
+			goto err;
+		}
+	}
+	fr[out] = real;
+	fr[out].name = dprof_heap_frame__name(real.func_name, v[n - 1]->srcline);
+	free((char *)real.name);
+	out++;
+	if (!fr[out - 1].name)
+		goto err;
+	inline_node__delete(node);
+	return out;
+err:
+	for (i = 0; i < out; i++)
+		dprof_heap_frame__exit(&fr[i]);
+	inline_node__delete(node);
+	return -1;
+out:
+	inline_node__delete(node);
+	return 1;
+}
+
+/*
+ * The frames of a return address @ip of an allocation's callchain in
+ * process @pid, at @fr (@max at most): "insert (hash.c:24)", the function
+ * and line of the call, its function's identity (per DSO, whatever the
+ * process mapped it at); before it, with @inlines, the functions inlined
+ * there.  Returns how many, -1 on allocation failures.
+ */
+static int dprof_heap_frames__resolve(struct dprof_heap_frame *fr, int max,
+				      struct machine *machine, u32 pid, u32 tid, u64 ip,
+				      bool inlines)
 {
 	struct thread *thread = machine__findnew_thread(machine, pid, tid);
 	struct addr_location al;
 	char *name = NULL, *srcline = NULL;
+	int n = 1;
 
 	memset(fr, 0, sizeof(*fr));
 	fr->ip = ip;
@@ -147,15 +244,7 @@ static bool dprof_heap_frame__resolve(struct dprof_heap_frame *fr, struct machin
 
 		srcline = get_srcline(dso, map__rip_2objdump(al.map, al.addr),
 				      al.sym, false, false, al.addr);
-		if (srcline && strcmp(srcline, SRCLINE_UNKNOWN)) {
-			const char *base = strrchr(srcline, '/');
-
-			if (asprintf(&name, "%s (%s)", al.sym->name,
-				     base ? base + 1 : srcline) < 0)
-				name = NULL;
-		} else {
-			name = strdup(al.sym->name);
-		}
+		name = dprof_heap_frame__name(al.sym->name, srcline);
 		zfree_srcline(&srcline);
 		fr->func = (hash_64(al.sym->start, 64) ^ (u64)(unsigned long)id) ?: 1;
 		fr->dso = dso__get(dso);
@@ -166,16 +255,21 @@ static bool dprof_heap_frame__resolve(struct dprof_heap_frame *fr, struct machin
 	if (!name && asprintf(&name, "%#" PRIx64, ip) < 0)
 		name = NULL;
 	fr->name = name;
+	if (!name || (fr->func && !fr->func_name))
+		n = -1;
+	else if (inlines && fr->func)
+		n = dprof_heap_frame__inlines(fr, max, al.map, al.sym, al.addr);
+	if (n < 0)
+		dprof_heap_frame__exit(fr);
 	addr_location__exit(&al);
 	thread__put(thread);
-	return name && (!fr->func || fr->func_name);
+	return n;
 }
 
-static void dprof_heap_frame__exit(struct dprof_heap_frame *fr)
+static bool dprof_heap_frame__resolve(struct dprof_heap_frame *fr, struct machine *machine,
+				      u32 pid, u32 tid, u64 ip)
 {
-	dso__put(fr->dso);
-	free((char *)fr->name);
-	free((char *)fr->func_name);
+	return dprof_heap_frames__resolve(fr, 1, machine, pid, tid, ip, false) == 1;
 }
 
 /* "insert (hash.c:24)": the function and line that called the allocator. */
@@ -184,8 +278,9 @@ static char *dprof_heap_site_name(struct machine *machine, u32 pid, u32 tid, u64
 	struct dprof_heap_frame fr;
 	char *name = NULL;
 
-	if (dprof_heap_frame__resolve(&fr, machine, pid, tid, site))
-		name = strdup(fr.name);
+	if (!dprof_heap_frame__resolve(&fr, machine, pid, tid, site))
+		return NULL;
+	name = strdup(fr.name);
 	dprof_heap_frame__exit(&fr);
 	return name;
 }
@@ -200,7 +295,8 @@ static struct dprof_heap_chain *dprof_replay__heap_chain(struct dprof_replay *r,
 							 u64 *key)
 {
 	u32 i, nr = min_t(u32, a->nr_ips, DPROF_HEAP_FRAMES);
-	struct dprof_heap_chain *ch;
+	struct dprof_heap_chain *ch, *grown;
+	int n;
 
 	*key = hash_64(a->pid, 64);
 	for (i = 0; i < nr; i++)
@@ -215,14 +311,20 @@ static struct dprof_heap_chain *dprof_replay__heap_chain(struct dprof_replay *r,
 	}
 	if (hashmap__find(r->heap_chains, *key, &ch))
 		return ch;
-	ch = zalloc(sizeof(*ch) + nr * sizeof(ch->f[0]));
+	/* each return address with the functions inlined at it */
+	ch = zalloc(sizeof(*ch) + nr * DPROF_HEAP_INLINES * sizeof(ch->f[0]));
 	if (!ch)
 		return NULL;
 	for (i = 0; i < nr; i++) {
-		ch->nr++;
-		if (!dprof_heap_frame__resolve(&ch->f[i], machine, a->pid, a->tid, a->ips[i]))
+		n = dprof_heap_frames__resolve(&ch->f[ch->nr], DPROF_HEAP_INLINES, machine,
+					       a->pid, a->tid, a->ips[i], true);
+		if (n < 0)
 			goto out_err;
+		ch->nr += n;
 	}
+	grown = realloc(ch, sizeof(*ch) + ch->nr * sizeof(ch->f[0]));
+	if (grown)
+		ch = grown;
 	if (hashmap__add(r->heap_chains, *key, ch))
 		goto out_err;
 	return ch;

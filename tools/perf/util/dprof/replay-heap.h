@@ -40,6 +40,8 @@ struct thread;
  */
 /* frames of an allocation's callchain its site is chosen from */
 #define DPROF_HEAP_FRAMES	8
+/* ... each with at most this many frames, the functions inlined at it */
+#define DPROF_HEAP_INLINES	4
 
 struct dprof_heap_alloc {
 	u32		pid, tid, cpu;

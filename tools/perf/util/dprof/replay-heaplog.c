@@ -34,6 +34,7 @@
 #include "heaplog-read.h"
 #include "replay.h"
 #include "replay-heap.h"
+#include "replay-heapcfi.h"
 #include "recorder.h"
 #include "replay-heaplog.h"
 
@@ -69,6 +70,7 @@ void dprof_replay__heaplog_close(struct dprof_replay *r)
 		dprof_heaplog__exit(r->heaplog);
 		zfree(&r->heaplog);
 	}
+	dprof_heapcfi__exit();
 }
 
 /* x86: an indirect call (FF /2, with a REX prefix or not) ends at @end */
@@ -139,29 +141,81 @@ out:
 	return call;
 }
 
+/*
+ * Unwind the candidates @ips (@nr, the caller's first) by their binaries'
+ * CFI: a frame's caller's return address is the word below its CFA, and
+ * the candidates below it are stale.  The frames found go to @out
+ * (@out[0]: the caller's); returns how many.  @next: the first candidate
+ * not looked at, where a frame's CFI did not say (the code before the
+ * candidates tells from there), or @nr when the chain ended: at the first
+ * return address the recorder did not log (above its scan, or not code:
+ * the outermost frame).
+ */
+static u32 dprof_heaplog__unwind(struct dprof_replay *r, struct thread *thread,
+				 const u64 *ips, u32 nr, u64 *out, u32 *next)
+{
+	u64 ip = out[0], sp = 0, cfa;
+	u32 n = 1, i = 1;
+	int word;
+
+	/* an older recorder's: where the words were read is not known */
+	if (dprof_heaplog__ip_word(ips[0]) != DPROF_HEAPLOG_AT_CALLER) {
+		*next = 1;
+		return n;
+	}
+	while (dprof_heapcfi__cfa(thread, ip, &cfa)) {
+		/* the word below the CFA, counted from the caller's stack pointer */
+		word = (sp + cfa) / sizeof(u64) - 1;
+		while (i < nr && dprof_heaplog__ip_word(ips[i]) < word) {
+			r->rec.heap_stale_ips++;
+			i++;
+		}
+		if (i == nr || dprof_heaplog__ip_word(ips[i]) != word) {
+			r->rec.heap_stale_ips += nr - i;
+			i = nr;
+			break;
+		}
+		ip = dprof_heaplog__ip(ips[i++]);
+		out[n++] = ip;
+		r->rec.heap_frames++;
+		r->rec.heap_cfi_frames++;
+		sp = (word + 1) * sizeof(u64);
+	}
+	*next = i;
+	return n;
+}
+
 /* The candidates of @ev that are frames, @ips[0] (exact) first. */
 static u32 dprof_heaplog__frames(struct dprof_replay *r, struct machine *machine,
 				 const struct dprof_heaplog_event *ev, const u64 *ips, u64 *out)
 {
 	struct thread *thread;
 	u64 fn, target, prev_fn;
-	u32 i, n = 1;
+	u32 i, n;
 
-	out[0] = ips[0];
+	out[0] = dprof_heaplog__ip(ips[0]);
 	if (ev->nr_ips < 2)
 		return ev->nr_ips;
 	/* the check decodes x86 calls: elsewhere the candidates stay */
 	if (!machine__is(machine, "x86_64")) {
-		memcpy(out, ips, ev->nr_ips * sizeof(*ips));
+		for (i = 0; i < ev->nr_ips; i++)
+			out[i] = dprof_heaplog__ip(ips[i]);
 		return ev->nr_ips;
 	}
 	thread = machine__findnew_thread(machine, ev->pid, ev->tid);
 	if (!thread)
 		return 1;
-	/* the function the allocator's caller is in: a direct call above names it */
-	dprof_heaplog__call_before(thread, ips[0], &prev_fn, &target);
-	for (i = 1; i < ev->nr_ips; i++) {
-		if (!dprof_heaplog__call_before(thread, ips[i], &fn, &target)) {
+	n = dprof_heaplog__unwind(r, thread, ips, ev->nr_ips, out, &i);
+	/*
+	 * The rest by the code before them: a direct call above names the
+	 * function of the last frame.
+	 */
+	if (i < ev->nr_ips)
+		dprof_heaplog__call_before(thread, out[n - 1], &prev_fn, &target);
+	for (; i < ev->nr_ips; i++) {
+		u64 ip = dprof_heaplog__ip(ips[i]);
+
+		if (!dprof_heaplog__call_before(thread, ip, &fn, &target)) {
 			r->rec.heap_stale_ips++;
 			continue;	/* a stale word: the next may be the frame */
 		}

@@ -99,6 +99,7 @@ struct dprof_lifetimes {
  * @heap_stale_ips: stack words the recorder took for return addresses, not
  *		    after a call to the function of the frame below
  * @heap_frames: ... and those that are (above the allocator's caller)
+ * @heap_cfi_frames: ... of them, placed by their binaries' CFI
  * @nr_recorder_samples: samples in the recorder: left out of the shares
  * @nr_trap_samples: samples in the kernel's handling of the allocator's
  *		     uprobes: left out of the shares
@@ -155,6 +156,7 @@ struct dprof_recording {
 	u64			heap_kernel_undecided;
 	u64			heap_stale_ips;
 	u64			heap_frames;
+	u64			heap_cfi_frames;
 	u64			nr_recorder_samples;
 	u64			nr_trap_samples;
 	u64			nr_heap_allocs;
