@@ -74,7 +74,8 @@ n=$(nproc)
 for ((c = 0; c < n; c++)); do
 	while [ ! -e /tmp/ready.$c ]; do sleep 0.05; done
 done
-"$PERF_GUEST" dprof record -a --no-heap -m 32M -o /tmp/perf.data -- bash -c "
+# every kmem event kept (--no-prune): perf script gives the filp bases
+"$PERF_GUEST" dprof record -a --no-heap --no-prune -m 32M -o /tmp/perf.data -- bash -c "
 	touch /tmp/go
 	for ((c = 0; c < $n; c++)); do
 		while [ ! -e /tmp/done.\$c ]; do sleep 0.05; done

@@ -950,9 +950,13 @@ static void dprof_prune__rm_kcore(char *dir)
  */
 static char *dprof_prune__use_kcore(struct perf_session *session)
 {
+	static const char * const links[][2] = {
+		{ "kcore", "/proc/kcore" }, { "kallsyms", "/proc/kallsyms" },
+	};
 	struct perf_env *env = &session->header.env;
-	char *dir, *name = NULL;
+	char *dir, name[PATH_MAX];
 	struct utsname u;
+	size_t i;
 	int fd;
 
 	if (symbol_conf.vmlinux_name || symbol_conf.kallsyms_name || access("/proc/kcore", R_OK) ||
@@ -965,23 +969,22 @@ static char *dprof_prune__use_kcore(struct perf_session *session)
 	}
 	if (asprintf(&dir, "%s/perf-dprof-kcore.XXXXXX", getenv("TMPDIR") ?: "/tmp") < 0)
 		return NULL;
-	if (!mkdtemp(dir) || asprintf(&name, "%s/modules", dir) < 0)
+	if (!mkdtemp(dir))
 		goto out_err;
+	snprintf(name, sizeof(name), "%s/modules", dir);
 	fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		goto out_err;
 	close(fd);
-	strcpy(name + strlen(dir) + 1, "kcore");
-	if (symlink("/proc/kcore", name))
-		goto out_err;
-	strcpy(name + strlen(dir) + 1, "kallsyms");
-	if (symlink("/proc/kallsyms", name))
-		goto out_err;
-	symbol_conf.kallsyms_name = name;
-	return dir;
-
+	for (i = 0; i < ARRAY_SIZE(links); i++) {
+		snprintf(name, sizeof(name), "%s/%s", dir, links[i][0]);
+		if (symlink(links[i][1], name))
+			goto out_err;
+	}
+	symbol_conf.kallsyms_name = strdup(name);
+	if (symbol_conf.kallsyms_name)
+		return dir;
 out_err:
-	free(name);
 	dprof_prune__rm_kcore(dir);
 	return NULL;
 }
