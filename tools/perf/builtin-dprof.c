@@ -333,6 +333,9 @@ static int cmd_dprof_record(int argc, const char **argv)
 		    "uprobes on the allocator, not the recorder preloaded into the workload"),
 	OPT_UINTEGER(0, "heap-min-size", &opts.heap_min_size,
 		     "record user allocations of at least n bytes (filtered in the kernel)"),
+	OPT_CALLBACK(0, "heap-alloc", &opts.heap_allocs, "alloc[,free[,realloc]]",
+		     "an allocator of the program's own to track (a pool): its functions",
+		     dprof_record__opt_heap_alloc),
 	OPT_STRING(0, "watch", &opts.watch, "cache[:offset[/len]],...",
 		   "follow objects of these slab caches (slab_watch PMU)"),
 	OPT_UINTEGER(0, "watch-patience", &opts.watch_patience,
@@ -378,6 +381,7 @@ static int cmd_dprof_record(int argc, const char **argv)
 	ret = dprof_record_args__done(&args, ret) ?: ret;
 out:
 	dprof_record_args__exit(&args);
+	free(opts.heap_allocs);
 	return ret;
 }
 

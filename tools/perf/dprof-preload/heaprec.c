@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "../util/dprof/heaplog.h"
+#include "hook.h"
 
 #define HEAPREC_EXPORT	__attribute__((visibility("default")))
 #define likely(x)	__builtin_expect(!!(x), 1)
@@ -430,9 +431,33 @@ static int heaprec_init(void)
 	return !!heaprec_file;
 }
 
+/*
+ * The hooks on the allocators the preload does not interpose (hook.c),
+ * before the program's main(): a runtime's allocator is set up after.
+ */
 __attribute__((constructor)) static void heaprec_ctor(void)
 {
-	heaprec_init();
+	if (heaprec_init())
+		heaprec_hooks_place();
+}
+
+/*
+ * A line for the report's header, in the log file's header page after
+ * the header (every process of the workload appends its own, once).
+ */
+void heaprec_note(const char *line)
+{
+	size_t len = strlen(line) + 1;	/* its '\n' */
+	char *notes = (char *)heaprec_file + DPROF_HEAPLOG_NOTES_OFF;
+	uint32_t at;
+
+	if (!heaprec_file || len > DPROF_HEAPLOG_NOTES_SIZE)
+		return;
+	at = __atomic_fetch_add(&heaprec_file->notes_used, len, __ATOMIC_RELAXED);
+	if (at + len > DPROF_HEAPLOG_NOTES_SIZE)
+		return;
+	memcpy(notes + at, line, len - 1);
+	notes[at + len - 1] = '\n';
 }
 
 /* The thread's first event: the top of its stack, for the scan. */
@@ -661,6 +686,32 @@ static inline int heaprec_enter(void)
 		return 0;
 	heaprec_self.busy = 1;
 	return 1;
+}
+
+/* hook.c's way in: its wrappers log as the interposed functions do */
+int heaprec_hook_enter(void)
+{
+	return heaprec_enter();
+}
+
+void heaprec_hook_alloc(int kind, uintptr_t p, uintptr_t old, size_t size, uintptr_t ip,
+			uintptr_t *sp)
+{
+	if (p)
+		heaprec_log_alloc(kind, p, old, size, ip, sp);
+	heaprec_self.busy = 0;
+}
+
+void heaprec_hook_free(uintptr_t p)
+{
+	if (p)
+		heaprec_log_free(p);
+	heaprec_self.busy = 0;
+}
+
+void heaprec_hook_leave(void)
+{
+	heaprec_self.busy = 0;
 }
 
 #define HEAPREC_IP	({ void *__ra = __builtin_return_address(0); (uintptr_t)__ra; })

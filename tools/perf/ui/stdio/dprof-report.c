@@ -110,6 +110,8 @@ static void dprof_profile__fprintf_unresolved(const struct dprof_profile *prof, 
 /* The allocator recorder's log: what it tracked, and what it could not. */
 static void dprof_report__fprintf_recorder(const struct dprof_recording *rec, FILE *fp)
 {
+	const char *line, *next;
+
 	fprintf(fp,
 		"# user heap: allocator recorder in %" PRIu64
 		" process%s (forked and exec'd children included), %" PRIu64 " allocs, %" PRIu64
@@ -140,6 +142,13 @@ static void dprof_report__fprintf_recorder(const struct dprof_recording *rec, FI
 	if (rec->heap_log_damaged)
 		fprintf(fp,
 			"# DAMAGED: the allocator recorder's log is damaged: the heap objects after the damage are not tracked\n");
+	/* an allocator the recorder could not hook, one line each */
+	for (line = rec->heap_notes; *line; line = next) {
+		next = strchrnul(line, '\n');
+		fprintf(fp, "# %.*s\n", (int)(next - line), line);
+		if (*next)
+			next++;
+	}
 }
 
 void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)

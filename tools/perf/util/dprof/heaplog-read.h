@@ -86,6 +86,7 @@ struct dprof_heaplog {
 	u64				nr_allocs;
 	u64				nr_frees;
 	struct hashmap			*allocator_ips;	/* replay-heaplog.c's */
+	char				*notes;		/* the recorders' lines, or NULL */
 };
 
 /* Read @session's heap log, if any: 0 (see @log->present), -ENOMEM. */

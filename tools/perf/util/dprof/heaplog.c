@@ -362,6 +362,7 @@ void dprof_heaplog__exit(struct dprof_heaplog *log)
 	hashmap__free(log->allocator_ips);
 	zfree(&log->ev);
 	zfree(&log->ips);
+	zfree(&log->notes);
 	memset(log, 0, sizeof(*log));
 }
 
@@ -751,6 +752,93 @@ static void dprof_heaplog__drop_end(struct dprof_heaplog_event *ev)
 }
 
 /*
+ * Where and when the samples' addresses fell, hashed: for each 64-byte
+ * granule (of a process) the time of its last sample, and a bitmap of the
+ * granules by millisecond.  An object no sample can have fallen in during
+ * its life is told so without a search of the touches: most of those an
+ * interpreter allocates, millions of short-lived ones at the same few
+ * addresses.  Collisions only make a search.  No bits: some samples'
+ * addresses are unknown, any object may have one.
+ */
+#define DPROF_HEAPLOG_GRAN_SHIFT	6
+#define DPROF_HEAPLOG_TICK_SHIFT	20	/* about a millisecond */
+#define DPROF_HEAPLOG_LAST_ORDER	16
+#define DPROF_HEAPLOG_FILTER_ORDER	20
+/* an object over this many granules or ticks is searched for */
+#define DPROF_HEAPLOG_FILTER_SPAN	64
+
+struct dprof_heaplog_filter {
+	unsigned long	*bits;
+	u64		*last;
+};
+
+static u32 dprof_heaplog_filter__hash(u32 pid, u64 granule, u64 tick, int order)
+{
+	u64 h = (granule ^ (u64)pid << 40 ^ tick * 0xff51afd7ed558ccdULL) * 0x9e3779b97f4a7c15ULL;
+
+	return h >> (64 - order);
+}
+
+static void dprof_heaplog_filter__init(struct dprof_heaplog_filter *f,
+				       const struct dprof_touches *st)
+{
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	if (st->nr_undecided)
+		return;
+	f->bits = bitmap_zalloc(1 << DPROF_HEAPLOG_FILTER_ORDER);
+	f->last = calloc(1 << DPROF_HEAPLOG_LAST_ORDER, sizeof(*f->last));
+	if (!f->bits || !f->last) {
+		zfree(&f->bits);
+		zfree(&f->last);
+		return;
+	}
+	for (i = 0; i < st->nr; i++) {
+		const struct dprof_touch *t = &st->t[i];
+		u64 g = t->addr >> DPROF_HEAPLOG_GRAN_SHIFT;
+		u32 h = dprof_heaplog_filter__hash(t->pid, g, 0, DPROF_HEAPLOG_LAST_ORDER);
+
+		f->last[h] = max(f->last[h], t->time);
+		__set_bit(dprof_heaplog_filter__hash(t->pid, g, t->time >> DPROF_HEAPLOG_TICK_SHIFT,
+						     DPROF_HEAPLOG_FILTER_ORDER), f->bits);
+	}
+}
+
+static void dprof_heaplog_filter__exit(struct dprof_heaplog_filter *f)
+{
+	zfree(&f->bits);
+	zfree(&f->last);
+}
+
+/* Whether a sample of @pid may have fallen in [@ptr, @ptr + @size) from @from to @to. */
+static bool dprof_heaplog_filter__maybe(const struct dprof_heaplog_filter *f, u32 pid,
+					u64 ptr, u64 size, u64 from, u64 to)
+{
+	u64 g = ptr >> DPROF_HEAPLOG_GRAN_SHIFT;
+	u64 last = (ptr + (size ?: 1) - 1) >> DPROF_HEAPLOG_GRAN_SHIFT;
+	u64 t0 = from >> DPROF_HEAPLOG_TICK_SHIFT, t1 = to >> DPROF_HEAPLOG_TICK_SHIFT;
+
+	if (!f->bits || last < g || last - g >= DPROF_HEAPLOG_FILTER_SPAN || to < from)
+		return true;
+	for (; g <= last; g++) {
+		u64 t;
+
+		if (f->last[dprof_heaplog_filter__hash(pid, g, 0, DPROF_HEAPLOG_LAST_ORDER)] < from)
+			continue;
+		if (t1 - t0 >= DPROF_HEAPLOG_FILTER_SPAN)
+			return true;
+		for (t = t0; t <= t1; t++) {
+			if (test_bit(dprof_heaplog_filter__hash(pid, g, t,
+								DPROF_HEAPLOG_FILTER_ORDER),
+				     f->bits))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
  * What dprof_heaplog__keep() would leave out goes as soon as a segment is
  * decoded, so that the log is not held whole in memory.  An object no
  * sample's address falls in from its start on goes at once; the others
@@ -763,7 +851,8 @@ static void dprof_heaplog__drop_end(struct dprof_heaplog_event *ev)
  * @nr_marked counts them.
  */
 static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
-				const struct dprof_touches *st, unsigned int min_size,
+				const struct dprof_touches *st,
+				const struct dprof_heaplog_filter *filter, unsigned int min_size,
 				struct hashmap *sums, struct dprof_heaplog_open *open,
 				u64 *dropped, u64 *left_out_frees, size_t *nr_marked)
 {
@@ -781,8 +870,10 @@ static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
 			struct dprof_heaplog_event *sev = &log->ev[start];
 
 			if (sev->size >= min_size &&
-			    !dprof_touches__any(st, sev->pid, sev->ptr, sev->size, sev->time,
-						ev->time)) {
+			    (!dprof_heaplog_filter__maybe(filter, sev->pid, sev->ptr, sev->size,
+							  sev->time, ev->time) ||
+			     !dprof_touches__any(st, sev->pid, sev->ptr, sev->size, sev->time,
+						 ev->time))) {
 				if (dprof_heaplog__sum(sums, log, sev, true))
 					return -ENOMEM;
 				(*dropped)++;
@@ -796,7 +887,9 @@ static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
 		    !ev->ptr || ev->size < min_size)
 			continue;
 		/* no sample's address ever falls in it: it goes now */
-		if (!dprof_touches__any(st, ev->pid, ev->ptr, ev->size, ev->time, ~0ULL)) {
+		if (!dprof_heaplog_filter__maybe(filter, ev->pid, ev->ptr, ev->size, ev->time,
+						 ~0ULL) ||
+		    !dprof_touches__any(st, ev->pid, ev->ptr, ev->size, ev->time, ~0ULL)) {
 			if (dprof_heaplog__sum(sums, log, ev, false))
 				return -ENOMEM;
 			(*dropped)++;
@@ -826,6 +919,34 @@ static void dprof_heaplog__compact(struct dprof_heaplog *log, struct dprof_heapl
 
 /* ---------------------------------------------------------------------- */
 /* record: into the recording                                              */
+
+/*
+ * The recorders' notes (a runtime's allocator they could not hook: "heap:
+ * ..."), said now and after the segments of @blob for the report.
+ */
+static int dprof_heaplog__add_notes(const struct dprof_heaplog_file *f, void **blob,
+				    size_t *len)
+{
+	const char *notes = (const char *)f + DPROF_HEAPLOG_NOTES_OFF, *line;
+	u32 n = min_t(u32, f->notes_used, DPROF_HEAPLOG_NOTES_SIZE);
+	u8 *b;
+
+	while (n && notes[n - 1] != '\n')
+		n--;	/* a line cut short: the others */
+	if (!n)
+		return 0;
+	for (line = notes; line < notes + n; line = strchr(line, '\n') + 1)
+		pr_warning("dprof: %.*s\n", (int)(strchr(line, '\n') - line), line);
+	b = realloc(*blob, *len + 12 + n);
+	if (!b)
+		return -ENOMEM;
+	memcpy(b + *len, DPROF_HEAPLOG_NOTES_MAGIC, 8);
+	memcpy(b + *len + 8, &n, 4);
+	memcpy(b + *len + 12, notes, n);
+	*blob = b;
+	*len += 12 + n;
+	return 0;
+}
 
 /*
  * Append @len bytes at @blob to the recording in @fd as the feature
@@ -1148,6 +1269,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 			     unsigned int min_size)
 {
 	struct dprof_touches st = { .t = NULL, };
+	struct dprof_heaplog_filter filter = { .bits = NULL, .last = NULL, };
 	struct hashmap *sums = NULL;
 	struct dprof_heaplog log = { .ev = NULL, };
 	struct dprof_heaplog_file *f;
@@ -1193,6 +1315,8 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 		 st.nr, st.nr_undecided, (dprof_heaplog__mono() - t0) / 1e9);
 	if (!err)
 		err = dprof_heaplog_open__grow(&opened);
+	if (!err)
+		dprof_heaplog_filter__init(&filter, &st);
 	for (i = 0; i < nr_segs && !err; i++) {
 		size_t first = log.nr;
 		off_t off = DPROF_HEAPLOG_HDR_SIZE + i * f->seg_size;
@@ -1219,7 +1343,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 				err = 0;
 			}
 			if (!err)
-				err = dprof_heaplog__prune(&log, first, &st, min_size, sums,
+				err = dprof_heaplog__prune(&log, first, &st, &filter, min_size, sums,
 							   &opened, &pruned, &left_out_frees,
 							   &nr_marked);
 			if (!err)
@@ -1254,7 +1378,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 		err = -errno;
 		goto out;
 	}
-	err = dprof_heaplog__append(fd, blob, len);
+	err = dprof_heaplog__add_notes(f, &blob, &len) ?: dprof_heaplog__append(fd, blob, len);
 	close(fd);
 	pr_debug("dprof: heap log: stored at %.3f s\n", (dprof_heaplog__mono() - t0) / 1e9);
 	procs = ((struct dprof_heaplog_feat *)blob)->procs;
@@ -1276,6 +1400,7 @@ out:
 	hashmap__free(floors);
 	free(seg_ends);
 	free(opened.s);
+	dprof_heaplog_filter__exit(&filter);
 	dprof_touches__exit(&st);
 	dprof_heaplog__sums_free(sums);
 	free(keep);
@@ -1384,6 +1509,15 @@ int dprof_heaplog__read(struct dprof_heaplog *log, struct perf_session *session)
 	dprof_heaplog__sort(log);
 	/* the processes are those the events name, not a count to trust */
 	log->procs = dprof_heaplog__procs(log, NULL);
+	/* the recorders' notes, if any, after the segments */
+	if ((size_t)(buf + sec.size - end) >= 12 &&
+	    !memcmp(end, DPROF_HEAPLOG_NOTES_MAGIC, 8)) {
+		u32 n;
+
+		memcpy(&n, end + 8, 4);
+		if (n <= DPROF_HEAPLOG_NOTES_SIZE && n <= (size_t)(buf + sec.size - end) - 12)
+			log->notes = strndup((const char *)end + 12, n);
+	}
 out:
 	free(buf);
 	return err;

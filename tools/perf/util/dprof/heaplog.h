@@ -63,6 +63,8 @@
 
 /* The environment the recorder reads: the log file's path */
 #define DPROF_HEAPLOG_ENV	"PERF_DPROF_HEAPLOG"
+/* ... and --heap-alloc's allocators: "ALLOC[,FREE[,REALLOC]];..." */
+#define DPROF_HEAP_ALLOC_ENV	"PERF_DPROF_HEAP_ALLOC"
 
 #define DPROF_HEAPLOG_HDR_SIZE	4096
 #define DPROF_HEAPLOG_SEG_SIZE	(1 << 20)
@@ -134,7 +136,19 @@ struct dprof_heaplog_file {
 	/* written by perf once the workload ended: TSC ticks to nanoseconds */
 	uint64_t	end_tsc;
 	uint64_t	end_time;
+	/* the recorders' notes: bytes of lines at DPROF_HEAPLOG_NOTES_OFF (atomic) */
+	uint32_t	notes_used;
 };
+
+/* In the header page: lines for the report's header ("heap: ..."), '\n' each */
+#define DPROF_HEAPLOG_NOTES_OFF		2048
+#define DPROF_HEAPLOG_NOTES_SIZE	(DPROF_HEAPLOG_HDR_SIZE - DPROF_HEAPLOG_NOTES_OFF)
+/*
+ * In the recording, the notes follow the segments (past the feature's
+ * @size, which readers before them skip): this magic, a u32 length, the
+ * lines.
+ */
+#define DPROF_HEAPLOG_NOTES_MAGIC	"DPNOTES1"
 
 struct dprof_heaplog_seg {
 	uint32_t	magic;

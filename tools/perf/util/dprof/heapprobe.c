@@ -14,6 +14,11 @@
  * _mid_memalign(), whose return value is that pointer: with the C
  * library's debug file (libc6-dbg), which names it, it is probed too and
  * the replay takes posix_memalign's pointer from it.
+ *
+ * The workload's executable may have an allocator of its own that calls
+ * into it do not leave: a static jemalloc (je_malloc...), or the functions
+ * --heap-alloc names.  They are probed there too, from its symbol table
+ * (the same hooks the recorder makes in-process: dprof-preload/hook.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -91,6 +96,28 @@ static const struct dprof_heap_fn dprof_heap_alt_fns[] = {
 	HEAP_FN(NULL, "_ZdaPvm", "opdelas", "ptr=%di:u64", false, false),
 };
 
+/*
+ * A static jemalloc's functions in the executable (redis' default build);
+ * events sje_*, apart from a shared libjemalloc's je_*
+ */
+static const struct dprof_heap_fn dprof_heap_exe_fns[] = {
+	HEAP_FN(NULL, "je_malloc", "sje_malloc", "size=%di:u64", true, true),
+	HEAP_FN(NULL, "je_calloc", "sje_calloc", "nmemb=%di:u64 size=%si:u64", true, true),
+	HEAP_FN(NULL, "je_realloc", "sje_realloc", "old=%di:u64 size=%si:u64", true, true),
+	HEAP_FN(NULL, "je_free", "sje_free", "ptr=%di:u64", false, false),
+	HEAP_FN(NULL, "je_mallocx", "sje_mallocx", "size=%di:u64", true, true),
+	HEAP_FN(NULL, "je_rallocx", "sje_rallocx", "old=%di:u64 size=%si:u64", true, true),
+	HEAP_FN(NULL, "je_dallocx", "sje_dallocx", "ptr=%di:u64", false, false),
+	HEAP_FN(NULL, "je_sdallocx", "sje_sdallocx", "ptr=%di:u64", false, false),
+};
+
+/* --heap-alloc's: ALLOC(size), FREE(ptr), REALLOC(ptr, size); sym: the name */
+static const struct dprof_heap_fn dprof_heap_user_fns[] = {
+	HEAP_FN(NULL, NULL, "ualloc", "size=%di:u64", true, true),
+	HEAP_FN(NULL, NULL, "ufree", "ptr=%di:u64", false, false),
+	HEAP_FN(NULL, NULL, "urealloc", "old=%di:u64 size=%si:u64", true, true),
+};
+
 static const struct {
 	const char	*lib;
 	const char	*prefix;
@@ -105,6 +132,7 @@ struct dprof_heap_item {
 	const struct dprof_heap_fn	*fn;
 	char				*lib;
 	char				*event;
+	char				*sym;	/* --heap-alloc's name, or NULL: fn's */
 	u64				off;	/* placed there; 0: not */
 };
 
@@ -270,12 +298,17 @@ static u64 dprof_heap__file_offset(const char *path, u64 vaddr)
  * File offset of the function @fn in the library at @path, or 0.  A local
  * function is looked up in the library's debug file, found by build id.
  */
-static u64 dprof_heap__sym_offset(const char *path, const struct dprof_heap_fn *fn)
+static u64 dprof_heap__sym_offset(const char *path, const struct dprof_heap_item *item)
 {
+	const struct dprof_heap_fn *fn = item->fn;
 	char sbuild_id[SBUILD_ID_SIZE], debug[PATH_MAX];
 	u64 vaddr;
 
-	if (!fn->local) {
+	if (item->sym) {
+		/* the executable's own: its symbol table, else its dynamic symbols */
+		vaddr = dprof_heap__sym_vaddr(path, item->sym, true) ?:
+			dprof_heap__sym_vaddr(path, item->sym, false);
+	} else if (!fn->local) {
 		vaddr = dprof_heap__sym_vaddr(path, fn->sym, false);
 	} else {
 		if (filename__sprintf_build_id(path, sbuild_id) < 2)
@@ -402,10 +435,67 @@ static int dprof_heap__items(struct dprof_heap_item *items, size_t max, size_t *
 	return 0;
 }
 
-int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size)
+#define DPROF_HEAP_MAX_USER	8	/* --heap-alloc's allocators probed */
+
+static bool dprof_heap__is_user(const struct dprof_heap_fn *fn)
+{
+	return fn >= dprof_heap_user_fns && fn < dprof_heap_user_fns + ARRAY_SIZE(dprof_heap_user_fns);
+}
+
+/* An item of the executable @exe: function @fn, named @sym, event @event. */
+static int dprof_heap__exe_item(struct dprof_heap_item *item, const struct dprof_heap_fn *fn,
+				const char *exe, const char *sym, size_t sym_len,
+				const char *event)
+{
+	item->fn = fn;
+	item->lib = strdup(exe);
+	item->sym = strndup(sym, sym_len);
+	item->event = strdup(event);
+	return item->lib && item->sym && item->event ? 0 : -ENOMEM;
+}
+
+/*
+ * The probes of the executable @exe: a static jemalloc's functions, and
+ * those of --heap-alloc's @allocs, "ALLOC[,FREE[,REALLOC]];...".
+ */
+static int dprof_heap__exe_items(struct dprof_heap_item *items, size_t max, size_t *nr,
+				 const char *exe, const char *allocs)
+{
+	const char *p = allocs;
+	size_t i, field = 0, nr_user = 0;
+	char event[32];
+	int err = 0;
+
+	for (i = 0; i < ARRAY_SIZE(dprof_heap_exe_fns) && *nr < max && !err; i++) {
+		const struct dprof_heap_fn *fn = &dprof_heap_exe_fns[i];
+
+		err = dprof_heap__exe_item(&items[(*nr)++], fn, exe, fn->sym, strlen(fn->sym),
+					   fn->event);
+	}
+	while (p && *p && *nr < max && nr_user < DPROF_HEAP_MAX_USER && !err) {
+		size_t len = strcspn(p, ",;");
+		const struct dprof_heap_fn *fn = &dprof_heap_user_fns[field];
+
+		snprintf(event, sizeof(event), "%s%zu", fn->event, nr_user);
+		if (len && field < ARRAY_SIZE(dprof_heap_user_fns))
+			err = dprof_heap__exe_item(&items[(*nr)++], fn, exe, p, len, event);
+		field++;
+		if (p[len] == ';') {
+			field = 0;
+			nr_user++;
+		}
+		p += len + !!p[len];
+	}
+	return err;
+}
+
+int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size,
+			     const char *exe, const char *allocs)
 {
 	struct dprof_heap_item items[ARRAY_SIZE(dprof_heap_fns) +
-				     ARRAY_SIZE(dprof_heap_alts) * ARRAY_SIZE(dprof_heap_alt_fns)];
+				     ARRAY_SIZE(dprof_heap_alts) * ARRAY_SIZE(dprof_heap_alt_fns) +
+				     ARRAY_SIZE(dprof_heap_exe_fns) +
+				     DPROF_HEAP_MAX_USER * ARRAY_SIZE(dprof_heap_user_fns)];
 	char line[PATH_MAX + 256], filter[64];
 	size_t i, j, nr = 0;
 	int err;
@@ -416,6 +506,8 @@ int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size
 	snprintf(hp->group, sizeof(hp->group), DPROF_HEAP_GROUP "%d", (int)getpid());
 	snprintf(filter, sizeof(filter), "size >= %u", min_size);
 	err = dprof_heap__items(items, ARRAY_SIZE(items), &nr);
+	if (!err && exe)
+		err = dprof_heap__exe_items(items, ARRAY_SIZE(items), &nr, exe, allocs);
 	for (i = 0; i < nr && !err; i++) {
 		const struct dprof_heap_fn *fn = items[i].fn;
 		const char *lib = items[i].lib;
@@ -423,9 +515,13 @@ int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size
 
 		if (!lib)
 			continue;	/* perf does not map it: no C++ */
-		off = dprof_heap__sym_offset(lib, fn);
+		off = dprof_heap__sym_offset(lib, &items[i]);
 		if (!off) {
-			pr_debug("dprof: no %s in %s\n", fn->sym, lib);
+			if (dprof_heap__is_user(fn))
+				pr_warning("dprof: --heap-alloc: no function %s in %s\n",
+					   items[i].sym, lib);
+			else
+				pr_debug("dprof: no %s in %s\n", items[i].sym ?: fn->sym, lib);
 			continue;
 		}
 		/* memalign and aligned_alloc are one function: one trap */
@@ -468,6 +564,7 @@ int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size
 	for (i = 0; i < nr; i++) {
 		free(items[i].lib);
 		free(items[i].event);
+		free(items[i].sym);
 	}
 	if (err) {
 		pr_warning("dprof: cannot place uprobes on the allocator (%s; need tracefs and root, or --no-heap): user heap objects stay unresolved\n",

@@ -31,7 +31,12 @@ struct dprof_heap_probes {
  * Place the probes; events with a size get "--filter size >= @min_size"
  * when @min_size.  Says in one line what cannot be placed, and why.
  */
-int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size);
+/*
+ * @exe: the workload's executable, or NULL: also its own allocators, a
+ * static jemalloc's je_* and --heap-alloc's @allocs ("ALLOC[,FREE[,REALLOC]];...")
+ */
+int dprof_heap_probes__place(struct dprof_heap_probes *hp, unsigned int min_size,
+			     const char *exe, const char *allocs);
 void dprof_heap_probes__remove(struct dprof_heap_probes *hp);
 
 #endif /* __PERF_DPROF_HEAPPROBE_H */

@@ -35,7 +35,9 @@
 #include "util/strbuf.h"
 #include "util/target.h"
 #include "util/tracepoint.h"
+#include <subcmd/parse-options.h>
 #include "ea.h"
+#include "heaplog.h"
 #include "prune.h"
 #include "record.h"
 #include "watch.h"
@@ -787,6 +789,60 @@ static bool dprof_record_args__kmem(struct dprof_record_args *a, bool no_regs,
 	return true;
 }
 
+/*
+ * --heap-alloc=ALLOC[,FREE[,REALLOC]]: the functions of an allocator of
+ * the program's own, which the recorder hooks (dprof-preload/hook.c);
+ * given again, another allocator.
+ */
+int dprof_record__opt_heap_alloc(const struct option *opt, const char *str, int unset)
+{
+	char **allocs = opt->value, *joined;
+	const char *p = str;
+	int fields = 0;
+
+	if (unset) {
+		zfree(allocs);
+		return 0;
+	}
+	/* one to three names, none empty, of the characters of a symbol */
+	while (p && fields < 4) {
+		size_t len = strcspn(p, ",");
+
+		if (!len || len > 127 || strcspn(p, "; \t") < len) {
+			fields = 0;
+			break;
+		}
+		fields++;
+		p = p[len] ? p + len + 1 : NULL;
+	}
+	if (!fields || fields > 3) {
+		pr_err("dprof: --heap-alloc=%s: want ALLOC[,FREE[,REALLOC]], the allocator's function names\n",
+		       str);
+		return -1;
+	}
+	if (asprintf(&joined, "%s%s%s", *allocs ?: "", *allocs ? ";" : "", str) < 0)
+		return -1;
+	free(*allocs);
+	*allocs = joined;
+	return 0;
+}
+
+/* The allocator's uprobes, and those of the workload's own allocators. */
+static int dprof_record_args__probe_heap(struct dprof_record_args *a,
+					 const struct dprof_record_opts *opts, bool system_wide,
+					 int argc, const char **argv)
+{
+	char *exe = dprof_recorder__workload_file(system_wide, argc, argv);
+	int err;
+
+	if (opts->heap_allocs && !exe)
+		pr_warning("dprof: --heap-alloc=%s: probed in a workload perf dprof record launches only: not tracked\n",
+			   opts->heap_allocs);
+	err = dprof_heap_probes__place(&a->heap, opts->heap_min_size, exe, opts->heap_allocs);
+	free(exe);
+	return err;
+}
+
 int dprof_record_args__init(struct dprof_record_args *a,
 			    const struct dprof_record_opts *opts,
 			    int argc, const char **argv)
@@ -925,12 +981,15 @@ int dprof_record_args__init(struct dprof_record_args *a,
 		   dprof_recorder__static_workload(system_wide, argc, argv)) {
 		a->recorder.none = true;	/* no uprobes: nothing to catch */
 	}
+	if (a->recorder.on && opts->heap_allocs &&
+	    setenv(DPROF_HEAP_ALLOC_ENV, opts->heap_allocs, 1))
+		return -ENOMEM;
 	if (a->recorder.on) {
 		/* the recorder's clock, so that its times and the samples' compare */
 		a->argv[a->argc++] = "-k";
 		a->argv[a->argc++] = "monotonic";
 	} else if (!opts->no_heap && !a->recorder.none &&
-		   !dprof_heap_probes__place(&a->heap, opts->heap_min_size)) {
+		   !dprof_record_args__probe_heap(a, opts, system_wide, argc, argv)) {
 		size_t h;
 
 		for (h = 0; h < a->heap.nr; h++) {
@@ -964,6 +1023,7 @@ int dprof_record_args__done(struct dprof_record_args *a, int record_err)
 {
 	int err;
 
+	unsetenv(DPROF_HEAP_ALLOC_ENV);
 	err = dprof_recorder__done(&a->recorder, record_err);
 	/* a file that cannot be pruned stays as recorded: it says why */
 	if (!record_err && !err && a->kmem_prune)
@@ -975,6 +1035,7 @@ void dprof_record_args__exit(struct dprof_record_args *a)
 {
 	int j;
 
+	unsetenv(DPROF_HEAP_ALLOC_ENV);
 	dprof_recorder__exit(&a->recorder);
 	dprof_monitor__exit(&a->monitor);
 	dprof_heap_probes__remove(&a->heap);

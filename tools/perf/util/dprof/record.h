@@ -39,6 +39,7 @@ struct dprof_watch_spec;
  * @no_heap: do not record the user-space allocator (recorder or uprobes)
  * @heap_min_size: record allocations of at least this many bytes
  * @heap_uprobes: uprobes on the allocator, also for a launched workload
+ * @heap_allocs: --heap-alloc: "ALLOC[,FREE[,REALLOC]]" each, ';' between
  * @ldlat: --ldlat: load latency threshold (Intel ldlat, Arm SPE min_latency)
  * @l3missonly: --l3missonly: AMD IBS samples only ops that missed the L3
  */
@@ -57,7 +58,12 @@ struct dprof_record_opts {
 	bool		no_heap;
 	unsigned int	heap_min_size;
 	bool		heap_uprobes;
+	char		*heap_allocs;
 };
+
+struct option;
+/* --heap-alloc=ALLOC[,FREE[,REALLOC]]: appended to the char * at opt->value */
+int dprof_record__opt_heap_alloc(const struct option *opt, const char *str, int unset);
 
 #define DPROF_WATCH_PATIENCE	64	/* the default */
 #define DPROF_LDLAT		30	/* perf mem's default load latency */

@@ -182,6 +182,16 @@ static enum dprof_exe_kind dprof_recorder__exe_kind(const char *file)
 	return kind;
 }
 
+char *dprof_recorder__workload_file(bool system_wide, int argc, const char **argv)
+{
+	struct dprof_record_cmd c;
+
+	dprof_record_cmd__parse(&c, argc, argv);
+	if (system_wide || c.attach || !c.workload)
+		return NULL;
+	return dprof_recorder__which(c.workload);
+}
+
 bool dprof_recorder__static_workload(bool system_wide, int argc, const char **argv)
 {
 	struct dprof_record_cmd c;

@@ -56,6 +56,8 @@ int dprof_replay__heaplog_open(struct dprof_replay *r)
 	r->rec.heap_recorder = true;
 	r->rec.heap_log_damaged = log->damaged;
 	r->rec.heap_procs = log->procs;
+	if (log->notes)
+		snprintf(r->rec.heap_notes, sizeof(r->rec.heap_notes), "%s", log->notes);
 	r->rec.heap_lost = log->lost;
 	r->rec.heap_dropped = log->dropped;
 	r->rec.heap_kept_by = log->samples;

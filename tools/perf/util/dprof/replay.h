@@ -91,6 +91,7 @@ struct dprof_lifetimes {
  * @heap_recorder: ... from the recorder preloaded in the workload (its log)
  * @heap_log_damaged: that log is damaged: only what was before the damage
  * @heap_procs: processes that loaded the recorder
+ * @heap_notes: the recorder's lines for the header (an allocator it could not hook)
  * @heap_lost: allocator calls the recorder had no room for
  * @heap_dropped: objects left out at record time: no sample in them
  * @heap_kept_by: the access samples whose data addresses chose the objects
@@ -150,6 +151,7 @@ struct dprof_recording {
 	bool			heap_recorder;
 	bool			heap_log_damaged;
 	u64			heap_procs;
+	char			heap_notes[2048];
 	u64			heap_lost;
 	u64			heap_dropped;
 	u64			heap_kept_by;
