@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# perf dprof: CPython's objects, from its own allocator, with their sites
+#
+# CPython allocates its objects with pymalloc (PyObject_Malloc), which the
+# preloaded recorder does not see through malloc: it wraps CPython's MEM
+# and OBJ allocator domains instead.  CPython 3.11 built with -g from its
+# source (REALPROG_DIR, default /work/realprogs: see its README; skipped
+# when absent) runs a dict/list/str churn (python/alloc.py).  A quarter of
+# the samples at least must fall in tracked heap objects (9.1% before the
+# recorder wrapped the domains); dict, keys, str and list objects must
+# have rows at their allocation sites (PyDict_New, new_keys_object,
+# PyUnicode_New, PyList_New); no Py* type among the first 10 rows may be
+# typed by DWARF alone, with no object.
+
+set -u
+
+err=0
+dprof_test="dprof user cpython test"
+# shellcheck source=lib/dprof_user.sh
+. "$(dirname "$0")/lib/dprof_user.sh"
+
+realdir=${REALPROG_DIR:-/work/realprogs}
+python=${realdir}/python/python
+script=${realdir}/python/alloc.py
+if [ ! -x "${python}" ] || [ ! -f "${script}" ]; then
+	echo "${dprof_test} [Skipped: no ${python} and ${script} (${realdir}/README)]"
+	exit 2
+fi
+dprof_user_setup dprof_cpython
+if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
+	skip "perf built without DWARF support: no data-type profiling"
+fi
+
+if ! perf dprof record --sampler=soft --no-kmem -o "${dir}/py.data" -- \
+		"${python}" "${script}" 60 > "${dir}/record.out" 2>&1; then
+	echo "${dprof_test} [Failed: record]"
+	cat "${dir}/record.out"
+	exit 1
+fi
+perf dprof report --stdio -i "${dir}/py.data" > "${dir}/py.rep" 2>&1
+
+share=$(sed -nE 's/^# user heap objects: ([0-9.]+)% of samples.*/\1/p' "${dir}/py.rep")
+if [ -z "${share}" ] || awk -v s="${share}" 'BEGIN { exit !(s < 25) }'; then
+	echo "${dprof_test} [Failed: ${share:-no}% of the samples in tracked heap objects," \
+	     "not 25% at least]"
+	grep -E '^# (user heap|resolved)' "${dir}/py.rep"
+	err=1
+fi
+
+for site in PyDict_New new_keys_object 'PyUnicode_New[.a-z0-9]*' PyList_New; do
+	if ! grep -qE " heap ${site} \\((dictobject|unicodeobject|listobject)\\.c:[0-9]+\\)" \
+			"${dir}/py.rep"; then
+		echo "${dprof_test} [Failed: no row of objects allocated at ${site}]"
+		err=1
+	fi
+done
+
+# the first 10 rows (a type's sites are indented under it)
+sed -n '/^# Type/,$p' "${dir}/py.rep" | grep -E '^  [^ ]' | head -10 > "${dir}/top10"
+if grep -E '^  _?Py[A-Za-z_]* +(\(no alloc event: DWARF\)|DWARF )' "${dir}/top10"; then
+	echo "${dprof_test} [Failed: a Py* type typed by DWARF alone in the first 10 rows]"
+	cat "${dir}/top10"
+	err=1
+fi
+
+if [ ${err} -eq 0 ]; then
+	echo "${dprof_test} [Success]"
+fi
+cleanup
+exit ${err}
