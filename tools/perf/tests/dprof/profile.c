@@ -33,6 +33,7 @@ int test__dprof_profile(struct test_suite *test __maybe_unused,
 	struct dprof_class *a, *b, *k1, *k2, *row, **rows;
 	struct dprof_profile prof;
 	enum dprof_sort sort;
+	bool by_site;
 	size_t nr = 0;
 	int i;
 
@@ -91,9 +92,17 @@ int test__dprof_profile(struct test_suite *test __maybe_unused,
 	dprof_rows__sort(rows, nr, DPROF_SORT_OBJECTS);
 	TEST_ASSERT_EQUAL("by objects", (int)rows[0]->nr_objects, 5);
 
-	TEST_ASSERT_VAL("sort parse", !dprof_sort__parse("misses", &sort));
+	TEST_ASSERT_VAL("sort parse", !dprof_sort__parse("misses", &sort, &by_site));
 	TEST_ASSERT_EQUAL("sort parse", (int)sort, DPROF_SORT_MISSES);
-	TEST_ASSERT_VAL("sort parse bad", dprof_sort__parse("bogus", &sort));
+	TEST_ASSERT_VAL("sort parse by type", !by_site);
+	TEST_ASSERT_VAL("sort parse site", !dprof_sort__parse("site,objects", &sort, &by_site));
+	TEST_ASSERT_VAL("sort parse site", by_site && sort == DPROF_SORT_OBJECTS);
+	TEST_ASSERT_VAL("sort parse type", !dprof_sort__parse("type", &sort, &by_site));
+	TEST_ASSERT_VAL("sort parse type", !by_site && sort == DPROF_SORT_SAMPLES);
+	TEST_ASSERT_VAL("sort parse bad", dprof_sort__parse("bogus", &sort, &by_site));
+	TEST_ASSERT_VAL("sort parse two orders",
+			dprof_sort__parse("misses,latency", &sort, &by_site));
+	TEST_ASSERT_VAL("sort parse trailing comma", dprof_sort__parse("site,", &sort, &by_site));
 
 	dprof_rows__free(rows, nr);
 

@@ -69,8 +69,8 @@ for name in profile samples; do
 done
 
 # one DWARF-typed struct worker row per DSO, with the members of that DSO's
-# layout (samples typed by an operand alone, no address, are rows of their own)
-rows=$(grep -c '^ *struct worker *(no alloc event: DWARF)' "${dir}/profile.1")
+# layout (samples typed by an operand alone, no address, are rows under it)
+rows=$(grep -cE '^  struct worker +(\(no alloc event: )?DWARF' "${dir}/profile.1")
 if [ "${rows}" -ne 2 ]; then
 	fail "${rows} DWARF-typed struct worker rows, not one per DSO"
 	grep 'struct worker' "${dir}/profile.1"

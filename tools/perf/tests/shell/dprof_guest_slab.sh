@@ -71,7 +71,7 @@ cp /tmp/perf.data /mnt/perf.data
 '
 dprof_guest_ran perf.data
 
-if ! "$perf_bin" dprof report --stdio -i "${job}/perf.data" --vmlinux "$DPROF_VMLINUX" \
+if ! "$perf_bin" dprof report --stdio --sort=site -i "${job}/perf.data" --vmlinux "$DPROF_VMLINUX" \
 		> "${job}/report.txt" 2> "${job}/report.err"; then
 	fail "report"
 	cat "${job}/report.err"

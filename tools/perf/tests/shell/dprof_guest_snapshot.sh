@@ -86,8 +86,9 @@ cp /tmp/perf.data /mnt/perf.data
 dprof_guest_ran perf.data "3:kernel without the slab snapshot (kernel-patches/ 0005)"
 
 report() {
-	"$perf_bin" dprof report --stdio -i "${job}/perf.data" --vmlinux "$DPROF_VMLINUX" \
-		--percent-limit=0 "$@"
+	# a row per type and source: the DWARF-typed ones are compared
+	"$perf_bin" dprof report --stdio --sort=site -i "${job}/perf.data" \
+		--vmlinux "$DPROF_VMLINUX" --percent-limit=0 "$@"
 }
 if ! report > "${job}/report.txt" 2> "${job}/report.err" ||
    ! report --type=filp > "${job}/filp.txt" 2>> "${job}/report.err" ||

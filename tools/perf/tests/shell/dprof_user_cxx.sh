@@ -130,9 +130,9 @@ for variant in "default:" "dwarf4:-gdwarf-4" "dwz:"; do
 		cat "${dir}/rec.out"
 		continue
 	fi
-	perf dprof report --stdio -i "${data}" > "${dir}/${name}.rep" 2> /dev/null
+	perf dprof report --stdio --sort=site -i "${data}" > "${dir}/${name}.rep" 2> /dev/null
 	check_stdio "${name}" "${dir}/${name}.rep"
-	perf dprof report --json -i "${data}" > "${dir}/${name}.json" 2> /dev/null
+	perf dprof report --json --sort=site -i "${data}" > "${dir}/${name}.json" 2> /dev/null
 	check_json "${name}" "${dir}/${name}.json"
 	# the by-member table of one class, selected by its name
 	perf dprof report --stdio -i "${data}" --view=classify --type=Iter \

@@ -46,7 +46,8 @@ record() {
 	if grep -q 'cannot place uprobes' "${dir}/${tag}.out"; then
 		skip "$(grep -m1 'cannot place uprobes' "${dir}/${tag}.out")"
 	fi
-	perf dprof report --stdio -i "${dir}/${tag}.data" > "${dir}/${tag}.rep" 2>&1
+	# a row per type and site: the sites are what is tested
+	perf dprof report --stdio --sort=site -i "${dir}/${tag}.data" > "${dir}/${tag}.rep" 2>&1
 }
 
 # The heap row of struct node: "Type Cache/kind ... Objects WS Bounce ..."

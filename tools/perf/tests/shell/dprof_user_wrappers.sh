@@ -60,13 +60,16 @@ record() {
 	report "${tag}" "${tag}"
 }
 
-# report TAG OUT [OPTS...]: the report of TAG.data into OUT.rep and OUT.json
+# report TAG OUT [OPTS...]: the report of TAG.data into OUT.rep and OUT.json,
+# a row per type and site (--sort=site): the sites are what is tested
 report() {
 	local tag=$1 out=$2
 
 	shift 2
-	perf dprof report --stdio -i "${dir}/${tag}.data" "$@" > "${dir}/${out}.rep" 2>&1
-	perf dprof report --json -i "${dir}/${tag}.data" "$@" > "${dir}/${out}.json" 2>&1
+	perf dprof report --stdio --sort=site -i "${dir}/${tag}.data" "$@" \
+		> "${dir}/${out}.rep" 2>&1
+	perf dprof report --json --sort=site -i "${dir}/${tag}.data" "$@" \
+		> "${dir}/${out}.json" 2>&1
 }
 
 # check_row TAG TYPE SITE N: TYPE's heap row of site SITE ('func \(file:N\)',

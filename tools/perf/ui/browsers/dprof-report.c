@@ -18,9 +18,25 @@ struct dprof_tui {
 	struct dprof_report		*rep;
 	struct dprof_rows		t;
 	struct dprof_profile_cols	cols;
-	size_t				*idx;	/* browser row -> table row */
+	/* browser row -> table row, or t.nr + a type's group of rows */
+	size_t				*idx;
 	size_t				nr;
+	bool				*site;	/* table row: one of a type's sites */
 };
+
+/* The type's group a browser row shows, or NULL: a table row. */
+static const struct dprof_row_group *dprof_tui__group(const struct dprof_tui *tui,
+						      size_t row)
+{
+	return tui->idx[row] >= tui->t.nr ? &tui->t.group[tui->idx[row] - tui->t.nr] : NULL;
+}
+
+static const struct dprof_row_info *dprof_tui__info(const struct dprof_tui *tui, size_t row)
+{
+	const struct dprof_row_group *g = dprof_tui__group(tui, row);
+
+	return g ? &g->info : &tui->t.info[tui->idx[row]];
+}
 
 static int dprof_tui__columns(void *ctx, FILE *fp)
 {
@@ -34,7 +50,9 @@ static int dprof_tui__row(void *ctx, size_t row, FILE *fp)
 {
 	struct dprof_tui *tui = ctx;
 
-	dprof_rows__fprintf_row(tui->rep, &tui->t, tui->idx[row], &tui->cols, fp);
+	dprof_row__fprintf(tui->rep, dprof_tui__info(tui, row),
+			   !dprof_tui__group(tui, row) && tui->site[tui->idx[row]],
+			   &tui->cols, fp);
 	return 0;
 }
 
@@ -42,7 +60,22 @@ static const char *dprof_tui__name(void *ctx, size_t row)
 {
 	struct dprof_tui *tui = ctx;
 
-	return dprof_row_info__name(&tui->t.info[tui->idx[row]]);
+	return dprof_row_info__name(dprof_tui__info(tui, row));
+}
+
+/* A browser row's table rows: a type's are its sites' */
+static bool dprof_tui__has(const struct dprof_tui *tui, size_t row, size_t i)
+{
+	const struct dprof_row_group *g = dprof_tui__group(tui, row);
+	size_t k;
+
+	if (!g)
+		return tui->idx[row] == i;
+	for (k = 0; k < g->nr; k++) {
+		if (g->member[k] == i)
+			return true;
+	}
+	return false;
 }
 
 /* The classify or workingset view of one row, or of all (DPROF_BROWSER_ALL). */
@@ -53,13 +86,12 @@ static int dprof_tui__cache_view(struct dprof_tui *tui, size_t row,
 	size_t i, n = 0;
 	int err;
 
-	vr = calloc(tui->nr + 1, sizeof(*vr));
+	vr = calloc(tui->t.nr + 1, sizeof(*vr));
 	if (!vr)
 		return -ENOMEM;
-	for (i = 0; i < tui->nr; i++) {
-		if (row == DPROF_BROWSER_ALL || i == row)
-			dprof_view_row__init(&vr[n++], &tui->t, tui->idx[i],
-					     row != DPROF_BROWSER_ALL);
+	for (i = 0; i < tui->t.nr; i++) {
+		if (row == DPROF_BROWSER_ALL ? tui->t.shown[i] : dprof_tui__has(tui, row, i))
+			dprof_view_row__init(&vr[n++], &tui->t, i, row != DPROF_BROWSER_ALL);
 	}
 	err = dprof_report__fprintf_cache_view(tui->rep, vr, n, kind, fp);
 	free(vr);
@@ -71,7 +103,10 @@ static int dprof_tui__view(void *ctx, size_t row, enum dprof_browser_view view,
 {
 	struct dprof_tui *tui = ctx;
 	const struct dprof_recording *rec = &tui->rep->replay.rec;
-	size_t i = row != DPROF_BROWSER_ALL ? tui->idx[row] : 0;
+	const struct dprof_row_group *g = row != DPROF_BROWSER_ALL ? dprof_tui__group(tui, row) :
+				       NULL;
+	/* a type's flow: its first site's (the biggest) */
+	size_t i = row == DPROF_BROWSER_ALL ? 0 : g ? g->member[0] : tui->idx[row];
 
 	switch (view) {
 	case DPROF_BROWSER_HEADER:
@@ -93,7 +128,7 @@ static int dprof_tui__view(void *ctx, size_t row, enum dprof_browser_view view,
 						  view == DPROF_BROWSER_FLOW, NULL, fp);
 	case DPROF_BROWSER_MEMBERS:
 		if (row != DPROF_BROWSER_ALL)
-			dprof_rows__fprintf_type(tui->rep, &tui->t, i, fp);
+			dprof_row__fprintf_type(tui->rep, dprof_tui__info(tui, row), fp);
 		return 0;
 	case DPROF_BROWSER__MAX:
 	default:
@@ -138,7 +173,7 @@ int dprof_report__browse(struct dprof_report *rep)
 		.ctx		 = &tui,
 		.input		 = rep->opts.input_name,
 	};
-	size_t i;
+	size_t i, g, k;
 	int err;
 
 	/* the --stdio header's "# lifetimes:" counters, always in sight */
@@ -154,20 +189,38 @@ int dprof_report__browse(struct dprof_report *rep)
 	if (err)
 		return err;
 	dprof_profile_cols__init(&tui.cols, rep, &tui.t);
-	tui.idx = calloc(tui.t.nr + 1, sizeof(*tui.idx));
-	if (!tui.idx) {
+	tui.idx = calloc(tui.t.nr + tui.t.nr_groups + 1, sizeof(*tui.idx));
+	tui.site = calloc(tui.t.nr + 1, sizeof(*tui.site));
+	if (!tui.idx || !tui.site) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < tui.t.nr; i++) {
-		if (!tui.t.shown[i])
+	/* a type over its sites, as --stdio prints them */
+	for (g = 0; g < tui.t.nr_groups; g++) {
+		const struct dprof_row_group *grp = &tui.t.group[g];
+
+		if (!grp->shown)
 			continue;
-		if (type_name && !db.start &&
-		    dprof_row_info__matches(&tui.t.info[i], type_name)) {
-			db.start = true;
-			db.start_row = tui.nr;
+		if (grp->row) {
+			if (type_name && !db.start &&
+			    dprof_row_info__matches(&grp->info, type_name)) {
+				db.start = true;
+				db.start_row = tui.nr;
+			}
+			tui.idx[tui.nr++] = tui.t.nr + g;
 		}
-		tui.idx[tui.nr++] = i;
+		for (k = 0; k < grp->nr; k++) {
+			i = grp->member[k];
+			if (!tui.t.shown[i])
+				continue;
+			tui.site[i] = grp->row;
+			if (type_name && !db.start &&
+			    dprof_row_info__matches(&tui.t.info[i], type_name)) {
+				db.start = true;
+				db.start_row = tui.nr;
+			}
+			tui.idx[tui.nr++] = i;
+		}
 	}
 	/* --view=classify|workingset without --type: all types */
 	if (!db.start && rep->opts.view != DPROF_VIEW_PROFILE && !type_name) {
@@ -178,6 +231,7 @@ int dprof_report__browse(struct dprof_report *rep)
 	db.nr_rows = tui.nr;
 	err = dprof_browser__run(&db);
 out:
+	free(tui.site);
 	free(tui.idx);
 	dprof_rows__exit(&tui.t);
 	return err;

@@ -257,12 +257,30 @@ static void dprof_json__estimate(FILE *fp, const struct dprof_estimate *e, doubl
 	json_double(fp, "ws_bytes_est", ws_bytes, false);
 }
 
-static void dprof_json__type(const struct dprof_report *rep, const struct dprof_rows *t,
-			     size_t i, FILE *fp)
+/* the operand types of accesses counted for the row's type: its headers */
+static void dprof_json__heads(const struct dprof_class *row, FILE *fp)
+{
+	u32 h;
+
+	if (!row->nr_heads)
+		return;
+	json_key(fp, "headers", false);
+	fprintf(fp, "[");
+	for (h = 0; h < row->nr_heads; h++) {
+		fprintf(fp, "%s{", h ? ", " : "");
+		json_string(fp, "type", row->heads[h]->name, true);
+		json_u64(fp, "samples", row->heads[h]->stats.samples, false);
+		fprintf(fp, "}");
+	}
+	fprintf(fp, "]");
+}
+
+/* a row, without its closing brace */
+static void dprof_json__row(const struct dprof_report *rep, const struct dprof_row_info *ri,
+			    FILE *fp)
 {
 	const struct dprof_profile *prof = &rep->replay.prof;
-	const struct dprof_row_info *ri = &t->info[i];
-	const struct dprof_class *row = t->row[i];
+	const struct dprof_class *row = ri->row;
 	struct dprof_member_stats *ms;
 	struct dprof_estimate e;
 	struct dprof_members m;
@@ -310,7 +328,30 @@ static void dprof_json__type(const struct dprof_report *rep, const struct dprof_
 	if (ms)
 		dprof_members__exit(&m);
 	free(ms);
-	fprintf(fp, "]}");
+	fprintf(fp, "]");
+	dprof_json__heads(row, fp);
+}
+
+/* A type; when it has many sites, they follow in "sites", a line each. */
+static void dprof_json__group(const struct dprof_report *rep, const struct dprof_rows *t,
+			      const struct dprof_row_group *g, FILE *fp)
+{
+	size_t k, n = 0;
+
+	dprof_json__row(rep, g->row ? &g->info : &t->info[g->member[0]], fp);
+	if (g->row) {
+		json_key(fp, "sites", false);
+		fprintf(fp, "[\n");
+		for (k = 0; k < g->nr; k++) {
+			if (!t->shown[g->member[k]])
+				continue;
+			fprintf(fp, "%s    ", n++ ? ",\n" : "");
+			dprof_json__row(rep, &t->info[g->member[k]], fp);
+			fprintf(fp, "}");
+		}
+		fprintf(fp, "]");
+	}
+	fprintf(fp, "}");
 }
 
 static int dprof_json__profile(struct dprof_report *rep, FILE *fp)
@@ -326,11 +367,11 @@ static int dprof_json__profile(struct dprof_report *rep, FILE *fp)
 	dprof_json__recording(rep, fp);
 	json_key(fp, "types", false);
 	fprintf(fp, "[\n");
-	for (i = 0; i < t.nr; i++) {
-		if (!t.shown[i])
+	for (i = 0; i < t.nr_groups; i++) {
+		if (!t.group[i].shown)
 			continue;
 		fprintf(fp, "%s  ", n++ ? ",\n" : "");
-		dprof_json__type(rep, &t, i, fp);
+		dprof_json__group(rep, &t, &t.group[i], fp);
 	}
 	fprintf(fp, "\n]}\n");
 	dprof_rows__exit(&t);

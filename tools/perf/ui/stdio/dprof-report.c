@@ -472,11 +472,14 @@ void dprof_rows__fprintf_columns(const struct dprof_profile_cols *c, FILE *fp)
 	fprintf(fp, "  %s\n", "Hot members");
 }
 
-void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_rows *t,
-			     size_t i, const struct dprof_profile_cols *c, FILE *fp)
+/*
+ * A row of the profile; @site: one of a type's rows, under the type's (its
+ * site says what it is: the Type column shows it, indented).
+ */
+void dprof_row__fprintf(const struct dprof_report *rep, const struct dprof_row_info *ri,
+			bool site, const struct dprof_profile_cols *c, FILE *fp)
 {
-	const struct dprof_row_info *ri = &t->info[i];
-	const struct dprof_class *row = t->row[i];
+	const struct dprof_class *row = ri->row;
 	double p = dprof_pct(row->stats.samples, rep->replay.prof.nr_samples);
 	struct dprof_member_stats *ms;
 	struct dprof_estimate e;
@@ -484,8 +487,15 @@ void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_
 	size_t k;
 
 	fprintf(fp, " ");
-	dprof__fprint_column(fp, dprof_row_info__name(ri), c->type_width);
-	dprof__fprint_column(fp, ri->desc.buf, c->desc_width);
+	if (site) {
+		/* the Type column (and the next) to its site, as perf's --hierarchy */
+		int w = c->type_width + c->desc_width + 1;
+
+		fprintf(fp, "   %-*.*s", w - 2, w - 2, ri->desc.buf);
+	} else {
+		dprof__fprint_column(fp, dprof_row_info__name(ri), c->type_width);
+		dprof__fprint_column(fp, ri->desc.buf, c->desc_width);
+	}
 	color_fprintf(fp, get_percent_color(p), " %6.2f%%", p);
 	dprof__fprint_share_error(fp, row->stats.samples, rep->replay.prof.nr_samples,
 				  &row->slices, &rep->replay.prof.slices);
@@ -512,6 +522,30 @@ void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_
 	free(ms);
 }
 
+void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_rows *t,
+			     size_t i, const struct dprof_profile_cols *c, FILE *fp)
+{
+	dprof_row__fprintf(rep, &t->info[i], /*site=*/false, c, fp);
+}
+
+/* A type's line, and its sites' under it when it has more than one. */
+void dprof_rows__fprintf_group(const struct dprof_report *rep, const struct dprof_rows *t,
+			       const struct dprof_row_group *g,
+			       const struct dprof_profile_cols *c, FILE *fp)
+{
+	size_t k;
+
+	if (!g->row) {
+		dprof_rows__fprintf_row(rep, t, g->member[0], c, fp);
+		return;
+	}
+	dprof_row__fprintf(rep, &g->info, /*site=*/false, c, fp);
+	for (k = 0; k < g->nr; k++) {
+		if (t->shown[g->member[k]])
+			dprof_row__fprintf(rep, &t->info[g->member[k]], /*site=*/true, c, fp);
+	}
+}
+
 static int site__cmp(const void *a, const void *b)
 {
 	const struct dprof_site *sa = *(const struct dprof_site * const *)a;
@@ -522,11 +556,49 @@ static int site__cmp(const void *a, const void *b)
 	return sa->ip < sb->ip ? -1 : sa->ip > sb->ip;
 }
 
+/*
+ * The operand types a row's accesses used, when some were its objects'
+ * header's (counted for the object's type): nothing is hidden.
+ */
+static void dprof_row__fprintf_heads(const struct dprof_class *row, FILE *fp)
+{
+	u64 own = row->stats.samples;
+	u32 h, k;
+
+	if (!row->nr_heads)
+		return;
+	for (h = 0; h < row->nr_heads; h++)
+		own -= row->heads[h]->stats.samples;
+	fprintf(fp, "# accessed as: %s %.1f%%", row->name ?: "?",
+		dprof_pct(own, row->stats.samples));
+	for (h = 0; h < row->nr_heads; h++) {
+		const struct dprof_class *head = row->heads[h];
+		u64 samples = 0;
+
+		/* one line per type name: a header of several sites' objects */
+		for (k = 0; k < h && strcmp(row->heads[k]->name, head->name); k++)
+			;
+		if (k < h)
+			continue;
+		for (k = h; k < row->nr_heads; k++) {
+			if (!strcmp(row->heads[k]->name, head->name))
+				samples += row->heads[k]->stats.samples;
+		}
+		fprintf(fp, ", %s %.1f%%", head->name, dprof_pct(samples, row->stats.samples));
+	}
+	fprintf(fp, " (the objects' header: counted as their first members)\n");
+}
+
 void dprof_rows__fprintf_type(const struct dprof_report *rep, const struct dprof_rows *t,
 			      size_t i, FILE *fp)
 {
-	const struct dprof_row_info *ri = &t->info[i];
-	const struct dprof_class *row = t->row[i];
+	dprof_row__fprintf_type(rep, &t->info[i], fp);
+}
+
+void dprof_row__fprintf_type(const struct dprof_report *rep, const struct dprof_row_info *ri,
+			     FILE *fp)
+{
+	const struct dprof_class *row = ri->row;
 	struct dprof_member_stats *ms;
 	struct dprof_site **sites;
 	struct hashmap_entry *cur;
@@ -539,6 +611,7 @@ void dprof_rows__fprintf_type(const struct dprof_report *rep, const struct dprof
 		row->stats.samples, row->nr_objects, row->nr_bounced, row->obj_size);
 	if (!ri->has_type)
 		fprintf(fp, "# no DWARF type for it: members shown as offsets\n");
+	dprof_row__fprintf_heads(row, fp);
 	fprintf(fp, "#\n# %-8s %-*s %8s %8s %8s %8s\n", "Offset", DPROF_MEMBER_WIDTH,
 		"Member", "Samples", "Writes", "Misses", "AvgLat");
 	ms = dprof_row__members(ri, &m);
@@ -600,9 +673,9 @@ static int dprof_report__fprintf_profile(struct dprof_report *rep, FILE *fp)
 	dprof_report__fprintf_header(rep, fp);
 	dprof_rows__fprintf_legend(fp);
 	dprof_rows__fprintf_columns(&c, fp);
-	for (i = 0; i < t.nr; i++) {
-		if (t.shown[i])
-			dprof_rows__fprintf_row(rep, &t, i, &c, fp);
+	for (i = 0; i < t.nr_groups; i++) {
+		if (t.group[i].shown)
+			dprof_rows__fprintf_group(rep, &t, &t.group[i], &c, fp);
 	}
 	for (i = 0; type_name && i < t.nr; i++) {
 		if (!dprof_row_info__matches(&t.info[i], type_name))

@@ -41,6 +41,15 @@ bool dprof_report__hitm_measured(const struct dprof_report *rep);
 bool dprof_report__remote_measured(const struct dprof_report *rep);
 void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp);
 void dprof_rows__fprintf_columns(const struct dprof_profile_cols *c, FILE *fp);
+struct dprof_row_group;
+struct dprof_row_info;
+void dprof_row__fprintf(const struct dprof_report *rep, const struct dprof_row_info *ri,
+			bool site, const struct dprof_profile_cols *c, FILE *fp);
+void dprof_rows__fprintf_group(const struct dprof_report *rep, const struct dprof_rows *t,
+			       const struct dprof_row_group *g,
+			       const struct dprof_profile_cols *c, FILE *fp);
+void dprof_row__fprintf_type(const struct dprof_report *rep, const struct dprof_row_info *ri,
+			     FILE *fp);
 void dprof_rows__fprintf_row(const struct dprof_report *rep, const struct dprof_rows *t,
 			     size_t i, const struct dprof_profile_cols *c, FILE *fp);
 /* --type=NAME: one row by member and by code location. */

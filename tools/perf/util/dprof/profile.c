@@ -210,6 +210,7 @@ static void dprof_class__delete(struct dprof_class *cls)
 		dso__put(cls->votes[i].dso);
 	dso__put(cls->dso);
 	dso__put(cls->type_dso);
+	free(cls->heads);
 	free(cls->name);
 	free(cls->site_name);
 	free(cls);
@@ -591,21 +592,130 @@ static u64 dprof_class__known(const struct dprof_profile *prof,
 	return site->nr_known;
 }
 
-static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls, u64 known)
+/* The samples, their time slices and their members and code of @cls in @row. */
+static int dprof_row__merge_sites(struct dprof_class *row, const struct dprof_class *cls)
 {
 	struct hashmap_entry *cur;
 	size_t bkt;
-	int i;
 
 	dprof_stats__add(&row->stats, &cls->stats);
 	dprof_slices__add(&row->slices, &cls->slices);
-	row->nr_objects += cls->nr_objects;
-	dprof_freq__add(&row->freq, &cls->freq);
+	hashmap__for_each_entry(cls->sites, cur, bkt) {
+		struct dprof_site *s = cur->pvalue;
+		struct dprof_site *d = dprof_class__findnew_site(row, s->ip,
+								 s->offset);
+
+		if (!d)
+			return -ENOMEM;
+		dprof_stats__add(&d->stats, &s->stats);
+		if (!d->sym_dso)
+			d->sym_dso = dso__get(s->sym_dso);
+		d->sym = s->sym;
+		d->sym_off = s->sym_off;
+		d->sym_resolved = s->sym_resolved;
+	}
+	return 0;
+}
+
+/* An object's entry in dprof_class::objs, see dprof_class__touch_base() */
+static unsigned int dprof_obj_seen(long state)
+{
+	return (state >> 1) & DPROF_OBJ_SEEN_MASK;
+}
+
+/*
+ * The objects of @cls and of its headers' classes, which are the same
+ * objects (an instance is keyed by its address and allocation time in
+ * each): counted once, an object's samples summed, into @u's counts.
+ */
+static int dprof_class__union_objects(const struct dprof_class *cls,
+				      struct dprof_class *u)
+{
+	struct hashmap *objs = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	struct hashmap_entry *cur;
+	size_t bkt;
+	u32 i;
+	int err = 0;
+
+	if (IS_ERR(objs))
+		return -ENOMEM;
+	memset(&u->freq, 0, sizeof(u->freq));
+	u->nr_bounced = 0;
+	for (i = 0; i <= cls->nr_heads && !err; i++) {
+		const struct dprof_class *c = i ? cls->heads[i - 1] : cls;
+
+		u->freq.n += c->freq.n;
+		if (!c->objs)
+			continue;
+		hashmap__for_each_entry(c->objs, cur, bkt) {
+			long state = cur->value, old;
+			unsigned int seen;
+
+			if (!hashmap__find(objs, cur->key, &old)) {
+				err = hashmap__add(objs, cur->key, state);
+				if (err)
+					break;
+				continue;
+			}
+			seen = min_t(unsigned int, dprof_obj_seen(old) + dprof_obj_seen(state),
+				     DPROF_FREQ_SEEN_MAX);
+			if ((old >> DPROF_OBJ_CPU_SHIFT) != (state >> DPROF_OBJ_CPU_SHIFT))
+				old |= 1;
+			old = (old & ~((long)DPROF_OBJ_SEEN_MASK << 1)) | (state & 1) |
+			      (long)seen << 1;
+			hashmap__set(objs, cur->key, old, NULL, NULL);
+		}
+	}
+	if (!err) {
+		hashmap__for_each_entry(objs, cur, bkt) {
+			unsigned int seen = dprof_obj_seen(cur->value);
+
+			u->freq.s_obs++;
+			if (seen && seen <= DPROF_FREQ_RARE)
+				u->freq.f[seen - 1]++;
+			u->nr_bounced += cur->value & 1;
+		}
+		u->nr_objects = hashmap__size(objs);
+		u->ws_bytes = u->nr_objects * cls->obj_size;
+	}
+	hashmap__free(objs);
+	return err;
+}
+
+static int dprof_row__add_head(struct dprof_class *row, struct dprof_class *head)
+{
+	struct dprof_class **heads = realloc(row->heads, (row->nr_heads + 1) * sizeof(*heads));
+
+	if (!heads)
+		return -ENOMEM;
+	row->heads = heads;
+	heads[row->nr_heads++] = head;
+	return dprof_row__merge_sites(row, head);
+}
+
+static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls, u64 known)
+{
+	struct dprof_class objs = {
+		.nr_objects = cls->nr_objects, .freq = cls->freq,
+		.nr_bounced = cls->nr_bounced, .ws_bytes = cls->ws_bytes,
+	};
+	u32 h;
+	int i, err;
+
+	err = dprof_row__merge_sites(row, cls);
+	for (h = 0; h < cls->nr_heads && !err; h++)
+		err = dprof_row__add_head(row, cls->heads[h]);
+	if (!err && cls->nr_heads)
+		err = dprof_class__union_objects(cls, &objs);
+	if (err)
+		return err;
+	row->nr_objects += objs.nr_objects;
+	dprof_freq__add(&row->freq, &objs.freq);
 	row->nr_known += known;
-	if (cls->freq.n && !known)
+	if (objs.freq.n && !known)
 		row->no_bound = true;
-	row->nr_bounced += cls->nr_bounced;
-	row->ws_bytes += cls->ws_bytes;
+	row->nr_bounced += objs.nr_bounced;
+	row->ws_bytes += objs.ws_bytes;
 	row->nr_allocs += cls->nr_allocs;
 	row->life_sum += cls->life_sum;
 	row->life_n += cls->life_n;
@@ -622,22 +732,9 @@ static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls, u6
 			dprof_class__vote(row, cls->votes[i].name, cls->votes[i].dso,
 					  cls->votes[i].count);
 	}
-
-	hashmap__for_each_entry(cls->sites, cur, bkt) {
-		struct dprof_site *s = cur->pvalue;
-		struct dprof_site *d = dprof_class__findnew_site(row, s->ip,
-								 s->offset);
-
-		if (!d)
-			return -ENOMEM;
-		dprof_stats__add(&d->stats, &s->stats);
-		if (!d->sym_dso)
-			d->sym_dso = dso__get(s->sym_dso);
-		d->sym = s->sym;
-		d->sym_off = s->sym_off;
-		d->sym_resolved = s->sym_resolved;
-	}
 	cls->row = row;
+	for (h = 0; h < cls->nr_heads; h++)
+		cls->heads[h]->row = row;
 	return 0;
 }
 
@@ -975,6 +1072,123 @@ static int dprof_row__name_by_votes(struct dprof_class *row)
 	return 0;
 }
 
+/* heap classes of the same objects (site and callchain) next to each other */
+static int dprof_class__cmp_objects(const void *a, const void *b)
+{
+	const struct dprof_class *ca = *(const struct dprof_class * const *)a;
+	const struct dprof_class *cb = *(const struct dprof_class * const *)b;
+
+	if (ca->key != cb->key)
+		return ca->key < cb->key ? -1 : 1;
+	if (dprof_dso_id(ca->dso) != dprof_dso_id(cb->dso))
+		return dprof_dso_id(ca->dso) < dprof_dso_id(cb->dso) ? -1 : 1;
+	if (ca->chain_key != cb->chain_key)
+		return ca->chain_key < cb->chain_key ? -1 : 1;
+	return dprof_class__cmp_id(ca, cb);
+}
+
+/*
+ * The class among @c[0..@nr) whose type @h is a header of: the biggest
+ * type at the same place in the objects that @h is a prefix of, when
+ * every other such type is a prefix of it too (a header two unrelated
+ * types share at one site, e.g. a collector's header of every object of
+ * a generic allocation function, tells neither).  NULL: none.
+ */
+static struct dprof_class *
+dprof_class__head_of(struct dprof_class *h, struct dprof_class **c, size_t nr,
+		     bool (*is_prefix)(void *arg, const struct dprof_class *h,
+				       const struct dprof_class *o),
+		     void *arg)
+{
+	struct dprof_class *best = NULL;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		struct dprof_class *o = c[i];
+
+		if (o == h || o->type_key == h->type_key || o->inst_min != h->inst_min ||
+		    o->obj_size <= h->obj_size || !is_prefix(arg, h, o))
+			continue;
+		if (!best || o->obj_size > best->obj_size) {
+			if (best && !is_prefix(arg, best, o))
+				return NULL;
+			best = o;
+		} else if (!is_prefix(arg, o, best)) {
+			return NULL;
+		}
+	}
+	return best;
+}
+
+/**
+ * dprof_profile__heap_headers - count the accesses through an object's
+ * header for the object's type
+ * @prof: the profile
+ * @is_prefix: whether the type of a class is a prefix of another's
+ * @arg: for @is_prefix
+ *
+ * Objects are often reached through a header their type begins with: an
+ * interpreter's collector header, a base struct embedded first, a common
+ * initial sequence a macro gives every object type.  The operand types
+ * then split a site's objects into a row per type; the object's type is
+ * the biggest of them, and its row takes its headers' accesses (they are
+ * its first members, at the same offsets).  Their objects are the same
+ * objects: dprof_profile__rows() counts them once.
+ *
+ * Returns 0 or -ENOMEM.
+ */
+int dprof_profile__heap_headers(struct dprof_profile *prof,
+				bool (*is_prefix)(void *arg, const struct dprof_class *h,
+						  const struct dprof_class *o),
+				void *arg)
+{
+	struct dprof_class **c;
+	struct hashmap_entry *cur;
+	size_t bkt, nr = 0, i, j, k;
+
+	c = calloc(hashmap__size(prof->classes) + 1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	hashmap__for_each_entry(prof->classes, cur, bkt) {
+		struct dprof_class *cls = cur->pvalue;
+
+		cls->head_of = NULL;
+		zfree(&cls->heads);
+		cls->nr_heads = 0;
+		if (cls->kind == DPROF_KIND_HEAP && cls->type_key && cls->stats.samples &&
+		    cls->obj_size)
+			c[nr++] = cls;
+	}
+	qsort(c, nr, sizeof(*c), dprof_class__cmp_objects);
+	for (i = 0; i < nr; i = j) {
+		for (j = i + 1; j < nr && c[j]->key == c[i]->key &&
+		     dprof_dso_id(c[j]->dso) == dprof_dso_id(c[i]->dso) &&
+		     c[j]->chain_key == c[i]->chain_key; j++)
+			;
+		for (k = i; j - i > 1 && k < j; k++)
+			c[k]->head_of = dprof_class__head_of(c[k], c + i, j - i, is_prefix, arg);
+		for (k = i; k < j; k++) {
+			struct dprof_class *o = c[k]->head_of, **heads;
+
+			if (!o)
+				continue;
+			/* sizes grow along a chain of headers: it ends */
+			while (o->head_of)
+				o = o->head_of;
+			c[k]->head_of = o;
+			heads = realloc(o->heads, (o->nr_heads + 1) * sizeof(*heads));
+			if (!heads) {
+				free(c);
+				return -ENOMEM;
+			}
+			o->heads = heads;
+			heads[o->nr_heads++] = c[k];
+		}
+	}
+	free(c);
+	return 0;
+}
+
 /**
  * dprof_profile__rows - merge the classes into one row per data type
  * @prof: the profile
@@ -1004,7 +1218,8 @@ struct dprof_class **dprof_profile__rows(struct dprof_profile *prof, size_t *nr)
 	hashmap__for_each_entry(prof->classes, cur, bkt) {
 		struct dprof_class *cls = cur->pvalue;
 
-		if (cls->stats.samples)
+		/* a header's samples are its object's row's */
+		if (cls->stats.samples && !cls->head_of)
 			classes[nr_classes++] = cls;
 	}
 	if (dprof_profile__heap_sites(prof, classes, nr_classes))
@@ -1066,12 +1281,18 @@ out_err:
 	return NULL;
 }
 
+void dprof_row__free(struct dprof_class *row)
+{
+	if (row)
+		dprof_class__delete(row);
+}
+
 void dprof_rows__free(struct dprof_class **rows, size_t nr)
 {
 	size_t i;
 
 	for (i = 0; i < nr; i++)
-		dprof_class__delete(rows[i]);
+		dprof_class__delete(rows[i]);	/* a row's heads are not held */
 	free(rows);
 }
 
@@ -1098,7 +1319,12 @@ double dprof_row__ws_bytes(const struct dprof_class *row, double objects)
 	return (double)row->ws_bytes / row->nr_objects * objects;
 }
 
-int dprof_sort__parse(const char *str, enum dprof_sort *sort)
+/*
+ * "misses", "type,site", "site,latency": the order's key (samples when not
+ * given) and the rows' keys: "type" (the default) ranks the types, a type
+ * over its sites; "site" makes each of a type's sites a row of its own.
+ */
+int dprof_sort__parse(const char *str, enum dprof_sort *sort, bool *by_site)
 {
 	static const char * const names[] = {
 		[DPROF_SORT_SAMPLES]	= "samples",
@@ -1106,15 +1332,33 @@ int dprof_sort__parse(const char *str, enum dprof_sort *sort)
 		[DPROF_SORT_LATENCY]	= "latency",
 		[DPROF_SORT_OBJECTS]	= "objects",
 	};
+	bool has_order = false;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		if (!strcmp(str, names[i])) {
+	*sort = DPROF_SORT_SAMPLES;
+	*by_site = false;
+	while (*str) {
+		size_t len = strcspn(str, ",");
+
+		if (len == 4 && !strncmp(str, "type", len)) {
+			/* the default */
+		} else if (len == 4 && !strncmp(str, "site", len)) {
+			*by_site = true;
+		} else {
+			for (i = 0; i < ARRAY_SIZE(names); i++) {
+				if (strlen(names[i]) == len && !strncmp(str, names[i], len))
+					break;
+			}
+			if (i == ARRAY_SIZE(names) || has_order)
+				return -EINVAL;
+			has_order = true;
 			*sort = i;
-			return 0;
 		}
+		str += len;
+		if (*str == ',' && *++str == '\0')
+			return -EINVAL;
 	}
-	return -EINVAL;
+	return 0;
 }
 
 static u64 dprof_class__sort_key(const struct dprof_class *c,
@@ -1147,6 +1391,58 @@ static int dprof_row__cmp(const void *a, const void *b, void *arg)
 		return ca->stats.samples < cb->stats.samples ? 1 : -1;
 	/* ties: by name, kind, DSO, site, then key (see above) */
 	return dprof_class__cmp_id(ca, cb);
+}
+
+int dprof_row__sort_cmp(const struct dprof_class *a, const struct dprof_class *b,
+			enum dprof_sort sort)
+{
+	return dprof_row__cmp(&a, &b, &sort);
+}
+
+/**
+ * dprof_rows__group - a row over rows of one type (its sites)
+ * @rows: the rows
+ * @nr: how many
+ *
+ * Their samples, members and code summed; their objects are distinct
+ * (objects of different sites, or no object), so their counts and their
+ * estimate's frequencies add up, as the classes of one row do.  Returns a
+ * new row (dprof_rows__free() it) or NULL.
+ */
+struct dprof_class *dprof_rows__group(struct dprof_class * const *rows, size_t nr)
+{
+	struct dprof_class *g = dprof_class__new(rows[0]);
+	size_t i;
+
+	if (!g)
+		return NULL;
+	g->name = rows[0]->name ? strdup(rows[0]->name) : NULL;
+	g->type_dso = dso__get(rows[0]->type_dso);
+	g->obj_size = rows[0]->obj_size;
+	g->inst_whole = true;
+	for (i = 0; i < nr; i++) {
+		const struct dprof_class *r = rows[i];
+
+		if (dprof_row__merge_sites(g, r))
+			goto out_err;
+		g->nr_objects += r->nr_objects;
+		dprof_freq__add(&g->freq, &r->freq);
+		g->nr_known += r->nr_known;
+		g->no_bound |= r->no_bound || (r->freq.n && !r->nr_known);
+		g->nr_bounced += r->nr_bounced;
+		g->ws_bytes += r->ws_bytes;
+		g->nr_allocs += r->nr_allocs;
+		g->life_sum += r->life_sum;
+		g->life_n += r->life_n;
+		g->inst_whole &= r->inst_whole;
+		if (r->alloc_size > g->alloc_size)
+			g->alloc_size = r->alloc_size;
+	}
+	return g;
+
+out_err:
+	dprof_class__delete(g);
+	return NULL;
 }
 
 /* Most costly first; ties are broken by samples. */

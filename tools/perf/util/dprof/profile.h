@@ -189,6 +189,16 @@ struct dprof_class {
 	/* the allocations' callchain (not held: the replay's), its identity */
 	struct dprof_heap_chain	*chain;
 	u64			chain_key;
+	/*
+	 * A user heap class whose type is a header of another's type at the
+	 * same objects (its first member, or the same first members): its
+	 * accesses count in the row of that class (@head_of), which lists
+	 * its headers (@heads, not held: the profile's classes).  A row lists
+	 * the headers counted in it.  See dprof_profile__heap_headers().
+	 */
+	struct dprof_class	*head_of;
+	struct dprof_class	**heads;
+	u32			nr_heads;
 };
 
 /* the classes found last, by their key's hash (see dprof_profile__findnew_class()) */
@@ -241,10 +251,21 @@ struct dprof_site *dprof_class__add(struct dprof_class *cls, u64 offset,
 				    const struct dprof_access *acc);
 void dprof_profile__count(struct dprof_profile *prof, struct dprof_access *acc);
 
+/*
+ * Find the user heap classes whose type is a header of another class's
+ * type, at the same objects: @is_prefix(@arg, h, o) tells whether the type
+ * of h is a prefix of the type of o.  Before dprof_profile__rows().
+ */
+int dprof_profile__heap_headers(struct dprof_profile *prof,
+				bool (*is_prefix)(void *arg, const struct dprof_class *h,
+						  const struct dprof_class *o),
+				void *arg);
+
 /* Rows: classes merged by type.  @rows is an array of @nr pointers. */
 struct dprof_class **dprof_profile__rows(struct dprof_profile *prof,
 					 size_t *nr);
 void dprof_rows__free(struct dprof_class **rows, size_t nr);
+void dprof_row__free(struct dprof_class *row);
 void dprof_row__estimate(const struct dprof_class *row, struct dprof_estimate *e);
 double dprof_row__ws_bytes(const struct dprof_class *row, double objects);
 
@@ -255,8 +276,12 @@ enum dprof_sort {
 	DPROF_SORT_OBJECTS,
 };
 
-int dprof_sort__parse(const char *str, enum dprof_sort *sort);
+int dprof_sort__parse(const char *str, enum dprof_sort *sort, bool *by_site);
 void dprof_rows__sort(struct dprof_class **rows, size_t nr,
 		      enum dprof_sort sort);
+/* <0, 0, >0: @a before, as, after @b in @sort's order */
+int dprof_row__sort_cmp(const struct dprof_class *a, const struct dprof_class *b,
+			enum dprof_sort sort);
+struct dprof_class *dprof_rows__group(struct dprof_class * const *rows, size_t nr);
 
 #endif /* __PERF_DPROF_PROFILE_H */

@@ -15,10 +15,12 @@
 
 #include "util/annotate.h"
 #include "util/debug.h"
+#include "util/dso.h"
 #include "util/env.h"
 #include "util/levenshtein.h"
 #include "util/session.h"
 #include "classify.h"
+#include "hashfn.h"
 #include "histories.h"
 #include "profile.h"
 #include "report.h"
@@ -281,9 +283,28 @@ void dprof_report__close(struct dprof_report *rep)
 /* ---------------------------------------------------------------------- */
 /* the rows of the data profile                                            */
 
+static void dprof_rows__exit_groups(struct dprof_rows *t)
+{
+	size_t i;
+
+	for (i = 0; t->group && i < t->nr_groups; i++) {
+		struct dprof_row_group *g = &t->group[i];
+
+		if (g->row) {
+			dprof_row_info__exit(&g->info);
+			dprof_row__free(g->row);
+		}
+		free(g->member);
+	}
+	zfree(&t->group);
+	t->nr_groups = 0;
+}
+
 void dprof_rows__exit(struct dprof_rows *t)
 {
 	size_t i;
+
+	dprof_rows__exit_groups(t);
 
 	for (i = 0; t->info && i < t->nr; i++)
 		dprof_row_info__exit(&t->info[i]);
@@ -314,19 +335,173 @@ static void dprof_report__heap_sites(struct dprof_report *rep)
 	}
 }
 
+/*
+ * The type a row's group is by: rows of one type name and size in one
+ * DSO's types (a program's own struct is not a library's of that name),
+ * whatever their site or kind.  A kernel cache, a kmalloc size class, a per-cpu
+ * variable and an untyped heap site are groups of their own.  NULL: one.
+ */
+static const char *dprof_row__group_type(const struct dprof_row_info *ri,
+					 const void **space)
+{
+	const struct dprof_class *row = ri->row;
+
+	switch (row->kind) {
+	case DPROF_KIND_HEAP:
+		if (!row->type_key)
+			return NULL;
+		*space = dprof_dso_id(row->type_dso);
+		break;
+	case DPROF_KIND_TYPED:
+	case DPROF_KIND_STACK:
+	case DPROF_KIND_OPERAND:
+	case DPROF_KIND_STATIC:
+		*space = dprof_dso_id(row->dso);
+		break;
+	case DPROF_KIND_SLAB:
+	case DPROF_KIND_KMALLOC:
+	case DPROF_KIND_PERCPU:
+	case DPROF_KIND__MAX:
+	default:
+		return NULL;
+	}
+	return ri->has_type ? ri->type.buf : NULL;
+}
+
+/* "heap: 3 sites, DWARF": where a group's rows come from */
+static void dprof_row_group__describe(const struct dprof_rows *t,
+				      const struct dprof_row_group *g, struct strbuf *sb)
+{
+	static const char * const kinds[DPROF_KIND__MAX] = {
+		[DPROF_KIND_TYPED]	= "DWARF",
+		[DPROF_KIND_STACK]	= "stack",
+		[DPROF_KIND_OPERAND]	= "operand",
+		[DPROF_KIND_STATIC]	= "static",
+	};
+	size_t heap = 0, i;
+	int k, n = 0;
+
+	for (i = 0; i < g->nr; i++)
+		heap += t->row[g->member[i]]->kind == DPROF_KIND_HEAP;
+	strbuf_setlen(sb, 0);
+	if (heap) {
+		strbuf_addf(sb, "heap: %zu site%s", heap, heap > 1 ? "s" : "");
+		n++;
+	}
+	for (k = 0; k < DPROF_KIND__MAX; k++) {
+		for (i = 0; kinds[k] && i < g->nr; i++) {
+			if (t->row[g->member[i]]->kind == (enum dprof_kind)k) {
+				strbuf_addf(sb, "%s%s", n++ ? ", " : "", kinds[k]);
+				break;
+			}
+		}
+	}
+	/* whose type: a heap site says it, the others their DSO */
+	if (!heap && g->row->dso)
+		strbuf_addf(sb, " (%s)", dso__short_name(g->row->dso));
+}
+
+static int dprof_row_group__cmp(const void *a, const void *b, void *arg)
+{
+	const struct dprof_row_group *ga = a, *gb = b;
+	const struct dprof_rows *t = ((void **)arg)[0];
+	enum dprof_sort sort = *(enum dprof_sort *)((void **)arg)[1];
+	int ret = dprof_row__sort_cmp(dprof_row_group__row(t, ga),
+				      dprof_row_group__row(t, gb), sort);
+
+	if (ret)
+		return ret;
+	return ga->member[0] < gb->member[0] ? -1 : ga->member[0] > gb->member[0];
+}
+
+/*
+ * The sorted rows in groups, a type over its rows; each row its own group
+ * with @by_site.  The rows are in --sort order: a group's are too.
+ */
+static int dprof_rows__init_groups(struct dprof_rows *t, struct dprof_report *rep,
+				   enum dprof_sort sort, bool by_site)
+{
+	const char **type = calloc(t->nr + 1, sizeof(*type));
+	const void **space = calloc(t->nr + 1, sizeof(*space));
+	size_t *of = calloc(t->nr + 1, sizeof(*of));
+	void *arg[2] = { t, &sort };
+	size_t i, j;
+	int err = -ENOMEM;
+
+	t->group = calloc(t->nr + 1, sizeof(*t->group));
+	if (!type || !space || !of || !t->group)
+		goto out;
+	for (i = 0; i < t->nr; i++) {
+		struct dprof_row_group *g;
+
+		type[i] = by_site ? NULL : dprof_row__group_type(&t->info[i], &space[i]);
+		/* C++'s Table::Rep and Builder::Rep: one name, two types */
+		for (j = 0; type[i] && j < i; j++) {
+			if (type[j] && space[j] == space[i] && !strcmp(type[j], type[i]) &&
+			    t->row[j]->obj_size == t->row[i]->obj_size)
+				break;
+		}
+		of[i] = !type[i] || j == i ? t->nr_groups++ : of[j];
+		g = &t->group[of[i]];
+		if (!(g->nr & (g->nr - 1))) {
+			size_t *m = realloc(g->member, (g->nr ? 2 * g->nr : 1) * sizeof(*m));
+
+			if (!m)
+				goto out;
+			g->member = m;
+		}
+		g->member[g->nr++] = i;
+		g->shown |= t->shown[i];
+	}
+	for (i = 0; i < t->nr_groups; i++) {
+		struct dprof_row_group *g = &t->group[i];
+		struct dprof_class **rows;
+
+		if (g->nr < 2)
+			continue;
+		rows = calloc(g->nr, sizeof(*rows));
+		if (!rows)
+			goto out;
+		for (j = 0; j < g->nr; j++)
+			rows[j] = t->row[g->member[j]];
+		g->row = dprof_rows__group(rows, g->nr);
+		free(rows);
+		if (!g->row)
+			goto out;
+		if (dprof_row_info__init(&g->info, rep->ti, g->row)) {
+			dprof_row__free(g->row);
+			g->row = NULL;
+			goto out;
+		}
+		dprof_row_group__describe(t, g, &g->info.desc);
+		/* the type is shown when its share is, even if no site's is */
+		if (!rep->opts.type_name)
+			g->shown = dprof_pct(g->row->stats.samples, rep->replay.prof.nr_samples) >=
+				   rep->opts.percent_limit;
+	}
+	qsort_r(t->group, t->nr_groups, sizeof(*t->group), dprof_row_group__cmp, arg);
+	err = 0;
+out:
+	free(type);
+	free(space);
+	free(of);
+	return err;
+}
+
 int dprof_rows__init(struct dprof_rows *t, struct dprof_report *rep,
 		     bool sorted, bool filter)
 {
 	const struct dprof_profile *prof = &rep->replay.prof;
 	const char *type_name = filter ? rep->opts.type_name : NULL;
 	enum dprof_sort sort = DPROF_SORT_SAMPLES;
+	bool by_site = false;
 	size_t i;
 	int err;
 
 	memset(t, 0, sizeof(*t));
 	if (sorted && rep->opts.sort_str) {
-		if (dprof_sort__parse(rep->opts.sort_str, &sort)) {
-			pr_err("dprof: unknown sort key '%s' (samples, misses, latency, objects)\n",
+		if (dprof_sort__parse(rep->opts.sort_str, &sort, &by_site)) {
+			pr_err("dprof: bad sort key '%s': one of samples, misses, latency, objects; and type (default) or site\n",
 			       rep->opts.sort_str);
 			return -EINVAL;
 		}
@@ -338,6 +513,12 @@ int dprof_rows__init(struct dprof_rows *t, struct dprof_report *rep,
 		}
 	}
 
+	if (rep->ti) {
+		err = dprof_profile__heap_headers(&rep->replay.prof,
+						  dprof_typeinfo__is_header, rep->ti);
+		if (err)
+			return err;
+	}
 	t->row = dprof_profile__rows(&rep->replay.prof, &t->nr);	/* sets cls->row */
 	if (!t->row)
 		return -ENOMEM;
@@ -363,6 +544,13 @@ int dprof_rows__init(struct dprof_rows *t, struct dprof_report *rep,
 			       dprof_row_info__matches(&t->info[i], type_name)) &&
 			      dprof_pct(t->row[i]->stats.samples, prof->nr_samples) >=
 			      rep->opts.percent_limit;
+	}
+	if (sorted) {
+		err = dprof_rows__init_groups(t, rep, sort, by_site);
+		if (err) {
+			dprof_rows__exit(t);
+			return err;
+		}
 	}
 	return 0;
 }

@@ -111,7 +111,37 @@ struct dprof_rows {
 	struct dprof_row_info	*info;
 	bool			*shown;
 	size_t			nr;
+	struct dprof_row_group	*group;
+	size_t			nr_groups;
 };
+
+/**
+ * struct dprof_row_group - a type, over the rows of its sites
+ * @row: the type's row (dprof_rows__group()), NULL when it has one row
+ * @info: @row's type and description ("3 sites")
+ * @member: its rows (indexes of dprof_rows::row), in --sort order
+ * @nr: how many
+ * @shown: --type and --percent-limit let it or one of its rows be shown
+ *
+ * The data profile ranks types: dprof_rows__init(sorted) groups the rows
+ * of a type (a user heap type at many allocation sites, the same type with
+ * no object) under it, as perf report's --hierarchy does; --sort=site
+ * leaves every row a group of its own.
+ */
+struct dprof_row_group {
+	struct dprof_class	*row;
+	struct dprof_row_info	info;
+	size_t			*member;
+	size_t			nr;
+	bool			shown;
+};
+
+/* The row and info a group shows on its line. */
+static inline const struct dprof_class *
+dprof_row_group__row(const struct dprof_rows *t, const struct dprof_row_group *g)
+{
+	return g->row ?: t->row[g->member[0]];
+}
 
 /*
  * @sorted: in --sort order (else as merged); @filter: --type applies to

@@ -585,6 +585,23 @@ static void dprof_typeinfo__row_read(struct dprof_typeinfo *ti)
 		dprof_typeinfo__trim(ti);
 }
 
+/*
+ * For dprof_profile__heap_headers(): the type of user heap class @h is a
+ * header of @o's (both by their accesses' operand types).
+ */
+bool dprof_typeinfo__is_header(void *arg, const struct dprof_class *h,
+			       const struct dprof_class *o)
+{
+	struct dprof_typeinfo *ti = arg;
+	struct dprof_type th, to;
+
+	/* by size too: C++'s Table::Rep and Builder::Rep are two types */
+	return h->name && o->name &&
+	       dprof_typeinfo__struct_sized(ti, h->type_dso, h->name, h->obj_size, &th) &&
+	       dprof_typeinfo__struct_sized(ti, o->type_dso, o->name, o->obj_size, &to) &&
+	       dprof_type__is_prefix(&th, &to);
+}
+
 int dprof_row_info__init(struct dprof_row_info *ri, struct dprof_typeinfo *ti,
 			 struct dprof_class *row)
 {
@@ -613,16 +630,25 @@ const char *dprof_row_info__name(const struct dprof_row_info *ri)
 	return ri->has_type ? ri->type.buf : (ri->row->name ?: "?");
 }
 
+static bool dprof_type_name__is(const char *type, const char *name)
+{
+	return type && (!strcmp(type, name) ||
+			(!strncmp(type, "struct ", 7) && !strcmp(type + 7, name)));
+}
+
 bool dprof_row_info__matches(const struct dprof_row_info *ri, const char *name)
 {
-	const char *type = ri->type.buf ?: "";
+	u32 i;
 
-	if (!strcmp(type, name))
-		return true;
-	if (!strncmp(type, "struct ", 7) && !strcmp(type + 7, name))
+	if (dprof_type_name__is(ri->type.buf, name))
 		return true;
 	if (ri->row->name && !strcmp(ri->row->name, name))
 		return true;
+	/* the operand type of accesses counted for the row's: its header */
+	for (i = 0; i < ri->row->nr_heads; i++) {
+		if (dprof_type_name__is(ri->row->heads[i]->name, name))
+			return true;
+	}
 	/* a row with no type, by what it prints: "heap xmalloc (x.c:12)" */
 	return !ri->has_type && !ri->row->name && ri->desc.buf &&
 	       !strcmp(ri->desc.buf, name);

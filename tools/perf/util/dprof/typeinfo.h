@@ -58,6 +58,9 @@ struct dprof_row_info {
 	bool			has_type;
 };
 
+bool dprof_typeinfo__is_header(void *ti, const struct dprof_class *h,
+			       const struct dprof_class *o);
+
 int dprof_row_info__init(struct dprof_row_info *ri, struct dprof_typeinfo *ti,
 			 struct dprof_class *row);
 void dprof_row_info__exit(struct dprof_row_info *ri);

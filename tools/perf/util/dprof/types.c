@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 #include <linux/compiler.h>
 #include <linux/kernel.h>
 
@@ -408,4 +409,103 @@ int dprof_type__member_range(const struct dprof_type *t, u64 off,
 int dprof_type__member(const struct dprof_type *t, u64 off, struct strbuf *sb)
 {
 	return dprof_type__member_range(t, off, sb, NULL, NULL);
+}
+
+/* a struct's first members, as dprof_type__is_prefix() compares them */
+#define DPROF_PREFIX_MEMBERS	16
+
+struct prefix_members {
+	struct dprof_member	m[DPROF_PREFIX_MEMBERS];
+	int			nr;
+	bool			more;
+};
+
+static int prefix_member(const struct dprof_member *m, void *arg)
+{
+	struct prefix_members *pm = arg;
+
+	if (pm->nr == DPROF_PREFIX_MEMBERS) {
+		pm->more = true;
+		return 1;
+	}
+	pm->m[pm->nr++] = *m;
+	return 0;
+}
+
+/* the struct @t is (typedefs, qualifiers seen through) and its first members */
+static bool prefix_struct(const struct dprof_type *t, struct dprof_type *real,
+			  struct prefix_members *pm)
+{
+	const struct dprof_type_ops *ops = type_ops(t);
+
+	if (!ops || ops->resolve(t, real) != DPROF_TYPE_KIND_STRUCT)
+		return false;
+	pm->nr = 0;
+	pm->more = false;
+	ops->members(real, prefix_member, pm);
+	return pm->nr > 0;
+}
+
+static bool same_type_name(const struct dprof_type *a, const struct dprof_type *b)
+{
+	struct strbuf na = STRBUF_INIT, nb = STRBUF_INIT;
+	bool same = !dprof_type__name_str(a, &na) && !dprof_type__name_str(b, &nb) &&
+		    na.buf && nb.buf && !strcmp(na.buf, nb.buf);
+
+	strbuf_release(&na);
+	strbuf_release(&nb);
+	return same;
+}
+
+static bool type_is_prefix(const struct dprof_type *head, const struct dprof_type *obj,
+			   int depth)
+{
+	struct prefix_members hm, om;
+	struct dprof_type h, o;
+	u64 hsize, osize;
+	int i;
+
+	if (depth > DPROF_TYPE_MAX_DEPTH || !prefix_struct(head, &h, &hm) ||
+	    !prefix_struct(obj, &o, &om) || dprof_type__sizeof(&h, &hsize) ||
+	    dprof_type__sizeof(&o, &osize) || hsize > osize)
+		return false;
+	/* embedded first: the object's first member is the header, or begins with it */
+	if (om.m[0].start == 0 && !om.m[0].bitfield) {
+		struct dprof_type first;
+		u64 fsize;
+
+		if (type_resolve(&om.m[0].type, &first) == DPROF_TYPE_KIND_STRUCT &&
+		    !dprof_type__sizeof(&first, &fsize) &&
+		    ((fsize == hsize && same_type_name(&first, &h)) ||
+		     type_is_prefix(&h, &first, depth + 1)))
+			return true;
+	}
+	/* a common initial sequence: the header's members, each the same */
+	if (hm.more || om.nr < hm.nr || hsize == osize)
+		return false;
+	for (i = 0; i < hm.nr; i++) {
+		const struct dprof_member *a = &hm.m[i], *b = &om.m[i];
+
+		if (!a->name || !b->name || strcmp(a->name, b->name) ||
+		    a->start != b->start || a->end != b->end || a->bitfield != b->bitfield ||
+		    !same_type_name(&a->type, &b->type))
+			return false;
+	}
+	return true;
+}
+
+/**
+ * dprof_type__is_prefix - whether objects of @obj begin with a @head
+ * @head: a struct, the header
+ * @obj: a bigger struct
+ *
+ * True when @obj's first member is a @head (or begins with one: nested
+ * embedding), or when @obj's first members are @head's, one for one, with
+ * the same names, places and types (a header a macro gives each object
+ * type, a common initial sequence).  Accesses through @head then are
+ * accesses to @obj's first members, at the same offsets.
+ */
+bool dprof_type__is_prefix(const struct dprof_type *head, const struct dprof_type *obj)
+{
+	return type_is_prefix(head, obj, 0);
 }

@@ -113,6 +113,7 @@ int dprof_type__name_str(const struct dprof_type *t, struct strbuf *sb);
 int dprof_type__sizeof(const struct dprof_type *t, u64 *size);
 bool dprof_type__has_flex_tail(const struct dprof_type *t);
 int dprof_type__member(const struct dprof_type *t, u64 off, struct strbuf *sb);
+bool dprof_type__is_prefix(const struct dprof_type *head, const struct dprof_type *obj);
 int dprof_type__member_range(const struct dprof_type *t, u64 off,
 			     struct strbuf *sb, u64 *moff, u64 *msize);
 
