@@ -9,9 +9,9 @@
 # when absent) runs a dict/list/str churn (python/alloc.py).  A quarter of
 # the samples at least must fall in tracked heap objects (9.1% before the
 # recorder wrapped the domains); dict, keys, str and list objects must
-# have rows at their allocation sites (PyDict_New, new_keys_object,
-# PyUnicode_New, PyList_New); no Py* type among the first 10 rows may be
-# typed by DWARF alone, with no object.
+# have rows at their allocation sites (in dictobject.c, unicodeobject.c,
+# listobject.c, or rows of their types at heap sites); no Py* type among
+# the first 10 rows may be typed by DWARF alone, with no object.
 
 set -u
 
@@ -48,10 +48,20 @@ if [ -z "${share}" ] || awk -v s="${share}" 'BEGIN { exit !(s < 25) }'; then
 	err=1
 fi
 
-for site in PyDict_New new_keys_object 'PyUnicode_New[.a-z0-9]*' PyList_New; do
-	if ! grep -qE " heap ${site} \\((dictobject|unicodeobject|listobject)\\.c:[0-9]+\\)" \
-			"${dir}/py.rep"; then
-		echo "${dprof_test} [Failed: no row of objects allocated at ${site}]"
+# a row of the type, or one at a site in the type's file (the site past
+# the wrappers may be the type's constructor or what it inlined)
+name='[A-Za-z_]+[.a-z0-9]*'
+dict='(PyDict_New|new_dict|dict_new|_PyDict_NewPresized)[.a-z0-9]*'
+for what in "dict:PyDictObject:${dict} \(dictobject" \
+	    "keys:PyDictKeysObject:new_keys_object[.a-z0-9]* \(dictobject" \
+	    "str:(PyASCIIObject|PyCompactUnicodeObject|PyUnicodeObject):${name} \(unicodeobject" \
+	    "list:PyListObject:${name} \(listobject"; do
+	kind=${what%%:*}
+	type=${what#*:}
+	site=${type#*:}
+	type=${type%%:*}
+	if ! grep -qE "^  ${type} +heap |heap ${site}\.c:[0-9]+\)" "${dir}/py.rep"; then
+		echo "${dprof_test} [Failed: no row of ${kind} objects with their site]"
 		err=1
 	fi
 done

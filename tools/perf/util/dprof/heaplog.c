@@ -754,14 +754,14 @@ static void dprof_heaplog__drop_end(struct dprof_heaplog_event *ev)
 /*
  * Where and when the samples' addresses fell, hashed: for each 64-byte
  * granule (of a process) the time of its last sample, and a bitmap of the
- * granules by millisecond.  An object no sample can have fallen in during
+ * granules by 65 us tick.  An object no sample can have fallen in during
  * its life is told so without a search of the touches: most of those an
  * interpreter allocates, millions of short-lived ones at the same few
  * addresses.  Collisions only make a search.  No bits: some samples'
  * addresses are unknown, any object may have one.
  */
 #define DPROF_HEAPLOG_GRAN_SHIFT	6
-#define DPROF_HEAPLOG_TICK_SHIFT	20	/* about a millisecond */
+#define DPROF_HEAPLOG_TICK_SHIFT	16	/* 65 us: a sampling period is more */
 #define DPROF_HEAPLOG_LAST_ORDER	16
 #define DPROF_HEAPLOG_FILTER_ORDER	20
 /* an object over this many granules or ticks is searched for */
