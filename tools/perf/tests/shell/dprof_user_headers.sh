@@ -12,7 +12,8 @@
 # opening the types it was counted in.  new_any() hands out both types from
 # one call site: its struct obj row stays, tied to neither.  struct vec is
 # allocated at three sites: one type row over three site rows, its share
-# their sum, and --sort=site gives the three rows of before.
+# their sum, --type=vec shows it whole, and --sort=site gives the three
+# rows of before.
 
 set -u
 
@@ -38,9 +39,12 @@ if ! perf dprof record --sampler=soft --no-kmem -o "${dir}/h.data" \
 	cat "${dir}/rec.out"
 	exit 1
 fi
-perf dprof report --json -i "${dir}/h.data" > "${dir}/h.json" 2> "${dir}/h.err"
-perf dprof report --json --sort=site -i "${dir}/h.data" > "${dir}/site.json" 2>> "${dir}/h.err"
-perf dprof report --stdio --type=obj -i "${dir}/h.data" > "${dir}/obj.rep" 2>> "${dir}/h.err"
+{
+	perf dprof report --json -i "${dir}/h.data" > "${dir}/h.json"
+	perf dprof report --json --sort=site -i "${dir}/h.data" > "${dir}/site.json"
+	perf dprof report --stdio --type=obj -i "${dir}/h.data" > "${dir}/obj.rep"
+	perf dprof report --stdio --type=vec -i "${dir}/h.data" > "${dir}/vec.rep"
+} 2> "${dir}/h.err"
 
 if ! python3 - "${dir}/h.json" "${dir}/site.json" <<'PY'
 import json, re, sys
@@ -117,6 +121,14 @@ if ! grep -qE '^# accessed as: struct (table|str) [0-9.]+%, struct obj [0-9.]+% 
 then
 	echo "${dprof_test} [Failed: --type=obj: no 'accessed as' line]"
 	grep '^# ' "${dir}/obj.rep" | tail -5
+	err=1
+fi
+
+# --type of a type over its sites: its members, all sites', under one title
+if [ "$(grep -cE '^# struct vec \(heap: 3 sites(, operand)?\): [0-9]+ samples' "${dir}/vec.rep")" != 1 ] ||
+   grep -qE '^# struct vec \(heap new_vec' "${dir}/vec.rep"; then
+	echo "${dprof_test} [Failed: --type=vec is not the type over its three sites]"
+	grep '^# struct vec' "${dir}/vec.rep"
 	err=1
 fi
 

@@ -677,11 +677,22 @@ static int dprof_report__fprintf_profile(struct dprof_report *rep, FILE *fp)
 		if (t.group[i].shown)
 			dprof_rows__fprintf_group(rep, &t, &t.group[i], &c, fp);
 	}
-	for (i = 0; type_name && i < t.nr; i++) {
-		if (!dprof_row_info__matches(&t.info[i], type_name))
+	/* a type over its sites: the type's members and code, all sites' */
+	for (i = 0; type_name && i < t.nr_groups; i++) {
+		const struct dprof_row_group *g = &t.group[i];
+		size_t k;
+
+		if (g->row && dprof_row_info__matches(&g->info, type_name)) {
+			found = true;
+			dprof_row__fprintf_type(rep, &g->info, fp);
 			continue;
-		found = true;
-		dprof_rows__fprintf_type(rep, &t, i, fp);
+		}
+		for (k = 0; k < g->nr; k++) {
+			if (!dprof_row_info__matches(&t.info[g->member[k]], type_name))
+				continue;
+			found = true;
+			dprof_rows__fprintf_type(rep, &t, g->member[k], fp);
+		}
 	}
 	if (type_name && !found)
 		fprintf(fp, "\n# no samples for type '%s'\n", type_name);
