@@ -14,10 +14,13 @@
  * shared mapping of a segment of one file, so there is no lock and no
  * system call but one mmap per segment.
  *
- * What is not seen: a statically linked or setuid program (the dynamic
- * linker does not preload into it), one that clears LD_PRELOAD before
- * exec, allocations made before this library is initialised (the dynamic
- * linker's own), and allocators that do not go through these functions.
+ * Allocators that do not go through these functions (CPython's pymalloc,
+ * a jemalloc or mimalloc linked into the program, --heap-alloc's) are
+ * hooked by hook.c, from the constructor.  What is not seen: a statically
+ * linked or setuid program (the dynamic linker does not preload into it),
+ * one that clears LD_PRELOAD before exec, allocations made before this
+ * library is initialised (the dynamic linker's own), and an allocator's
+ * entry the hooks cannot move (one header line says which).
  * Children the workload forks and the programs they exec (with
  * LD_PRELOAD kept) are followed: each thread's segment names its process.
  */

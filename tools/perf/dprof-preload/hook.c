@@ -632,8 +632,10 @@ static void hook_scan_file(const char *path, uintptr_t base, const char *obj, in
 				    sym[j].st_name >= sh[sh[i].sh_link].sh_size)
 					continue;
 				name = str + sym[j].st_name;
-				hook_match(hook_wants, ARRAY_SIZE(hook_wants),
-					   name, base + sym[j].st_value, obj, is_exe);
+				/* a runtime's allocator is global; a static "free" is not one */
+				if (ELF64_ST_BIND(sym[j].st_info) != STB_LOCAL)
+					hook_match(hook_wants, ARRAY_SIZE(hook_wants), name,
+						   base + sym[j].st_value, obj, is_exe);
 				hook_match(hook_user, hook_nr_user, name, base + sym[j].st_value,
 					   obj, is_exe);
 			}
