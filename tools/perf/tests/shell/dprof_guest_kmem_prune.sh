@@ -15,7 +15,7 @@
 #  - the report of the pruned file is the report of the whole one: every
 #    row (samples, objects, the Objects bound) and the header's
 #    allocation, free and lifetime counts, but for one line that says how
-#    many objects were left out;
+#    many objects were left out; --json too, but for its "left_out";
 #  - perf script reads the pruned file, and it holds the whole file's
 #    kmem events less those the prune said it left out;
 #  - a second prune leaves the file as it is.
@@ -69,6 +69,7 @@ dprof_guest_ran pruned.data "5:cannot bring the loopback interface up (ip from i
 
 line=$(grep -m1 '^\[ perf dprof: kmem events of' "${job}/prune.out")
 dropped=$(echo "$line" | sed -n 's/.* objects left out .*), \([0-9]*\) of [0-9]* events.*/\1/p')
+dropped_objs=$(echo "$line" | sed -n 's/.* objects: \([0-9]*\) objects left out .*/\1/p')
 if [ -z "$dropped" ] || [ "$dropped" = 0 ]; then
 	fail "the prune left nothing out: ${line:-no line}"
 fi
@@ -95,6 +96,20 @@ if ! diff "${job}/full.txt" "${job}/rows.txt" > "${job}/report.diff"; then
 	fail "the reports differ"
 	head -n 40 "${job}/report.diff"
 fi
+# --json too, but for the file's name and the count of objects left out
+for f in full pruned; do
+	"$perf_bin" dprof report --json -i "${job}/${f}.data" --vmlinux "$DPROF_VMLINUX" \
+		2> /dev/null | sed 's/"input": "[^"]*"//; s/"left_out": [0-9]*, //g' \
+		> "${job}/${f}.json"
+done
+if [ ! -s "${job}/full.json" ] || ! cmp -s "${job}/full.json" "${job}/pruned.json"; then
+	fail "the --json reports differ"
+fi
+grep -q '"address_set": {"allocs": [0-9]*, "frees": [0-9]*, "cache' "${job}/pruned.json" ||
+	fail "--json: no address_set"
+"$perf_bin" dprof report --json -i "${job}/pruned.data" --vmlinux "$DPROF_VMLINUX" \
+	2> /dev/null | grep -q "\"left_out\": ${dropped_objs:-x}," ||
+	fail "--json: the address set's left_out is not the prune's ${dropped_objs:-?} objects"
 counts='^# address set: kmem tracepoints, [0-9]* allocs, [0-9]* frees'
 a=$(grep -m1 -o "$counts" "${job}/full.txt")
 b=$(grep -m1 -o "$counts" "${job}/pruned.txt")

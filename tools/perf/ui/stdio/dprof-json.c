@@ -158,6 +158,7 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 		fprintf(fp, "{");
 		json_u64(fp, "allocs", rec->nr_allocs, true);
 		json_u64(fp, "frees", rec->nr_frees, false);
+		json_u64(fp, "left_out", rec->kmem_dropped, false);
 		json_string(fp, "cache_names", rec->alloc_has_name ? "alloc events" :
 			    "free events", false);
 		json_u64(fp, "snapshot_slabs", rep->replay.no_snapshot ? 0 :
