@@ -33,7 +33,6 @@
 #include "util/dprof/cachesim.h"
 #include "util/dprof/diff.h"
 #include "util/dprof/prune.h"
-#include "util/dprof/prune.h"
 #include "util/dprof/record.h"
 #include "util/dprof/report.h"
 #include "ui/browsers/dprof-report.h"
@@ -328,10 +327,6 @@ static int cmd_dprof_record(int argc, const char **argv)
 		    "keep the kmem events of every object, not only of those samples touched"),
 	OPT_STRING(0, "vmlinux", &symbol_conf.vmlinux_name, "file",
 		   "vmlinux, for the kernel samples' code at the end (else /proc/kcore)"),
-	OPT_BOOLEAN(0, "no-prune", &opts.no_prune,
-		    "keep the kmem events of every object, not only of those samples touched"),
-	OPT_STRING(0, "vmlinux", &symbol_conf.vmlinux_name, "file",
-		   "vmlinux, for the kernel samples' code at the end (else /proc/kcore)"),
 	OPT_BOOLEAN(0, "no-heap", &opts.no_heap,
 		    "do not record the user-space allocator (malloc, free, ...)"),
 	OPT_BOOLEAN(0, "heap-uprobes", &opts.heap_uprobes,
@@ -419,35 +414,6 @@ static int cmd_dprof_prune(int argc, const char **argv)
 	return dprof_kmem__prune_say(input);
 }
 
-/*
- * perf dprof prune: what record does at its end, on a recording made with
- * --no-prune: the kmem events of objects no sample touched left out.
- */
-static int cmd_dprof_prune(int argc, const char **argv)
-{
-	const char *input = "perf.data";
-	const char * const usage[] = {
-		"perf dprof prune [<options>]",
-		NULL
-	};
-	const struct option options[] = {
-	OPT_STRING('i', "input", &input, "file", "the recording, pruned in place"),
-	OPT_STRING('k', "vmlinux", &symbol_conf.vmlinux_name, "file",
-		   "vmlinux, for the kernel samples' code"),
-	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
-	OPT_END()
-	};
-	int err;
-
-	argc = parse_options(argc, argv, options, usage, 0);
-	if (argc)
-		usage_with_options(usage, options);
-	err = symbol__init(NULL);
-	if (err < 0)
-		return err;
-	return dprof_kmem__prune_say(input);
-}
-
 struct dprof_cmd {
 	const char	*name;
 	int		(*fn)(int argc, const char **argv);
@@ -457,7 +423,6 @@ static const struct dprof_cmd dprof_cmds[] = {
 	{ "record",	cmd_dprof_record, },
 	{ "report",	cmd_dprof_report, },
 	{ "diff",	cmd_dprof_diff, },
-	{ "prune",	cmd_dprof_prune, },
 	{ "prune",	cmd_dprof_prune, },
 	{ .name = NULL, },
 };

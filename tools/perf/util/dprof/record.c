@@ -39,7 +39,6 @@
 #include "ea.h"
 #include "heaplog.h"
 #include "prune.h"
-#include "prune.h"
 #include "record.h"
 #include "watch.h"
 
@@ -1022,8 +1021,6 @@ int dprof_record_args__init(struct dprof_record_args *a,
 
 int dprof_record_args__done(struct dprof_record_args *a, int record_err)
 {
-	int err;
-
 	int err;
 
 	unsetenv(DPROF_HEAP_ALLOC_ENV);

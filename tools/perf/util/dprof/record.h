@@ -36,7 +36,6 @@ struct dprof_watch_spec;
  * @no_kmem: do not record the slab address set
  * @kmem_per_task: record it for the target's tasks only, not on every CPU
  * @no_prune: keep every kmem event (not only the objects samples touched)
- * @no_prune: keep every kmem event (not only the objects samples touched)
  * @no_heap: do not record the user-space allocator (recorder or uprobes)
  * @heap_min_size: record allocations of at least this many bytes
  * @heap_uprobes: uprobes on the allocator, also for a launched workload
@@ -55,7 +54,6 @@ struct dprof_record_opts {
 	unsigned int	watch_histories;
 	bool		no_kmem;
 	bool		kmem_per_task;
-	bool		no_prune;
 	bool		no_prune;
 	bool		no_heap;
 	unsigned int	heap_min_size;
@@ -140,7 +138,6 @@ struct dprof_record_args {
 	struct dprof_watch_spec	*specs;		/* --watch, parsed */
 	int			nr_specs;
 	bool			kmem_cpu_wide;	/* the address set on every CPU */
-	const char		*kmem_prune;	/* the output whose kmem events to prune */
 	const char		*kmem_prune;	/* the output whose kmem events to prune */
 };
 

@@ -103,18 +103,6 @@ const char *dprof_record__output(int argc, const char **argv)
 	return c.output ?: "perf.data";
 }
 
-const char *dprof_record__output(int argc, const char **argv)
-{
-	struct dprof_record_cmd c;
-	struct stat st;
-
-	dprof_record_cmd__parse(&c, argc, argv);
-	if ((c.output && !strcmp(c.output, "-")) ||
-	    (!c.output && !fstat(STDOUT_FILENO, &st) && S_ISFIFO(st.st_mode)))
-		return NULL;
-	return c.output ?: "perf.data";
-}
-
 /* The recorder's file: next to perf, or in ../lib64, ../lib (make install). */
 static char *dprof_recorder__path(void)
 {

@@ -39,8 +39,6 @@ int dprof_recorder__init(struct dprof_recorder *rc, bool system_wide, unsigned i
  * allocator); says so in one line.
  */
 bool dprof_recorder__static_workload(bool system_wide, int argc, const char **argv);
-/* perf record's output file in @argv, or NULL when it writes to a pipe */
-const char *dprof_record__output(int argc, const char **argv);
 /* The file of the workload perf record launches, or NULL (-a, -p...) */
 char *dprof_recorder__workload_file(bool system_wide, int argc, const char **argv);
 /* perf record's output file in @argv, or NULL when it writes to a pipe */

@@ -111,9 +111,6 @@ struct dprof_lifetimes {
  * @kmem_dropped: slab objects left out at record time: no sample in them
  * @kmem_kept_by: the access samples whose data addresses chose those kept
  * @kmem_kernel_undecided: of them, kernel samples with no code bytes then
- * @kmem_dropped: slab objects left out at record time: no sample in them
- * @kmem_kept_by: the access samples whose data addresses chose those kept
- * @kmem_kernel_undecided: of them, kernel samples with no code bytes then
  */
 struct dprof_recording {
 	bool			has_alloc;
@@ -167,9 +164,6 @@ struct dprof_recording {
 	u64			nr_heap_allocs;
 	u64			nr_heap_frees;
 	u64			nr_heap_unknown_free;
-	u64			kmem_dropped;
-	u64			kmem_kept_by;
-	u64			kmem_kernel_undecided;
 	u64			kmem_dropped;
 	u64			kmem_kept_by;
 	u64			kmem_kernel_undecided;
