@@ -1343,9 +1343,9 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 				err = 0;
 			}
 			if (!err)
-				err = dprof_heaplog__prune(&log, first, &st, &filter, min_size, sums,
-							   &opened, &pruned, &left_out_frees,
-							   &nr_marked);
+				err = dprof_heaplog__prune(&log, first, &st, &filter, min_size,
+							   sums, &opened, &pruned,
+							   &left_out_frees, &nr_marked);
 			if (!err)
 				dprof_heaplog__compact(&log, &opened, &nr_marked, false);
 		}

@@ -439,7 +439,8 @@ static int dprof_heap__items(struct dprof_heap_item *items, size_t max, size_t *
 
 static bool dprof_heap__is_user(const struct dprof_heap_fn *fn)
 {
-	return fn >= dprof_heap_user_fns && fn < dprof_heap_user_fns + ARRAY_SIZE(dprof_heap_user_fns);
+	return fn >= dprof_heap_user_fns &&
+	       fn < dprof_heap_user_fns + ARRAY_SIZE(dprof_heap_user_fns);
 }
 
 /* An item of the executable @exe: function @fn, named @sym, event @event. */
