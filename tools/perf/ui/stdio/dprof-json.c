@@ -261,16 +261,29 @@ static void dprof_json__estimate(FILE *fp, const struct dprof_estimate *e, doubl
 /* the operand types of accesses counted for the row's type: its headers */
 static void dprof_json__heads(const struct dprof_class *row, FILE *fp)
 {
-	u32 h;
+	u32 h, n = 0;
 
 	if (!row->nr_heads)
 		return;
 	json_key(fp, "headers", false);
 	fprintf(fp, "[");
 	for (h = 0; h < row->nr_heads; h++) {
-		fprintf(fp, "%s{", h ? ", " : "");
-		json_string(fp, "type", row->heads[h]->name, true);
-		json_u64(fp, "samples", row->heads[h]->stats.samples, false);
+		const char *name = row->heads[h]->name;
+		u64 samples = 0;
+		u32 k;
+
+		/* one per type: a header of the objects of many call chains */
+		for (k = 0; k < h && strcmp(row->heads[k]->name, name); k++)
+			;
+		if (k < h)
+			continue;
+		for (k = h; k < row->nr_heads; k++) {
+			if (!strcmp(row->heads[k]->name, name))
+				samples += row->heads[k]->stats.samples;
+		}
+		fprintf(fp, "%s{", n++ ? ", " : "");
+		json_string(fp, "type", name, true);
+		json_u64(fp, "samples", samples, false);
 		fprintf(fp, "}");
 	}
 	fprintf(fp, "]");

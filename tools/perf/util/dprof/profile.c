@@ -971,14 +971,15 @@ static int dprof_profile__heap_sites(struct dprof_profile *prof,
 				dprof_seen__add(f->callers, &f->nr_callers, ch->f[i + 1].call);
 				dprof_seen__add(f->caller_funcs, &f->nr_caller_funcs,
 						ch->f[i + 1].func);
-				if (cls->type_key)
+				/* an object's header is its type's (the same objects) */
+				if (cls->type_key && !cls->head_of)
 					dprof_heap_func__add_site_type(f, fr->call, ch->f[i + 1].call,
 								       cls->type_key);
 			} else {
 				f->caller_unknown = true;
 			}
 			/* an array of it from the start counts: its first element unsampled */
-			if (cls->type_key && cls->obj_size > DPROF_HEAP_SCALAR &&
+			if (cls->type_key && !cls->head_of && cls->obj_size > DPROF_HEAP_SCALAR &&
 			    cls->inst_min % cls->obj_size <= DPROF_HEAP_HEAD)
 				dprof_seen__add(f->types, &f->nr_types, cls->type_key);
 		}
@@ -1072,18 +1073,17 @@ static int dprof_row__name_by_votes(struct dprof_class *row)
 	return 0;
 }
 
-/* heap classes of the same objects (site and callchain) next to each other */
-static int dprof_class__cmp_objects(const void *a, const void *b)
+/* heap classes of one site (past the wrappers) next to each other */
+static int dprof_class__cmp_site(const void *a, const void *b)
 {
 	const struct dprof_class *ca = *(const struct dprof_class * const *)a;
 	const struct dprof_class *cb = *(const struct dprof_class * const *)b;
+	u64 sa = dprof_class__site_ip(ca), sb = dprof_class__site_ip(cb);
 
-	if (ca->key != cb->key)
-		return ca->key < cb->key ? -1 : 1;
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
 	if (dprof_dso_id(ca->dso) != dprof_dso_id(cb->dso))
 		return dprof_dso_id(ca->dso) < dprof_dso_id(cb->dso) ? -1 : 1;
-	if (ca->chain_key != cb->chain_key)
-		return ca->chain_key < cb->chain_key ? -1 : 1;
 	return dprof_class__cmp_id(ca, cb);
 }
 
@@ -1107,7 +1107,8 @@ dprof_class__head_of(struct dprof_class *h, struct dprof_class **c, size_t nr,
 		struct dprof_class *o = c[i];
 
 		if (o == h || o->type_key == h->type_key || o->inst_min != h->inst_min ||
-		    o->obj_size <= h->obj_size || !is_prefix(arg, h, o))
+		    o->obj_size <= h->obj_size || (best && o->type_key == best->type_key) ||
+		    !is_prefix(arg, h, o))
 			continue;
 		if (!best || o->obj_size > best->obj_size) {
 			if (best && !is_prefix(arg, best, o))
@@ -1142,13 +1143,15 @@ int dprof_profile__heap_headers(struct dprof_profile *prof,
 						  const struct dprof_class *o),
 				void *arg)
 {
-	struct dprof_class **c;
+	struct dprof_class **c, **sites;
 	struct hashmap_entry *cur;
-	size_t bkt, nr = 0, i, j, k;
+	size_t bkt, nr = 0, nr_sites, i, j, k;
+	int pass, err = -ENOMEM;
 
 	c = calloc(hashmap__size(prof->classes) + 1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
+	sites = calloc(hashmap__size(prof->classes) + 1, sizeof(*sites));
+	if (!c || !sites)
+		goto out;
 	hashmap__for_each_entry(prof->classes, cur, bkt) {
 		struct dprof_class *cls = cur->pvalue;
 
@@ -1156,37 +1159,96 @@ int dprof_profile__heap_headers(struct dprof_profile *prof,
 		zfree(&cls->heads);
 		cls->nr_heads = 0;
 		if (cls->kind == DPROF_KIND_HEAP && cls->type_key && cls->stats.samples &&
-		    cls->obj_size)
+		    cls->obj_size && cls->chain)
 			c[nr++] = cls;
 	}
-	qsort(c, nr, sizeof(*c), dprof_class__cmp_objects);
-	for (i = 0; i < nr; i = j) {
-		for (j = i + 1; j < nr && c[j]->key == c[i]->key &&
-		     dprof_dso_id(c[j]->dso) == dprof_dso_id(c[i]->dso) &&
-		     c[j]->chain_key == c[i]->chain_key; j++)
-			;
-		for (k = i; j - i > 1 && k < j; k++)
-			c[k]->head_of = dprof_class__head_of(c[k], c + i, j - i, is_prefix, arg);
-		for (k = i; k < j; k++) {
-			struct dprof_class *o = c[k]->head_of, **heads;
-
-			if (!o)
-				continue;
-			/* sizes grow along a chain of headers: it ends */
-			while (o->head_of)
-				o = o->head_of;
-			c[k]->head_of = o;
-			heads = realloc(o->heads, (o->nr_heads + 1) * sizeof(*heads));
-			if (!heads) {
-				free(c);
-				return -ENOMEM;
-			}
-			o->heads = heads;
-			heads[o->nr_heads++] = c[k];
+	/*
+	 * The sites past the wrappers tell which objects are of one kind;
+	 * a header's type is not one of a wrapper's types (it is its
+	 * objects'), so the sites are found again without the headers, and
+	 * the headers by them once more.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < nr; i++) {
+			zfree(&c[i]->heads);
+			c[i]->nr_heads = 0;
+		}
+		for (i = nr_sites = 0; i < nr; i++) {
+			if (!c[i]->head_of)
+				sites[nr_sites++] = c[i];
+		}
+		err = dprof_profile__heap_sites(prof, sites, nr_sites);
+		if (err)
+			goto out;
+		for (i = 0; i < nr; i++)
+			c[i]->head_of = NULL;
+		qsort(c, nr, sizeof(*c), dprof_class__cmp_site);
+		for (i = 0; i < nr; i = j) {
+			for (j = i + 1; j < nr &&
+			     dprof_class__site_ip(c[j]) == dprof_class__site_ip(c[i]) &&
+			     dprof_dso_id(c[j]->dso) == dprof_dso_id(c[i]->dso); j++)
+				;
+			for (k = i; j - i > 1 && k < j; k++)
+				c[k]->head_of = dprof_class__head_of(c[k], c + i, j - i,
+								     is_prefix, arg);
 		}
 	}
+	for (k = 0; k < nr; k++) {
+		struct dprof_class *o = c[k]->head_of, **heads;
+
+		if (!o)
+			continue;
+		/* sizes grow along a chain of headers: it ends */
+		while (o->head_of)
+			o = o->head_of;
+		c[k]->head_of = o;
+		heads = realloc(o->heads, (o->nr_heads + 1) * sizeof(*heads));
+		if (!heads) {
+			err = -ENOMEM;
+			goto out;
+		}
+		o->heads = heads;
+		heads[o->nr_heads++] = c[k];
+	}
+	err = 0;
+out:
+	free(sites);
 	free(c);
-	return 0;
+	return err;
+}
+
+/*
+ * The objects @cls's row is bounded by, its headers' included: theirs
+ * are the same objects where they are of its call chain, or those of
+ * their own chain, unless a class of @cls's type there counts them.
+ */
+static u64 dprof_class__known_heads(const struct dprof_profile *prof,
+				    const struct dprof_class *cls)
+{
+	u64 known = dprof_class__known(prof, cls);
+	u32 h, k;
+
+	for (h = 0; h < cls->nr_heads; h++) {
+		const struct dprof_class *head = cls->heads[h];
+		struct dprof_class id = {
+			.kind = DPROF_KIND_HEAP, .key = head->key, .dso = head->dso,
+			.type_key = cls->type_key, .chain_key = head->chain_key,
+			.obj_size = cls->obj_size,
+		};
+		struct dprof_class *same;
+
+		if (head->chain_key == cls->chain_key && head->key == cls->key)
+			continue;
+		for (k = 0; k < h; k++) {
+			if (cls->heads[k]->chain_key == head->chain_key &&
+			    cls->heads[k]->key == head->key)
+				break;
+		}
+		if (k < h || (hashmap__find(prof->classes, &id, &same) && same->stats.samples))
+			continue;
+		known += dprof_class__known(prof, &id);
+	}
+	return known;
 }
 
 /**
@@ -1251,7 +1313,7 @@ struct dprof_class **dprof_profile__rows(struct dprof_profile *prof, size_t *nr)
 			}
 			rows[n++] = row;
 		}
-		if (dprof_row__merge(row, cls, dprof_class__known(prof, cls)))
+		if (dprof_row__merge(row, cls, dprof_class__known_heads(prof, cls)))
 			goto out_err;
 	}
 	for (i = 0; i < n; i++) {

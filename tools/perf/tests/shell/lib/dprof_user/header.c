@@ -6,7 +6,8 @@
  *   - struct table and struct str begin with OBJ_HEADER, the members a
  *     macro gives every collected object; a collector walks all of them
  *     as struct obj (that header alone), the program's code as what they
- *     are.  Each is allocated by a function of its own.
+ *     are.  Each is allocated by a function of its own; the strs from
+ *     two call chains, one's only ever reached as their header.
  *   - struct widget embeds a struct base first; code that only needs the
  *     reference count reaches it as a struct base.
  *   - new_any() hands out a struct table or a struct str from one call
@@ -88,6 +89,17 @@ static noinline struct str *new_str(void)
 	s->next = all;
 	all = (struct obj *)s;
 	return s;
+}
+
+/* two call chains to new_str(): half the strs are only ever marked */
+static noinline struct str *new_str_used(void)
+{
+	return new_str();
+}
+
+static noinline struct str *new_str_marked(void)
+{
+	return new_str();
 }
 
 static noinline struct widget *new_widget(void)
@@ -197,7 +209,7 @@ static noinline long use_strs(struct str **s, int nr)
 	long n = 0;
 	int i;
 
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < nr; i += 2) {
 		s[i]->hash = s[i]->hash * 31 + s[i]->len;
 		n += s[i]->data[i % 36];
 	}
@@ -250,7 +262,7 @@ int main(int argc, char **argv)
 		return 1;
 	for (i = 0; i < nr; i++) {
 		t[i] = new_table();
-		s[i] = new_str();
+		s[i] = i & 1 ? new_str_marked() : new_str_used();
 		w[i] = new_widget();
 		any[i] = new_any(i);
 		v[i] = i % 3 == 0 ? new_vec_a() : i % 3 == 1 ? new_vec_b() : new_vec_c();
