@@ -11,8 +11,8 @@
 # jemalloc.  Each object type must be a row with its site past the
 # allocator (new_node, new_item), within sampling as many objects as the
 # program keeps live; an allocator function whose entry cannot be hooked
-# and one that does not exist each get one header line saying so; a
-# malformed --heap-alloc is refused.
+# (named, or a static jemalloc's) and one that does not exist each get one
+# header line saying so; a malformed --heap-alloc is refused.
 
 set -u
 
@@ -100,6 +100,48 @@ for line in "# heap: --heap-alloc: ${refused}" \
 		err=1
 	fi
 done
+
+# a static jemalloc whose je_malloc cannot be hooked (it starts by reading
+# the TSC): one header line names it, where it is, and why
+cat > "${dir}/jeodd.c" << 'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+
+void *je_malloc(size_t size);
+void je_free(void *p);
+__asm__(".text\n.globl je_malloc\n.type je_malloc, @function\nje_malloc:\n"
+	"\trdtsc\n\tjmp malloc@PLT\n.size je_malloc, .-je_malloc\n");
+
+void je_free(void *p)
+{
+	free(p);
+}
+
+int main(void)
+{
+	long *p = je_malloc(sizeof(*p));
+
+	*p = 1;
+	printf("%ld\n", *p);
+	je_free(p);
+	return 0;
+}
+EOF
+if gcc -g -O1 -o "${dir}/jeodd" "${dir}/jeodd.c" 2> "${dir}/cc.err"; then
+	record jeodd -- "${dir}/jeodd" || exit 1
+	line='# heap: the program allocates with je_malloc \(static jemalloc in jeodd\); its objects'
+	line="${line} are not tracked: its entry.s instruction at \+0 \(0f 31 "
+	if [ "$(grep -cE "^${line}" "${dir}/jeodd.rep")" != 1 ]; then
+		echo "${dprof_test} [Failed: jeodd: not one header line saying je_malloc is not" \
+		     "tracked, and why]"
+		grep -E '^# (user heap|heap)' "${dir}/jeodd.rep"
+		err=1
+	fi
+else
+	echo "${dprof_test} [Failed: build jeodd.c]"
+	cat "${dir}/cc.err"
+	err=1
+fi
 
 for bad in 'a,,b' 'a,b,c,d' ',a' 'a b'; do
 	if perf dprof record --sampler=soft --no-kmem --heap-alloc="${bad}" \
