@@ -129,8 +129,8 @@ int main(void)
 EOF
 if gcc -g -O1 -o "${dir}/jeodd" "${dir}/jeodd.c" 2> "${dir}/cc.err"; then
 	record jeodd -- "${dir}/jeodd" || exit 1
-	line='# heap: the program allocates with je_malloc \(static jemalloc in jeodd\); its objects'
-	line="${line} are not tracked: its entry.s instruction at \+0 \(0f 31 "
+	line='# heap: the program allocates with je_malloc \(static jemalloc in jeodd\);'
+	line="${line} its objects are not tracked: its entry.s instruction at \+0 \(0f 31 "
 	if [ "$(grep -cE "^${line}" "${dir}/jeodd.rep")" != 1 ]; then
 		echo "${dprof_test} [Failed: jeodd: not one header line saying je_malloc is not" \
 		     "tracked, and why]"

@@ -71,7 +71,8 @@ for typ, func in (("struct table", "new_table"), ("struct str", "new_str")):
     if len(r) != 1:
         bad.append("%s at %s: %d rows" % (typ, func, len(r)))
         continue
-    heads = {h["type"] for h in r[0].get("headers", [])}
+    # None: the site's untyped accesses, counted at their offsets
+    heads = {h["type"] for h in r[0].get("headers", [])} - {None}
     if heads != {"struct obj"}:
         bad.append("%s at %s: headers %s" % (typ, func, sorted(heads)))
     if not members(r[0]) & {"tt", "marked", "next"}:
@@ -112,12 +113,14 @@ fi
 
 # --type=obj: the types its accesses were counted in, saying so
 for typ in "struct table" "struct str"; do
-	if ! grep -qE "^# ${typ} \(heap new_[a-z]+ \(header\.c:[0-9]+\)\): " "${dir}/obj.rep"; then
+	desc='( new_[a-z]+ \(header\.c:[0-9]+\)|: [0-9] sites?[a-z, ]*)'
+	if ! grep -qE "^# ${typ} \(heap${desc}\): " "${dir}/obj.rep"; then
 		echo "${dprof_test} [Failed: --type=obj does not open ${typ}]"
 		err=1
 	fi
 done
-if ! grep -qE '^# accessed as: struct (table|str) [0-9.]+%, struct obj [0-9.]+% ' "${dir}/obj.rep"
+if ! grep -qE '^# accessed as: struct (table|str) [0-9.]+%, struct obj [0-9.]+%[ ,]' \
+		"${dir}/obj.rep"
 then
 	echo "${dprof_test} [Failed: --type=obj: no 'accessed as' line]"
 	grep '^# ' "${dir}/obj.rep" | tail -5
@@ -125,7 +128,8 @@ then
 fi
 
 # --type of a type over its sites: its members, all sites', under one title
-if [ "$(grep -cE '^# struct vec \(heap: 3 sites(, operand)?\): [0-9]+ samples' "${dir}/vec.rep")" != 1 ] ||
+title='^# struct vec \(heap: 3 sites(, operand)?\): [0-9]+ samples'
+if [ "$(grep -cE "${title}" "${dir}/vec.rep")" != 1 ] ||
    grep -qE '^# struct vec \(heap new_vec' "${dir}/vec.rep"; then
 	echo "${dprof_test} [Failed: --type=vec is not the type over its three sites]"
 	grep '^# struct vec' "${dir}/vec.rep"

@@ -418,7 +418,8 @@ fi
 # comment), past the entry points and the inlined wrapper (its caller's
 # line, not the wrapper's), and no site stops at a wrapper.
 # fpalloc N SECS: N tables (node arrays, array parts), strings, upvalues.
-if gcc -g -O2 -o "${dir}/fpalloc" "${src}/fpalloc.c" 2>> "${dir}/cc.err"; then
+if gcc -g -O2 -Dnoinline='__attribute__((noinline))' -o "${dir}/fpalloc" "${src}/fpalloc.c" \
+		2>> "${dir}/cc.err"; then
 	if command -v objdump > /dev/null &&
 	   ! objdump -d "${dir}/fpalloc" | sed -n '/<l_alloc>:/,/^$/p' |
 		grep -qE 'jmp +[0-9a-f]+ <realloc'; then
@@ -439,7 +440,8 @@ if gcc -g -O2 -o "${dir}/fpalloc" "${src}/fpalloc.c" 2>> "${dir}/cc.err"; then
 			"${dir}/fpalloc.json"; then
 			echo "${dprof_test} [Failed: fpalloc: struct ${type} not sited at ${func}" \
 			     "(fpalloc.c:${line})]"
-			grep -oE "\"type\": \"struct ${type}\", \"desc\": \"[^\"]*\"" "${dir}/fpalloc.json"
+			grep -oE "\"type\": \"struct ${type}\", \"desc\": \"[^\"]*\"" \
+				"${dir}/fpalloc.json"
 			err=1
 		fi
 	done

@@ -258,6 +258,11 @@ static void dprof_json__estimate(FILE *fp, const struct dprof_estimate *e, doubl
 	json_double(fp, "ws_bytes_est", ws_bytes, false);
 }
 
+static bool dprof_same_name(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
 /* the operand types of accesses counted for the row's type: its headers */
 static void dprof_json__heads(const struct dprof_class *row, FILE *fp)
 {
@@ -273,16 +278,19 @@ static void dprof_json__heads(const struct dprof_class *row, FILE *fp)
 		u32 k;
 
 		/* one per type: a header of the objects of many call chains */
-		for (k = 0; k < h && strcmp(row->heads[k]->name, name); k++)
+		for (k = 0; k < h && !dprof_same_name(row->heads[k]->name, name); k++)
 			;
 		if (k < h)
 			continue;
 		for (k = h; k < row->nr_heads; k++) {
-			if (!strcmp(row->heads[k]->name, name))
+			if (dprof_same_name(row->heads[k]->name, name))
 				samples += row->heads[k]->stats.samples;
 		}
 		fprintf(fp, "%s{", n++ ? ", " : "");
-		json_string(fp, "type", name, true);
+		if (name)
+			json_string(fp, "type", name, true);
+		else
+			json_null(fp, "type", true);	/* no operand type at the access */
 		json_u64(fp, "samples", samples, false);
 		fprintf(fp, "}");
 	}

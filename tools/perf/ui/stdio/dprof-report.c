@@ -277,10 +277,11 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 			dprof_pct(prof->heap_untyped[DPROF_HEAP_PAST_END], total));
 		if (rec->heap_frames)
 			fprintf(fp,
-				"# allocation sites stopped at a wrapper (the call chain ends before a frame past the wrappers): %" PRIu64
-				", %.1f%% of heap samples\n",
+				"# allocation sites stopped at a wrapper (the call chain ends before a frame past the wrappers): %"
+				PRIu64 ", %.1f%% of heap samples\n",
 				prof->heap_stopped_sites,
-				dprof_pct(prof->heap_stopped_samples, prof->resolved[DPROF_KIND_HEAP]));
+				dprof_pct(prof->heap_stopped_samples,
+					  prof->resolved[DPROF_KIND_HEAP]));
 	}
 	dprof_watches__fprintf(rec->watches, fp);
 	if (rec->nr_off_target_hits)
@@ -560,6 +561,12 @@ static int site__cmp(const void *a, const void *b)
  * The operand types a row's accesses used, when some were its objects'
  * header's (counted for the object's type): nothing is hidden.
  */
+/* strcmp(), NULL (no operand type) equal to itself only */
+static int dprof_strcmp(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) : a != b;
+}
+
 static void dprof_row__fprintf_heads(const struct dprof_class *row, FILE *fp)
 {
 	u64 own = row->stats.samples;
@@ -575,18 +582,20 @@ static void dprof_row__fprintf_heads(const struct dprof_class *row, FILE *fp)
 		const struct dprof_class *head = row->heads[h];
 		u64 samples = 0;
 
-		/* one line per type name: a header of several sites' objects */
-		for (k = 0; k < h && strcmp(row->heads[k]->name, head->name); k++)
+		/* one per type name: a header of several call chains' objects */
+		for (k = 0; k < h && dprof_strcmp(row->heads[k]->name, head->name); k++)
 			;
 		if (k < h)
 			continue;
 		for (k = h; k < row->nr_heads; k++) {
-			if (!strcmp(row->heads[k]->name, head->name))
+			if (!dprof_strcmp(row->heads[k]->name, head->name))
 				samples += row->heads[k]->stats.samples;
 		}
-		fprintf(fp, ", %s %.1f%%", head->name, dprof_pct(samples, row->stats.samples));
+		fprintf(fp, ", %s %.1f%%", head->name ?: "no operand type",
+			dprof_pct(samples, row->stats.samples));
 	}
-	fprintf(fp, " (the objects' header: counted as their first members)\n");
+	fprintf(fp, " (a header of the objects, or no type at the access: %s)\n",
+		"counted at its offset in them");
 }
 
 void dprof_rows__fprintf_type(const struct dprof_report *rep, const struct dprof_rows *t,

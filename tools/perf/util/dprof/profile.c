@@ -644,7 +644,9 @@ static int dprof_class__union_objects(const struct dprof_class *cls,
 	for (i = 0; i <= cls->nr_heads && !err; i++) {
 		const struct dprof_class *c = i ? cls->heads[i - 1] : cls;
 
-		u->freq.n += c->freq.n;
+		/* a site's untyped accesses: objects not told apart from the typed' */
+		if (c->type_key)
+			u->freq.n += c->freq.n;
 		if (!c->objs)
 			continue;
 		hashmap__for_each_entry(c->objs, cur, bkt) {
@@ -973,7 +975,8 @@ static int dprof_profile__heap_sites(struct dprof_profile *prof,
 						ch->f[i + 1].func);
 				/* an object's header is its type's (the same objects) */
 				if (cls->type_key && !cls->head_of)
-					dprof_heap_func__add_site_type(f, fr->call, ch->f[i + 1].call,
+					dprof_heap_func__add_site_type(f, fr->call,
+								       ch->f[i + 1].call,
 								       cls->type_key);
 			} else {
 				f->caller_unknown = true;
@@ -1121,6 +1124,82 @@ dprof_class__head_of(struct dprof_class *h, struct dprof_class **c, size_t nr,
 	return best;
 }
 
+static int dprof_class__add_head(struct dprof_class *o, struct dprof_class *head)
+{
+	struct dprof_class **heads = realloc(o->heads, (o->nr_heads + 1) * sizeof(*heads));
+
+	if (!heads)
+		return -ENOMEM;
+	o->heads = heads;
+	heads[o->nr_heads++] = head;
+	head->head_of = o;
+	return 0;
+}
+
+/*
+ * The one type a site's objects are, if they are: one type (its headers
+ * aside) at the objects' start, each object one instance of it.  @c: the
+ * typed classes of the site.
+ */
+static struct dprof_class *dprof_site__sole_type(struct dprof_class **c, size_t nr,
+						 u64 chain_key)
+{
+	struct dprof_class *o = NULL;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (c[i]->head_of)
+			continue;
+		if (o && o->type_key != c[i]->type_key)
+			return NULL;
+		/* the class of the untyped accesses' own chain, if any */
+		if (!o || c[i]->chain_key == chain_key)
+			o = c[i];
+	}
+	if (!o || o->inst_min || !o->inst_whole || o->alloc_size >= 2 * o->obj_size)
+		return NULL;
+	return o;
+}
+
+/*
+ * An access with no operand type (a loop's induction through an array
+ * member, a libc string function) inside an object of a site whose
+ * objects are one type is an access to that type, at the same offset:
+ * the site's own, untyped, class counts for the type's row, as a header
+ * does.  Its objects are not told apart from those the typed accesses
+ * saw: the row's objects are the typed accesses'.  @c: the typed classes,
+ * by site (dprof_class__cmp_site()).
+ */
+static int dprof_profile__heap_untyped(struct dprof_profile *prof, struct dprof_class **c,
+				       size_t nr)
+{
+	struct hashmap_entry *cur;
+	size_t bkt, i, j;
+	int err = 0;
+
+	hashmap__for_each_entry(prof->classes, cur, bkt) {
+		struct dprof_class *u = cur->pvalue, *o;
+		u64 site;
+
+		if (u->kind != DPROF_KIND_HEAP || u->type_key || !u->stats.samples || !u->chain)
+			continue;
+		site = dprof_class__site_ip(u);
+		for (i = 0; i < nr && (dprof_class__site_ip(c[i]) != site ||
+				       dprof_dso_id(c[i]->dso) != dprof_dso_id(u->dso)); i++)
+			;
+		for (j = i; j < nr && dprof_class__site_ip(c[j]) == site &&
+		     dprof_dso_id(c[j]->dso) == dprof_dso_id(u->dso); j++)
+			;
+		o = dprof_site__sole_type(c + i, j - i, u->chain_key);
+		if (o) {
+			err = dprof_class__add_head(o, u);
+			if (err)
+				break;
+		}
+	}
+	return err;
+}
+
 /**
  * dprof_profile__heap_headers - count the accesses through an object's
  * header for the object's type
@@ -1194,7 +1273,7 @@ int dprof_profile__heap_headers(struct dprof_profile *prof,
 		}
 	}
 	for (k = 0; k < nr; k++) {
-		struct dprof_class *o = c[k]->head_of, **heads;
+		struct dprof_class *o = c[k]->head_of;
 
 		if (!o)
 			continue;
@@ -1202,15 +1281,11 @@ int dprof_profile__heap_headers(struct dprof_profile *prof,
 		while (o->head_of)
 			o = o->head_of;
 		c[k]->head_of = o;
-		heads = realloc(o->heads, (o->nr_heads + 1) * sizeof(*heads));
-		if (!heads) {
-			err = -ENOMEM;
+		err = dprof_class__add_head(o, c[k]);
+		if (err)
 			goto out;
-		}
-		o->heads = heads;
-		heads[o->nr_heads++] = c[k];
 	}
-	err = 0;
+	err = dprof_profile__heap_untyped(prof, c, nr);
 out:
 	free(sites);
 	free(c);
@@ -1487,6 +1562,17 @@ struct dprof_class *dprof_rows__group(struct dprof_class * const *rows, size_t n
 
 		if (dprof_row__merge_sites(g, r))
 			goto out_err;
+		/* its sites' headers, for --type and "accessed as" */
+		if (r->nr_heads) {
+			struct dprof_class **heads = realloc(g->heads, (g->nr_heads + r->nr_heads) *
+							     sizeof(*heads));
+
+			if (!heads)
+				goto out_err;
+			memcpy(heads + g->nr_heads, r->heads, r->nr_heads * sizeof(*heads));
+			g->heads = heads;
+			g->nr_heads += r->nr_heads;
+		}
 		g->nr_objects += r->nr_objects;
 		dprof_freq__add(&g->freq, &r->freq);
 		g->nr_known += r->nr_known;

@@ -16,13 +16,14 @@
  *
  *   header N SECS   N objects of each kind, touched for SECS; prints what
  *                   it allocated
+ *
+ * Built with -O1 -fno-inline: each function a frame and a site of its own.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define noinline	__attribute__((noinline))
 
 #define OBJ_HEADER		\
 	struct obj *next;	\
@@ -67,7 +68,7 @@ struct vec {
 static struct obj *all;
 
 /* each type from a function of its own, a site each */
-static noinline struct table *new_table(void)
+static struct table *new_table(void)
 {
 	struct table *t = calloc(1, sizeof(*t));
 
@@ -79,7 +80,7 @@ static noinline struct table *new_table(void)
 	return t;
 }
 
-static noinline struct str *new_str(void)
+static struct str *new_str(void)
 {
 	struct str *s = calloc(1, sizeof(*s));
 
@@ -92,17 +93,17 @@ static noinline struct str *new_str(void)
 }
 
 /* two call chains to new_str(): half the strs are only ever marked */
-static noinline struct str *new_str_used(void)
+static struct str *new_str_used(void)
 {
 	return new_str();
 }
 
-static noinline struct str *new_str_marked(void)
+static struct str *new_str_marked(void)
 {
 	return new_str();
 }
 
-static noinline struct widget *new_widget(void)
+static struct widget *new_widget(void)
 {
 	struct widget *w = calloc(1, sizeof(*w));
 
@@ -111,13 +112,13 @@ static noinline struct widget *new_widget(void)
 	return w;
 }
 
-static noinline size_t any_size(int i)
+static size_t any_size(int i)
 {
 	return i & 1 ? sizeof(struct table) : sizeof(struct str);
 }
 
 /* one site, two types: the header there is neither's */
-static noinline struct obj *new_any(int i)
+static struct obj *new_any(int i)
 {
 	struct obj *o = calloc(1, any_size(i));
 
@@ -127,23 +128,23 @@ static noinline struct obj *new_any(int i)
 	return o;
 }
 
-static noinline struct vec *new_vec_a(void)
+static struct vec *new_vec_a(void)
 {
 	return calloc(1, sizeof(struct vec));
 }
 
-static noinline struct vec *new_vec_b(void)
+static struct vec *new_vec_b(void)
 {
 	return calloc(1, sizeof(struct vec));
 }
 
-static noinline struct vec *new_vec_c(void)
+static struct vec *new_vec_c(void)
 {
 	return calloc(1, sizeof(struct vec));
 }
 
 /* the collector: every object as its header */
-static noinline long mark(struct obj *o)
+static long mark(struct obj *o)
 {
 	long n = 0;
 
@@ -154,7 +155,7 @@ static noinline long mark(struct obj *o)
 	return n;
 }
 
-static noinline long mark_any(struct obj **o, int nr)
+static long mark_any(struct obj **o, int nr)
 {
 	long n = 0;
 	int i;
@@ -166,18 +167,18 @@ static noinline long mark_any(struct obj **o, int nr)
 	return n;
 }
 
-static noinline long touch_table(struct table *t)
+static long touch_table(struct table *t)
 {
 	return t->size++ + t->slots[2];
 }
 
-static noinline long touch_str(struct str *s)
+static long touch_str(struct str *s)
 {
 	return s->len++ + s->hash;
 }
 
 /* new_any()'s objects as what they are: tables and strs at one site */
-static noinline long use_any(struct obj **o, int nr)
+static long use_any(struct obj **o, int nr)
 {
 	long n = 0;
 	int i;
@@ -191,7 +192,7 @@ static noinline long use_any(struct obj **o, int nr)
 	return n;
 }
 
-static noinline long use_tables(struct table **t, int nr)
+static long use_tables(struct table **t, int nr)
 {
 	long n = 0;
 	int i, k;
@@ -204,7 +205,7 @@ static noinline long use_tables(struct table **t, int nr)
 	return n;
 }
 
-static noinline long use_strs(struct str **s, int nr)
+static long use_strs(struct str **s, int nr)
 {
 	long n = 0;
 	int i;
@@ -216,12 +217,12 @@ static noinline long use_strs(struct str **s, int nr)
 	return n;
 }
 
-static noinline long put(struct base *b)
+static long put(struct base *b)
 {
 	return --b->refcnt + b->kind;
 }
 
-static noinline long use_widgets(struct widget **w, int nr)
+static long use_widgets(struct widget **w, int nr)
 {
 	long n = 0;
 	int i;
@@ -234,7 +235,7 @@ static noinline long use_widgets(struct widget **w, int nr)
 	return n;
 }
 
-static noinline long use_vecs(struct vec **v, int nr)
+static long use_vecs(struct vec **v, int nr)
 {
 	double d = 0;
 	int i, k;
