@@ -101,6 +101,10 @@ flat = [t for t in by_site if t["type"] == "struct vec" and t["desc"].startswith
 if len(flat) != 3 or any("sites" in t for t in by_site):
     bad.append("--sort=site: %d struct vec rows, nested sites %s" %
                (len(flat), any("sites" in t for t in by_site)))
+# the untyped accesses to the tables, counted for struct table
+heap = json.load(open(sys.argv[1]))["user_heap"]
+if not 0 < heap["untyped_sited"] <= sum(heap["untyped"].values()):
+    bad.append("untyped samples counted for a site's type: %s" % heap)
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)

@@ -145,6 +145,8 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 		json_u64(fp, "allocs", rec->nr_heap_allocs, false);
 		json_u64(fp, "frees", rec->nr_heap_frees, false);
 		json_u64(fp, "left_out", rec->heap_dropped, false);
+		/* of the untyped: counted for their site's one type */
+		json_u64(fp, "untyped_sited", prof->heap_untyped_sited, false);
 		json_key(fp, "untyped", false);
 		fprintf(fp, "{");
 		for (k = 0; k < DPROF_HEAP_UNTYPED__MAX; k++)

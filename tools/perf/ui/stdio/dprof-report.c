@@ -268,13 +268,17 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 			      prof->heap_untyped[DPROF_HEAP_PAST_END];
 
 		fprintf(fp,
-			"# user heap objects: %.1f%% of samples, %.1f%% by the type their operand names inside the object; untyped, a row per site: %.1f%% (%s %.1f%%, %s %.1f%%)\n",
+			"# user heap objects: %.1f%% of samples, %.1f%% by the type their operand names inside the object; untyped: %.1f%% (%s %.1f%%, %s %.1f%%)\n",
 			dprof_pct(prof->heap_typed + untyped, total),
 			dprof_pct(prof->heap_typed, total), dprof_pct(untyped, total),
 			dprof_heap_untyped__str(DPROF_HEAP_NO_TYPE),
 			dprof_pct(prof->heap_untyped[DPROF_HEAP_NO_TYPE], total),
 			dprof_heap_untyped__str(DPROF_HEAP_PAST_END),
 			dprof_pct(prof->heap_untyped[DPROF_HEAP_PAST_END], total));
+		if (prof->heap_untyped_sited)
+			fprintf(fp,
+				"# untyped, in the objects of a site of one type: %.1f%% of samples, counted for it at their offset; the rest a row per site\n",
+				dprof_pct(prof->heap_untyped_sited, total));
 		if (rec->heap_frames)
 			fprintf(fp,
 				"# allocation sites stopped at a wrapper (the call chain ends before a frame past the wrappers): %"

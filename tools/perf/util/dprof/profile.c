@@ -1177,6 +1177,7 @@ static int dprof_profile__heap_untyped(struct dprof_profile *prof, struct dprof_
 	size_t bkt, i, j;
 	int err = 0;
 
+	prof->heap_untyped_sited = 0;
 	hashmap__for_each_entry(prof->classes, cur, bkt) {
 		struct dprof_class *u = cur->pvalue, *o;
 		u64 site;
@@ -1195,6 +1196,7 @@ static int dprof_profile__heap_untyped(struct dprof_profile *prof, struct dprof_
 			err = dprof_class__add_head(o, u);
 			if (err)
 				break;
+			prof->heap_untyped_sited += u->stats.samples;
 		}
 	}
 	return err;

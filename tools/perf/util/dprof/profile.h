@@ -235,6 +235,8 @@ struct dprof_profile {
 	/* ... sites whose chain ended at a wrapper, and their classes' samples */
 	u64		heap_stopped_sites;
 	u64		heap_stopped_samples;
+	/* untyped heap samples counted for their site's one type */
+	u64		heap_untyped_sited;
 	bool		has_levels;	/* some sample carried a cache level */
 	bool		has_latency;
 };
