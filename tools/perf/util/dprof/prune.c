@@ -68,7 +68,7 @@
 #include "replay.h"
 #include "watch.h"
 
-/* the largest object the replay takes (replay-priv.h's DPROF_OBJ_SIZE_MAX) */
+/* the largest object the replay takes (replay-obj.h's DPROF_OBJ_SIZE_MAX) */
 #define DPROF_PRUNE_OBJ_MAX	BIT_ULL(30)
 #define DPROF_PRUNE_NONE	UINT32_MAX
 

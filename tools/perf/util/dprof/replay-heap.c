@@ -32,7 +32,7 @@
 #include "profile.h"
 #include "replay.h"
 #include "replay-heap.h"
-#include "replay-priv.h"
+#include "replay-obj.h"
 #include "sink.h"
 
 int dprof_replay__heaps_init(struct dprof_replay *r)

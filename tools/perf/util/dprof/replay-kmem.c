@@ -35,7 +35,8 @@
 #include "prune.h"
 #include "record.h"
 #include "replay.h"
-#include "replay-priv.h"
+#include "replay-kmem.h"
+#include "replay-obj.h"
 
 /* The largest kmalloc size class; larger ones come from the page allocator. */
 #define DPROF_KMALLOC_MAX_CACHE_SIZE	8192

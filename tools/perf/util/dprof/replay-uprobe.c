@@ -28,7 +28,8 @@
 #include "hashfn.h"
 #include "replay.h"
 #include "replay-heap.h"
-#include "replay-priv.h"
+#include "replay-obj.h"
+#include "replay-uprobe.h"
 
 /* operator new calls malloc: nested calls to follow per thread */
 #define DPROF_HEAP_DEPTH	4
