@@ -225,7 +225,7 @@ static u32 dprof_heaplog__frames(struct dprof_replay *r, struct machine *machine
 			r->rec.heap_stale_ips++;
 			continue;
 		}
-		out[n++] = ips[i];
+		out[n++] = ip;
 		r->rec.heap_frames++;
 		prev_fn = fn;
 	}
