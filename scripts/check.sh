@@ -97,6 +97,10 @@ if [ -z "${CHECK_TESTS:-}" ] && ! grep -q ': perf dprof: ' "$tmp/out"; then
 	say "perf test found none of the shell tests (tools/perf/tests/shell/dprof_*.sh)"
 	failed=$((failed + 1))
 fi
+# name the failures last, where a log cut to its tail still shows them
+sed 's/\x1b\[[0-9;]*m//g' "$tmp/out" |
+	sed -nE 's/^ *([0-9]+(\.[0-9]+)?: .*): FAILED!.*$/check: FAILED \1/p' |
+	sed -E 's/ +$//'
 echo "$skipped skipped"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
