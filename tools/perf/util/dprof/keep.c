@@ -152,6 +152,8 @@ int dprof_touches__read(struct dprof_touches *t, const char *output)
 	session = perf_session__new(&data, &k.tool);
 	if (IS_ERR(session))
 		return PTR_ERR(session);
+	/* a recording's pages go back once read: the pass after this maps it too */
+	session->drop_read_data = true;
 	err = dprof_resolver__init(&k.res, &session->machines.host);
 	if (!err) {
 		err = perf_session__process_events(session);

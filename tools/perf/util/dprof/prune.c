@@ -48,6 +48,7 @@
 #include <linux/zalloc.h>
 #include <perf/event.h>
 #include <traceevent/event-parse.h>
+#include <internal/lib.h>
 
 #include "util/data.h"
 #include "util/debug.h"
@@ -71,6 +72,7 @@
 /* the largest object the replay takes (replay-obj.h's DPROF_OBJ_SIZE_MAX) */
 #define DPROF_PRUNE_OBJ_MAX	BIT_ULL(30)
 #define DPROF_PRUNE_NONE	UINT32_MAX
+#define DPROF_PRUNE_GIVE_BACK	(64ULL << 20)
 
 enum dprof_kev_kind {
 	DPROF_KEV_NONE,
@@ -97,22 +99,28 @@ static const struct {
 	{ DPROF_SLAB_FREE_TRACEPOINT,	DPROF_KEV_SLAB_FREE, },
 };
 
-/* a kmem event, in the data section at @off */
+/* a kmem event, in the data section at @off: 48 bytes, one per event */
 struct dprof_kev {
 	u64	time;
 	u64	off;
 	u64	ptr;
-	u64	size;	/* alloc: bytes_alloc; get: the object's; slab free: its bytes */
 	u64	life;	/* an end: the life it ended, or UINT64_MAX */
+	u32	size;	/* alloc: bytes_alloc; get: the object's; slab free: its bytes */
 	u32	life_id;/* ... its life (DPROF_PRUNE_NONE: none) */
 	u32	start;	/* an end: the event that started its object */
 	u8	kind;
 };
 
+/* sizes over DPROF_PRUNE_OBJ_MAX are one value over it, which no object takes */
+static u32 dprof_kev__size(u64 size)
+{
+	return min_t(u64, size, DPROF_PRUNE_OBJ_MAX + 1);
+}
+
 /* one allocation at an address, until the next there */
 struct dprof_life {
 	u64	from, to;
-	u64	size;
+	u32	size;		/* at most DPROF_PRUNE_OBJ_MAX */
 	u32	present;	/* in the live or the dead set */
 	u32	start;		/* the event that started its current object */
 	bool	keep;
@@ -241,12 +249,14 @@ static int dprof_prune__add(struct dprof_prune *p, u64 off)
 	struct dprof_kev_evsel *k;
 	struct perf_sample sample;
 	struct dprof_kev *e;
+	u64 size;
 
 	k = dprof_prune__parse(p, off, &sample);
 	if (!k)
 		return 0;
 	if (p->nr == p->alloc) {
-		size_t n = p->alloc ? 2 * p->alloc : 65536;
+		/* by halves: a doubling would leave up to half of it unused */
+		size_t n = p->alloc ? p->alloc + p->alloc / 2 : 65536;
 
 		e = realloc(p->ev, n * sizeof(*e));
 		if (!e)
@@ -260,9 +270,14 @@ static int dprof_prune__add(struct dprof_prune *p, u64 off)
 	e->off = off;
 	e->kind = k->kind;
 	e->ptr = dprof_prune__intval(k->f.ptr, &sample);
-	e->size = dprof_prune__intval(k->f.bytes_alloc, &sample);
-	if (k->kind == DPROF_KEV_SLAB_FREE)
-		e->size *= dprof_prune__intval(k->f.bytes_req, &sample);
+	size = dprof_prune__intval(k->f.bytes_alloc, &sample);
+	if (k->kind == DPROF_KEV_SLAB_FREE) {
+		u64 objects = dprof_prune__intval(k->f.bytes_req, &sample);
+
+		size = objects && size > DPROF_PRUNE_OBJ_MAX / objects ?
+		       DPROF_PRUNE_OBJ_MAX + 1 : size * objects;
+	}
+	e->size = dprof_kev__size(size);
 	e->life = UINT64_MAX;
 	e->life_id = DPROF_PRUNE_NONE;
 	e->start = DPROF_PRUNE_NONE;
@@ -286,10 +301,27 @@ static u64 dprof_prune__record_size(const union perf_event *event, u64 left)
 	return size;
 }
 
+/*
+ * The pages of the file before @off, from *@from on, given back once they
+ * are DPROF_PRUNE_GIVE_BACK bytes: the passes read the file in order, and
+ * a recording can be larger than the memory left beside it.  The mapping
+ * is private and never written: a page read again comes from the page
+ * cache.
+ */
+static void dprof_prune__give_back(struct dprof_prune *p, u64 *from, u64 off)
+{
+	u64 to = min_t(u64, off, p->map_len) & ~((u64)page_size - 1);
+
+	if (to < *from + DPROF_PRUNE_GIVE_BACK)
+		return;
+	madvise((void *)(p->map + *from), to - *from, MADV_DONTNEED);
+	*from = to;
+}
+
 /* The data section's kmem events. */
 static int dprof_prune__read(struct dprof_prune *p, u64 data_off, u64 data_size)
 {
-	u64 off;
+	u64 off, from = 0;
 	int err;
 
 	for (off = data_off; off < data_off + data_size;) {
@@ -307,6 +339,7 @@ static int dprof_prune__read(struct dprof_prune *p, u64 data_off, u64 data_size)
 		if (err)
 			return err;
 		off += size;
+		dprof_prune__give_back(p, &from, off);
 	}
 	return 0;
 }
@@ -382,7 +415,7 @@ static int dprof_prune__new_life(struct dprof_prune *p, u64 from, u32 *id)
 	struct dprof_life *l;
 
 	if (p->nr_lives == p->alloc_lives) {
-		size_t n = p->alloc_lives ? 2 * p->alloc_lives : 65536;
+		size_t n = p->alloc_lives ? p->alloc_lives + p->alloc_lives / 2 : 65536;
 
 		l = realloc(p->lives, n * sizeof(*l));
 		if (!l)
@@ -405,7 +438,7 @@ static int dprof_prune__start(struct dprof_prune *p, u32 id, u32 i, u64 size)
 	struct dprof_obj *obj;
 
 	l->start = i;
-	l->size = max(l->size, size);
+	l->size = max_t(u64, l->size, size);
 	p->cur = id;
 	obj = dprof_addrset__alloc(&p->as, p->ev[i].ptr, size, p->ev[i].time);
 	p->cur = DPROF_PRUNE_NONE;
@@ -481,7 +514,7 @@ static int dprof_prune__get(struct dprof_prune *p, struct hashmap *parked, u32 i
 		if (id != DPROF_PRUNE_NONE)
 			p->lives[id].keep = true;
 	} else {
-		e->size = len;
+		e->size = dprof_kev__size(len);
 		err = dprof_prune__start(p, id, i, len);
 	}
 	return err;
@@ -836,7 +869,7 @@ static int dprof_prune__write(struct dprof_prune *p, const char *tmp, const u64 
 	struct perf_file_header fh;
 	struct perf_file_section *sec = NULL;
 	DECLARE_BITMAP(feat, HEADER_FEAT_BITS);
-	u64 data_end, off, run, new_size = 0, feat_end, tail, pos;
+	u64 data_end, off, run, new_size = 0, feat_end, tail, pos, given = 0;
 	int nr, idx, i, fd, err;
 	size_t d = 0;
 	static const u8 zero[8];
@@ -882,6 +915,7 @@ static int dprof_prune__write(struct dprof_prune *p, const char *tmp, const u64 
 			d++;
 		}
 		off += size;
+		dprof_prune__give_back(p, &given, min(off, run));
 	}
 	if (!err) {
 		err = dprof_prune__write_all(fd, p->map + run, data_end - run);
