@@ -411,7 +411,7 @@ static int cmd_dprof_prune(int argc, const char **argv)
 	err = symbol__init(NULL);
 	if (err < 0)
 		return err;
-	return dprof_kmem__prune_say(input);
+	return dprof_kmem__prune_say(input, NULL);
 }
 
 struct dprof_cmd {

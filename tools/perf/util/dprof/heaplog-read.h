@@ -7,6 +7,7 @@
 #include <linux/types.h>
 
 struct perf_session;
+struct dprof_touches;
 
 /* The recorder's file while perf record runs (heaplog.c). */
 struct dprof_heaplog_rec {
@@ -19,10 +20,11 @@ struct dprof_heaplog_rec {
 int dprof_heaplog_rec__create(struct dprof_heaplog_rec *h, const char *output);
 /*
  * Append the log to the recording @output, but allocations of less than
- * @min_size bytes; 0, or a negative errno (said).
+ * @min_size bytes; @touches: its samples decoded, or NULL to decode them
+ * here.  0, or a negative errno (said).
  */
 int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
-			     unsigned int min_size);
+			     unsigned int min_size, const struct dprof_touches *touches);
 void dprof_heaplog_rec__remove(struct dprof_heaplog_rec *h);
 
 /**

@@ -1266,9 +1266,10 @@ static u64 *dprof_heaplog__seg_ends(int fd, const struct dprof_heaplog_file *f, 
 }
 
 int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
-			     unsigned int min_size)
+			     unsigned int min_size, const struct dprof_touches *touches)
 {
-	struct dprof_touches st = { .t = NULL, };
+	struct dprof_touches own = { .t = NULL, };
+	const struct dprof_touches *st = touches ?: &own;
 	struct dprof_heaplog_filter filter = { .bits = NULL, .last = NULL, };
 	struct hashmap *sums = NULL;
 	struct dprof_heaplog log = { .ev = NULL, };
@@ -1310,13 +1311,13 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 		goto out;
 	}
 	/* where the samples fell first: each segment is pruned once decoded */
-	err = dprof_touches__read(&st, output);
+	err = touches ? 0 : dprof_touches__read(&own, output);
 	pr_debug("dprof: heap log: %zu sampled addresses, %zu samples of unreadable user code, at %.3f s\n",
-		 st.nr, st.nr_undecided, (dprof_heaplog__mono() - t0) / 1e9);
+		 st->nr, st->nr_undecided, (dprof_heaplog__mono() - t0) / 1e9);
 	if (!err)
 		err = dprof_heaplog_open__grow(&opened);
 	if (!err)
-		dprof_heaplog_filter__init(&filter, &st);
+		dprof_heaplog_filter__init(&filter, st);
 	for (i = 0; i < nr_segs && !err; i++) {
 		size_t first = log.nr;
 		off_t off = DPROF_HEAPLOG_HDR_SIZE + i * f->seg_size;
@@ -1343,7 +1344,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 				err = 0;
 			}
 			if (!err)
-				err = dprof_heaplog__prune(&log, first, &st, &filter, min_size,
+				err = dprof_heaplog__prune(&log, first, st, &filter, min_size,
 							   sums, &opened, &pruned,
 							   &left_out_frees, &nr_marked);
 			if (!err)
@@ -1364,11 +1365,11 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 		 log.nr, log.nr_allocs + log.nr_frees, pruned, (dprof_heaplog__mono() - t0) / 1e9);
 	dprof_heaplog__sort(&log);
 	keep = calloc(log.nr + 1, 1);
-	err = keep ? dprof_heaplog__keep(&log, &st, min_size, sums, keep, &dropped) : -ENOMEM;
+	err = keep ? dprof_heaplog__keep(&log, st, min_size, sums, keep, &dropped) : -ENOMEM;
 	if (err)
 		goto out;
 	dropped += pruned;
-	blob = dprof_heaplog__encode(&log, keep, f, dropped, sums, &st, left_out_frees, &len);
+	blob = dprof_heaplog__encode(&log, keep, f, dropped, sums, st, left_out_frees, &len);
 	if (!blob) {
 		err = -ENOMEM;
 		goto out;
@@ -1401,7 +1402,7 @@ out:
 	free(seg_ends);
 	free(opened.s);
 	dprof_heaplog_filter__exit(&filter);
-	dprof_touches__exit(&st);
+	dprof_touches__exit(&own);
 	dprof_heaplog__sums_free(sums);
 	free(keep);
 	free(blob);

@@ -1059,7 +1059,7 @@ static int dprof_prune__check(struct dprof_prune *p, struct dprof_kmem_pruned *o
 }
 
 int dprof_kmem__prune(const char *path, const struct dprof_touches *touches,
-		      struct dprof_kmem_pruned *out)
+		      struct dprof_touches *read, struct dprof_kmem_pruned *out)
 {
 	struct perf_data data = {
 		.path = path,
@@ -1194,15 +1194,18 @@ out:
 	dprof_prune__sums_free(sums);
 	if (!IS_ERR_OR_NULL(firsts))
 		hashmap__free(firsts);
-	dprof_touches__exit(&own);
+	if (read && !err)
+		*read = own;	/* the caller's now */
+	else
+		dprof_touches__exit(&own);
 	perf_session__delete(p.session);
 	return err;
 }
 
-int dprof_kmem__prune_say(const char *path)
+int dprof_kmem__prune_say(const char *path, struct dprof_touches *read)
 {
 	struct dprof_kmem_pruned pr;
-	int err = dprof_kmem__prune(path, NULL, &pr);
+	int err = dprof_kmem__prune(path, NULL, read, &pr);
 
 	if (err) {
 		pr_err("dprof: cannot leave out the kmem events no sample touched in %s (%s): kept as recorded\n",

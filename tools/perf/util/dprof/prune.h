@@ -94,13 +94,14 @@ struct dprof_kmem_pruned {
 
 /*
  * Prune the kmem events of the recording @path, whose samples' addresses
- * are @t (NULL: decode them here).  Return: 0 (see @out->why_not), or a
- * negative errno.
+ * are @t (NULL: decode them here, and leave them in @read for the caller
+ * to use and free, when it is not NULL).  Return: 0 (see @out->why_not),
+ * or a negative errno.
  */
 int dprof_kmem__prune(const char *path, const struct dprof_touches *t,
-		      struct dprof_kmem_pruned *out);
+		      struct dprof_touches *read, struct dprof_kmem_pruned *out);
 /* ... and say what it did in one line: for perf dprof record's end */
-int dprof_kmem__prune_say(const char *path);
+int dprof_kmem__prune_say(const char *path, struct dprof_touches *read);
 
 /* A string field of a kmem record: NULL when there is none, or it is cut. */
 const char *dprof_kmem__strval(struct tep_format_field *field, struct perf_sample *sample);

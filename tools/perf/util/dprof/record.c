@@ -38,6 +38,7 @@
 #include <subcmd/parse-options.h>
 #include "ea.h"
 #include "heaplog.h"
+#include "keep.h"
 #include "prune.h"
 #include "record.h"
 #include "watch.h"
@@ -1023,11 +1024,20 @@ int dprof_record_args__done(struct dprof_record_args *a, int record_err)
 {
 	int err;
 
+	struct dprof_touches touches;
+
+	memset(&touches, 0, sizeof(touches));
 	unsetenv(DPROF_HEAP_ALLOC_ENV);
-	err = dprof_recorder__done(&a->recorder, record_err);
-	/* a file that cannot be pruned stays as recorded: it says why */
-	if (!record_err && !err && a->kmem_prune)
-		dprof_kmem__prune_say(a->kmem_prune);
+	/*
+	 * A file that cannot be pruned stays as recorded: it says why.  The
+	 * samples it decoded serve the heap log's store too: decoding them
+	 * is most of what either pass costs.
+	 */
+	if (!record_err && a->kmem_prune)
+		dprof_kmem__prune_say(a->kmem_prune, &touches);
+	err = dprof_recorder__done(&a->recorder, record_err,
+				   touches.nr_samples ? &touches : NULL);
+	dprof_touches__exit(&touches);
 	return err;
 }
 

@@ -283,7 +283,8 @@ int dprof_recorder__init(struct dprof_recorder *rc, bool system_wide, unsigned i
 	return 0;
 }
 
-int dprof_recorder__done(struct dprof_recorder *rc, int record_err)
+int dprof_recorder__done(struct dprof_recorder *rc, int record_err,
+			 const struct dprof_touches *touches)
 {
 	int err = 0;
 
@@ -296,7 +297,7 @@ int dprof_recorder__done(struct dprof_recorder *rc, int record_err)
 		unsetenv("LD_PRELOAD");
 	unsetenv(DPROF_HEAPLOG_ENV);
 	if (!record_err)
-		err = dprof_heaplog_rec__store(&rc->log, rc->output, rc->min_size);
+		err = dprof_heaplog_rec__store(&rc->log, rc->output, rc->min_size, touches);
 	dprof_heaplog_rec__remove(&rc->log);
 	rc->on = false;
 	return err;
@@ -305,7 +306,7 @@ int dprof_recorder__done(struct dprof_recorder *rc, int record_err)
 void dprof_recorder__exit(struct dprof_recorder *rc)
 {
 	if (rc->on)
-		dprof_recorder__done(rc, -1);
+		dprof_recorder__done(rc, -1, NULL);
 	dprof_heaplog_rec__remove(&rc->log);
 	zfree(&rc->output);
 	zfree(&rc->preload);

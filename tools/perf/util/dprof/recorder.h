@@ -43,8 +43,12 @@ bool dprof_recorder__static_workload(bool system_wide, int argc, const char **ar
 char *dprof_recorder__workload_file(bool system_wide, int argc, const char **argv);
 /* perf record's output file in @argv, or NULL when it writes to a pipe */
 const char *dprof_record__output(int argc, const char **argv);
-/* perf record returned @record_err: the log into the recording (if 0). */
-int dprof_recorder__done(struct dprof_recorder *rc, int record_err);
+/*
+ * perf record returned @record_err: the log into the recording (if 0),
+ * kept by where the samples fell (@touches: decoded already, or NULL).
+ */
+int dprof_recorder__done(struct dprof_recorder *rc, int record_err,
+			 const struct dprof_touches *touches);
 void dprof_recorder__exit(struct dprof_recorder *rc);
 
 #endif /* __PERF_DPROF_RECORDER_H */
