@@ -468,6 +468,19 @@ double dprof_t_family(double alpha, size_t m, unsigned int df)
 	return (lo + hi) / 2;
 }
 
+/* Student's t of a two-sided 95% interval on @df degrees of freedom */
+static double dprof_t95(unsigned int df)
+{
+	/* a report asks for a few df, once per row: the bisection, once per df */
+	static double t[DPROF_SLICES];
+
+	if (df >= DPROF_SLICES)
+		return dprof_t_family(1 - 0.95, 1, df);
+	if (!t[df])
+		t[df] = dprof_t_family(1 - 0.95, 1, df);
+	return t[df];
+}
+
 /**
  * dprof_share_interval - a share's 95% interval, from its variation over time
  * @k: samples of the row (of its misses with @misses)
@@ -496,7 +509,7 @@ void dprof_share_interval(u64 k, u64 n, const struct dprof_slices *row,
 	var = dprof_share_var(row, all, misses, &nr);
 	if (nr < DPROF_SLICES_MIN)
 		return;
-	h = dprof_t_family(1 - 0.95, 1, nr - 1) * sqrt(var);
+	h = dprof_t95(nr - 1) * sqrt(var);
 	*lo = fmax(0, fmin(*lo, p - h));
 	*hi = fmin(1, fmax(*hi, p + h));
 }
