@@ -20,9 +20,7 @@ dprof_test="dprof diff versions test"
 . "$(dirname "$0")/lib/dprof_user.sh"
 dprof_user_setup dprof_diff_versions
 
-if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
-	skip "perf built without DWARF support: no data-type profiling"
-fi
+dprof_user_need_dwarf
 command -v python3 >/dev/null || skip "no python3 to read --json"
 # the program keeps its name from version to version: a/versions, b/versions
 mkdir -p "${dir}/a" "${dir}/b"

@@ -22,18 +22,12 @@ dprof_test="dprof user allocators test"
 . "$(dirname "$0")/lib/dprof_user.sh"
 dprof_user_setup dprof_ualloc
 
-if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
-	skip "perf built without DWARF support: no data-type profiling"
-fi
+dprof_user_need_dwarf
 case $(uname -m) in
 x86_64) ;;
 *)	skip "the recorder hooks allocators' entries on x86-64 only" ;;
 esac
-if ! gcc -g -O1 -fno-inline -o "${dir}/ualloc" "${src}/ualloc.c" 2> "${dir}/cc.err"; then
-	echo "${dprof_test} [Failed: build]"
-	cat "${dir}/cc.err"
-	exit 1
-fi
+dprof_user_build ualloc -fno-inline
 
 # record TAG OPTS... -- PROG ARGS...: ${dir}/TAG.data, its report TAG.rep
 # and TAG.json
@@ -41,12 +35,7 @@ record() {
 	local tag=$1
 
 	shift
-	if ! perf dprof record --sampler=soft --no-kmem -o "${dir}/${tag}.data" "$@" \
-			> "${dir}/${tag}.out" 2>&1; then
-		echo "${dprof_test} [Failed: record ${tag}]"
-		cat "${dir}/${tag}.out"
-		return 1
-	fi
+	dprof_user_record "${tag}" "$@" || return 1
 	perf dprof report --stdio -i "${dir}/${tag}.data" > "${dir}/${tag}.rep" 2>&1
 	perf dprof report --json -i "${dir}/${tag}.data" > "${dir}/${tag}.json" 2>&1
 }

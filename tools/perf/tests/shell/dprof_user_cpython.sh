@@ -28,9 +28,7 @@ if [ ! -x "${python}" ] || [ ! -f "${script}" ]; then
 	exit 2
 fi
 dprof_user_setup dprof_cpython
-if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
-	skip "perf built without DWARF support: no data-type profiling"
-fi
+dprof_user_need_dwarf
 
 if ! perf dprof record --sampler=soft --no-kmem -o "${dir}/py.data" -- \
 		"${python}" "${script}" 60 > "${dir}/record.out" 2>&1; then

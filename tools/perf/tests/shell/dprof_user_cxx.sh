@@ -20,9 +20,7 @@ dprof_test="dprof user C++ classes test"
 . "$(dirname "$0")/lib/dprof_user.sh"
 dprof_user_setup dprof_user_cxx
 
-if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
-	skip "perf built without DWARF support: no data-type profiling"
-fi
+dprof_user_need_dwarf
 command -v g++ >/dev/null || skip "no g++ to build the test program"
 command -v python3 >/dev/null || skip "no python3 to read --json"
 

@@ -23,22 +23,11 @@ dprof_test="dprof user headers test"
 . "$(dirname "$0")/lib/dprof_user.sh"
 dprof_user_setup dprof_headers
 
-if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
-	skip "perf built without DWARF support: no data-type profiling"
-fi
+dprof_user_need_dwarf
 command -v python3 > /dev/null || skip "no python3 to read the --json output"
-if ! gcc -g -O1 -fno-inline -o "${dir}/header" "${src}/header.c" 2> "${dir}/cc.err"; then
-	echo "${dprof_test} [Failed: build]"
-	cat "${dir}/cc.err"
-	exit 1
-fi
+dprof_user_build header -fno-inline
 
-if ! perf dprof record --sampler=soft --no-kmem -o "${dir}/h.data" \
-		-- "${dir}/header" 2000 3 > "${dir}/rec.out" 2>&1; then
-	echo "${dprof_test} [Failed: record]"
-	cat "${dir}/rec.out"
-	exit 1
-fi
+dprof_user_record h -- "${dir}/header" 2000 3 || exit 1
 {
 	perf dprof report --json -i "${dir}/h.data" > "${dir}/h.json"
 	perf dprof report --json --sort=site -i "${dir}/h.data" > "${dir}/site.json"

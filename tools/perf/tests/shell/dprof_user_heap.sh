@@ -23,11 +23,7 @@ dprof_test="dprof user heap test"
 . "$(dirname "$0")/lib/dprof_user.sh"
 dprof_user_setup dprof_heap
 
-if ! gcc -g -O1 -fno-inline -pthread -o "${dir}/heap" "${src}/heap.c" 2> "${dir}/cc.err"; then
-	echo "dprof user heap test [Failed: build]"
-	cat "${dir}/cc.err"
-	exit 1
-fi
+dprof_user_build heap -fno-inline -pthread
 
 # record MODE ARGS...: ${dir}/MODE.data, the program's output in MODE.out;
 # PRELOAD: a malloc replacement for the program (and perf), TAG: a name
@@ -36,16 +32,8 @@ record() {
 	local mode=$1 tag=${TAG:-$1}
 
 	shift
-	if ! LD_PRELOAD=${PRELOAD:-} perf dprof record --sampler=soft --no-kmem --heap-uprobes \
-			-o "${dir}/${tag}.data" -- "${dir}/${PROG:-heap}" "${mode}" "$@" \
-			> "${dir}/${tag}.out" 2>&1; then
-		echo "dprof user heap test [Failed: record ${tag}]"
-		cat "${dir}/${tag}.out"
-		return 1
-	fi
-	if grep -q 'cannot place uprobes' "${dir}/${tag}.out"; then
-		skip "$(grep -m1 'cannot place uprobes' "${dir}/${tag}.out")"
-	fi
+	LD_PRELOAD=${PRELOAD:-} dprof_user_record "${tag}" --heap-uprobes \
+		-- "${dir}/${PROG:-heap}" "${mode}" "$@" || return 1
 	# a row per type and site: the sites are what is tested
 	perf dprof report --stdio --sort=site -i "${dir}/${tag}.data" > "${dir}/${tag}.rep" 2>&1
 }

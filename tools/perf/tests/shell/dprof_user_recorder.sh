@@ -27,12 +27,8 @@ if [ ! -f "${perf_dir}/libperf-dprof-heap.so" ] &&
    [ ! -f "${perf_dir}/../lib/libperf-dprof-heap.so" ]; then
 	skip "no libperf-dprof-heap.so next to perf"
 fi
-if ! gcc -g -O1 -fno-inline -pthread -o "${dir}/heap" "${src}/heap.c" 2> "${dir}/cc.err" ||
-   ! gcc -g -O1 -fno-inline -o "${dir}/forks" "${src}/forks.c" 2>> "${dir}/cc.err"; then
-	echo "${dprof_test} [Failed: build]"
-	cat "${dir}/cc.err"
-	exit 1
-fi
+dprof_user_build heap -fno-inline -pthread
+dprof_user_build forks -fno-inline
 
 # record TAG [OPTS...] -- PROG ARGS...: ${dir}/TAG.data, its output TAG.out,
 # its report TAG.rep
@@ -40,12 +36,7 @@ record() {
 	local tag=$1
 
 	shift
-	if ! perf dprof record --sampler=soft --no-kmem -o "${dir}/${tag}.data" "$@" \
-			> "${dir}/${tag}.out" 2>&1; then
-		echo "${dprof_test} [Failed: record ${tag}]"
-		cat "${dir}/${tag}.out"
-		return 1
-	fi
+	dprof_user_record "${tag}" "$@" || return 1
 	perf dprof report --stdio -i "${dir}/${tag}.data" > "${dir}/${tag}.rep" 2>&1
 }
 

@@ -21,9 +21,7 @@ dprof_test="dprof user same code test"
 . "$(dirname "$0")/lib/dprof_user.sh"
 dprof_user_setup dprof_samecode
 
-if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
-	skip "perf built without DWARF support: no data-type profiling"
-fi
+dprof_user_need_dwarf
 
 for n in alpha beta; do
 	if ! gcc -g -O1 -fno-inline -no-pie -DSAMECODE_NAME="sc_${n}" \

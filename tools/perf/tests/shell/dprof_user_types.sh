@@ -21,9 +21,7 @@ dprof_test="dprof user types test"
 . "$(dirname "$0")/lib/dprof_user.sh"
 dprof_user_setup dprof_user
 
-if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
-	skip "perf built without DWARF support: no data-type profiling"
-fi
+dprof_user_need_dwarf
 
 # program, compiler and flags, the row dprof must show, its kind, and
 # record options (grow spends most of its time in the kernel: sample its

@@ -32,14 +32,8 @@ dprof_test="dprof user wrappers test"
 . "$(dirname "$0")/lib/dprof_user.sh"
 dprof_user_setup dprof_wrap
 
-if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
-	skip "perf built without DWARF support: no data-type profiling"
-fi
-if ! gcc -g -O1 -fno-inline -o "${dir}/wrap" "${src}/wrap.c" 2> "${dir}/cc.err"; then
-	echo "${dprof_test} [Failed: build]"
-	cat "${dir}/cc.err"
-	exit 1
-fi
+dprof_user_need_dwarf
+dprof_user_build wrap -fno-inline
 
 # record TAG PROG ARGS...: ${dir}/TAG.data and its report TAG.rep (and
 # TAG.json); RECORD_OPTS: for the recording
@@ -48,15 +42,7 @@ record() {
 
 	shift
 	# shellcheck disable=SC2086
-	if ! perf dprof record --sampler=soft --no-kmem ${RECORD_OPTS:-} -o "${dir}/${tag}.data" \
-			-- "$@" > "${dir}/${tag}.out" 2>&1; then
-		echo "${dprof_test} [Failed: record ${tag}]"
-		cat "${dir}/${tag}.out"
-		return 1
-	fi
-	if grep -q 'cannot place uprobes' "${dir}/${tag}.out"; then
-		skip "$(grep -m1 'cannot place uprobes' "${dir}/${tag}.out")"
-	fi
+	dprof_user_record "${tag}" ${RECORD_OPTS:-} -- "$@" || return 1
 	report "${tag}" "${tag}"
 }
 

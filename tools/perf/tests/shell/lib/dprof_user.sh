@@ -42,15 +42,54 @@ dprof_user_setup() {
 	command -v gcc >/dev/null || skip "no gcc to build the test programs"
 }
 
+# dprof_user_need_dwarf
+# Skip when perf has no DWARF support: no data-type profiling.
+dprof_user_need_dwarf() {
+	if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
+		skip "perf built without DWARF support: no data-type profiling"
+	fi
+}
+
+# dprof_user_build NAME [GCC_OPTS...]
+# ${src}/NAME.c built with gcc -g -O1 GCC_OPTS into ${dir}/NAME; exit 1
+# when the build fails.
+dprof_user_build() {
+	local name=$1
+
+	shift
+	if ! gcc -g -O1 "$@" -o "${dir}/${name}" "${src}/${name}.c" 2> "${dir}/cc.err"; then
+		echo "${dprof_test} [Failed: build ${name}]"
+		cat "${dir}/cc.err"
+		exit 1
+	fi
+}
+
+# dprof_user_record TAG [OPTS...] -- PROG ARGS...
+# PROG recorded with the software sampler and no kmem events into
+# ${dir}/TAG.data, perf's output in TAG.out; skip when the allocator's
+# uprobes cannot be placed; return 1 (said) when the recording fails.
+dprof_user_record() {
+	local tag=$1
+
+	shift
+	if ! perf dprof record --sampler=soft --no-kmem -o "${dir}/${tag}.data" "$@" \
+			> "${dir}/${tag}.out" 2>&1; then
+		echo "${dprof_test} [Failed: record ${tag}]"
+		cat "${dir}/${tag}.out"
+		return 1
+	fi
+	if grep -q 'cannot place uprobes' "${dir}/${tag}.out"; then
+		skip "$(grep -m1 'cannot place uprobes' "${dir}/${tag}.out")"
+	fi
+}
+
 # dprof_user_touch
 # touch.c, objects of known number touched in a known pattern, built with
 # DWARF into ${dir}/touch; skip when perf has no DWARF support (no
 # data-type profiling) or no python3 reads its --json; exit 1 when the
 # build fails.
 dprof_user_touch() {
-	if ! perf version --build-options 2>/dev/null | grep -q 'dwarf_getlocations: \[ on'; then
-		skip "perf built without DWARF support: no data-type profiling"
-	fi
+	dprof_user_need_dwarf
 	command -v python3 >/dev/null || skip "no python3 to read --json"
 	if ! gcc -O1 -g -fno-inline -o "${dir}/touch" "${src}/touch.c" 2> "${dir}/cc.err"; then
 		echo "${dprof_test} [Failed: build touch]"
