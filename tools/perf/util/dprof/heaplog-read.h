@@ -9,6 +9,15 @@
 struct perf_session;
 struct dprof_touches;
 
+/*
+ * The bytes of our header feature section @feat (DPROF_HEAPLOG_FEAT,
+ * DPROF_KMEM_FEAT), whose bit the caller found set: 0, with them in *@bufp
+ * (malloc'd; *@sizep, at least @min_size); -EINVAL when the file's section
+ * table or the section is damaged (or a pipe), or -ENOMEM.
+ */
+int dprof_feat__read(struct perf_session *session, int feat, u64 min_size,
+		     void **bufp, u64 *sizep);
+
 /* The recorder's file while perf record runs (heaplog.c). */
 struct dprof_heaplog_rec {
 	char	*path;

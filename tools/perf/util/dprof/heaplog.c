@@ -1436,37 +1436,62 @@ static int dprof_heaplog__summaries(struct dprof_heaplog *log, size_t first)
 	return 0;
 }
 
+int dprof_feat__read(struct perf_session *session, int feat, u64 min_size,
+		     void **bufp, u64 *sizep)
+{
+	struct perf_header *ph = &session->header;
+	int fd = perf_data__fd(session->data), idx;
+	struct perf_file_section sec;
+	struct stat st;
+	void *buf;
+
+	*bufp = NULL;
+	*sizep = 0;
+	idx = bitmap_weight(ph->adds_features, feat);
+	if (perf_data__is_pipe(session->data) || fstat(fd, &st) ||
+	    pread(fd, &sec, sizeof(sec), ph->feat_offset + idx * sizeof(sec)) != sizeof(sec) ||
+	    sec.size < min_size || sec.offset > (u64)st.st_size ||
+	    sec.size > (u64)st.st_size - sec.offset)
+		return -EINVAL;
+	buf = malloc(sec.size);
+	if (!buf)
+		return -ENOMEM;
+	if (pread(fd, buf, sec.size, sec.offset) != (ssize_t)sec.size) {
+		free(buf);
+		return -EINVAL;
+	}
+	*bufp = buf;
+	*sizep = sec.size;
+	return 0;
+}
+
 int dprof_heaplog__read(struct dprof_heaplog *log, struct perf_session *session)
 {
 	struct perf_header *ph = &session->header;
-	int fd = perf_data__fd(session->data), idx, err = 0;
 	size_t hdr = DPROF_HEAPLOG_FEAT_SIZE2;
 	struct dprof_heaplog_feat feat;
-	struct perf_file_section sec;
 	const u8 *p, *end;
-	u8 *buf = NULL;
-	struct stat st;
 	u32 segno = 0;
+	u64 len;
+	void *data;
+	u8 *buf;
+	int err;
 
 	memset(log, 0, sizeof(*log));
 	if (!test_bit(DPROF_HEAPLOG_FEAT, ph->adds_features))
 		return 0;
 	log->present = true;
-	idx = bitmap_weight(ph->adds_features, DPROF_HEAPLOG_FEAT);
-	if (perf_data__is_pipe(session->data) || fstat(fd, &st) ||
-	    pread(fd, &sec, sizeof(sec), ph->feat_offset + idx * sizeof(sec)) != sizeof(sec) ||
-	    sec.size < DPROF_HEAPLOG_FEAT_SIZE2 || sec.offset > (u64)st.st_size ||
-	    sec.size > (u64)st.st_size - sec.offset)
+	err = dprof_feat__read(session, DPROF_HEAPLOG_FEAT, DPROF_HEAPLOG_FEAT_SIZE2,
+			       &data, &len);
+	buf = data;
+	if (err == -EINVAL)
 		goto out_damaged;
-	buf = malloc(sec.size);
-	if (!buf)
-		return -ENOMEM;
-	if (pread(fd, buf, sec.size, sec.offset) != (ssize_t)sec.size)
-		goto out_damaged;
+	if (err)
+		return err;
 	memset(&feat, 0, sizeof(feat));
 	memcpy(&feat, buf, DPROF_HEAPLOG_FEAT_SIZE2);
 	if (!memcmp(feat.magic, DPROF_HEAPLOG_FEAT_MAGIC, sizeof(feat.magic))) {
-		if (sec.size < sizeof(feat))
+		if (len < sizeof(feat))
 			goto out_damaged;
 		memcpy(&feat, buf, sizeof(feat));
 		hdr = sizeof(feat);
@@ -1474,7 +1499,7 @@ int dprof_heaplog__read(struct dprof_heaplog *log, struct perf_session *session)
 		   memcmp(feat.magic, DPROF_HEAPLOG_FEAT_MAGIC1, sizeof(feat.magic))) {
 		goto out_damaged;
 	}
-	if (feat.size > sec.size - hdr)
+	if (feat.size > len - hdr)
 		goto out_damaged;
 	/* counts no log could hold: a damaged header, said as such */
 	if (feat.lost > DPROF_HEAPLOG_MAX_COUNT || feat.dropped > DPROF_HEAPLOG_MAX_COUNT ||
@@ -1511,12 +1536,12 @@ int dprof_heaplog__read(struct dprof_heaplog *log, struct perf_session *session)
 	/* the processes are those the events name, not a count to trust */
 	log->procs = dprof_heaplog__procs(log, NULL);
 	/* the recorders' notes, if any, after the segments */
-	if ((size_t)(buf + sec.size - end) >= 12 &&
+	if ((size_t)(buf + len - end) >= 12 &&
 	    !memcmp(end, DPROF_HEAPLOG_NOTES_MAGIC, 8)) {
 		u32 n;
 
 		memcpy(&n, end + 8, 4);
-		if (n <= DPROF_HEAPLOG_NOTES_SIZE && n <= (size_t)(buf + sec.size - end) - 12)
+		if (n <= DPROF_HEAPLOG_NOTES_SIZE && n <= (size_t)(buf + len - end) - 12)
 			log->notes = strndup((const char *)end + 12, n);
 	}
 out:

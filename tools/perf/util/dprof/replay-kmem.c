@@ -13,8 +13,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 #include <linux/bitmap.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
@@ -32,6 +30,7 @@
 #include "util/session.h"
 #include "util/symbol.h"
 #include "util/thread.h"
+#include "heaplog-read.h"
 #include "prune.h"
 #include "record.h"
 #include "replay.h"
@@ -714,30 +713,22 @@ int dprof_replay__kmem_summary(struct dprof_replay *r)
 {
 	struct perf_session *session = r->session;
 	struct perf_header *ph = &session->header;
-	int fd = perf_data__fd(session->data), idx, pass, err = 0;
 	const struct dprof_kmem_sum *sums;
 	struct dprof_kmem_feat feat;
-	struct perf_file_section sec;
-	struct stat st;
+	int pass, err;
+	u64 i, len;
 	void *buf;
-	u64 i;
 
 	if (!test_bit(DPROF_KMEM_FEAT, ph->adds_features))
 		return 0;
-	idx = bitmap_weight(ph->adds_features, DPROF_KMEM_FEAT);
-	if (perf_data__is_pipe(session->data) || fstat(fd, &st) ||
-	    pread(fd, &sec, sizeof(sec), ph->feat_offset + idx * sizeof(sec)) != sizeof(sec) ||
-	    sec.size < sizeof(feat) || sec.offset > (u64)st.st_size ||
-	    sec.size > (u64)st.st_size - sec.offset)
+	err = dprof_feat__read(session, DPROF_KMEM_FEAT, sizeof(feat), &buf, &len);
+	if (err == -EINVAL)
 		goto out_damaged;
-	buf = malloc(sec.size);
-	if (!buf)
-		return -ENOMEM;
-	if (pread(fd, buf, sec.size, sec.offset) != (ssize_t)sec.size)
-		goto out_free_damaged;
+	if (err)
+		return err;
 	memcpy(&feat, buf, sizeof(feat));
 	if (memcmp(feat.magic, DPROF_KMEM_FEAT_MAGIC, sizeof(feat.magic)) ||
-	    feat.nr_sums > (sec.size - sizeof(feat)) / sizeof(*sums) ||
+	    feat.nr_sums > (len - sizeof(feat)) / sizeof(*sums) ||
 	    feat.kernel_undecided > feat.samples)
 		goto out_free_damaged;
 	sums = buf + sizeof(feat);
