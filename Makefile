@@ -14,10 +14,12 @@
 #                      ASan + UBSan (FUZZ_N mutants, default 2000; long)
 #   make watch-fuzz    fuzz the slab_watch PMU in the KASAN + lockdep guest
 #                      (WATCH_FUZZ_SECONDS, default 600; not in make check)
-#   make bench         perf dprof's cost on real programs (Lua, redis) built
-#                      in REALPROG_DIR (default /work/realprogs; exit 2 when
+#   make bench         perf dprof's cost on real programs (Lua, CPython,
+#                      redis on this host and in the guest) built in
+#                      REALPROG_DIR (default /work/realprogs; exit 2 when
 #                      absent): time, RSS, file size against perf's own
-#                      (REPS, default 3; long, not in make check)
+#                      (REPS, default 3; BENCH: the parts; long, not in
+#                      make check)
 #   make clean         remove $(BUILD_DIR) (the unpacked source and ccache stay)
 #
 # Variables: BUILD_DIR, DPROF_CACHE, LINUX_SRC (a kernel tree to use instead

@@ -28,12 +28,25 @@
 #     'perf dprof record -a --no-heap -- sleep 600' records, against
 #     'perf record -a -e cpu-clock -- sleep 600' (goal 0.9x); the sleep is
 #     ended by a SIGINT to perf once redis-benchmark is done
+# server in the guest: the same redis-server launched under 'perf dprof
+#   record' in the 2-CPU QEMU guest of 'make run' (the patched kernel, whose
+#   vmlinux lets the record-end pass decode the kernel's samples; this host
+#   has none), GUEST_REQUESTS SETs then GETs (default 20000), one guest boot
+#   for all runs; skipped without $BUILD_DIR/kernel (make kernel):
+#   - the file against '--no-heap --no-kmem' (goal 3x)
+#   - 'perf dprof report' against 'perf report --sort type' on it, here,
+#     with -k the guest's vmlinux, after one report to keep its typings
+#     (goal 1.5x)
+#   - frees of unknown objects, as on the host (goal 1%)
+#   - the server's throughput while 'perf dprof record -a --no-heap'
+#     records the guest, against 'perf record -a -e cpu-clock' (goal 0.9x)
 # runtime allocator: CPython 3.11 running python/alloc.py (a dict/list/str
 #   churn through pymalloc, which the recorder wraps: about 3.5 million
 #   allocations a second, PY_ROUNDS rounds of work, default 150):
 #   - the CPU time of the whole 'perf dprof record' against --no-heap's
 #     (goal 1.3x)
 #   - the share of the samples in tracked heap objects (goal 25%)
+# BENCH (default "lua python redis guest") runs only the parts it names.
 # Each figure is the median of REPS runs (default 3), both sides measured
 # in the same round, one run at a time. Exits 2, measuring nothing, when
 # the programs are absent; a missing part is skipped with a line saying so,
@@ -47,6 +60,7 @@ reps=${REPS:-3}
 realdir=${REALPROG_DIR:-/work/realprogs}
 lua_secs=${LUA_SECONDS:-3}
 requests=${REQUESTS:-300000}
+guest_requests=${GUEST_REQUESTS:-20000}
 port=${PORT:-16379}
 py_rounds=${PY_ROUNDS:-150}
 
@@ -61,6 +75,17 @@ have_lua=0 have_redis=0 have_python=0
 [ -x "$python" ] && [ -f "$py_script" ] && have_python=1
 [ -x "$redis_dir/redis-server" ] && [ -x "$redis_dir/redis-benchmark" ] &&
 	[ -x "$redis_dir/redis-cli" ] && have_redis=1
+have_guest=0
+[ $have_redis = 1 ] && [ -f "$BUILD_DIR/kernel/arch/x86/boot/bzImage" ] &&
+	[ -f "$BUILD_DIR/kernel/vmlinux" ] && command -v qemu-system-x86_64 > /dev/null &&
+	have_guest=1
+# BENCH: the parts to run (default all); one not asked for is not said
+for part in lua python redis guest; do
+	case " ${BENCH:-lua python redis guest} " in
+	*" $part "*) ;;
+	*) eval "have_$part=-" ;;
+	esac
+done
 if [ $have_lua = 0 ] && [ $have_redis = 0 ] && [ $have_python = 0 ]; then
 	echo "bench-alloc: skipped: no $lua + $lua_script, no redis-server," \
 		"redis-benchmark, redis-cli in $redis_dir (build them: $realdir/README)" >&2
@@ -386,26 +411,166 @@ bench_redis() {
 	grep -m1 '^# user heap:' "$tmp/redis.rep" | cut -c1-160 || true
 }
 
+# ---- server in the guest ----
+
+# the guest's part of bench_guest_redis: REPS rounds of the server
+# recorded and driven, then driven while the guest is recorded whole;
+# its files in the job dir (/mnt)
+guest_script() {
+	cat <<EOF
+set -u
+ip link set lo up || exit 3
+R='$redis_dir' P='$PERF' N=$guest_requests
+EOF
+	cat <<'EOF'
+srv=("$R/redis-server" --port 16379 --bind 127.0.0.1 --save "" --appendonly no
+     --daemonize no --loglevel warning --dir /tmp)
+# up PID: the server answers, or PID is gone
+up() {
+	local i
+
+	for i in $(seq 600); do
+		"$R/redis-cli" -p 16379 ping 2> /dev/null | grep -q PONG && return 0
+		kill -0 "$1" 2> /dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+# SETs then GETs: the requests per second of both together
+drive() {
+	"$R/redis-benchmark" -h 127.0.0.1 -p 16379 -n "$N" -r 100000 -t set,get --csv \
+		> /tmp/b.csv 2> /dev/null || return 1
+	awk -F'"' '$2 == "SET" { s = $4 } $2 == "GET" { g = $4 }
+		END { if (s > 0 && g > 0) printf "%.0f\n", 2 / (1 / s + 1 / g); else exit 1 }' /tmp/b.csv
+}
+stop() {
+	"$R/redis-cli" -p 16379 shutdown nosave > /dev/null 2>&1
+	wait "$1"
+}
+# rec TAG OPTS...: the server under perf dprof record OPTS, to /mnt/TAG.data
+rec() {
+	local tag=$1 pid
+
+	shift
+	"$P" dprof record "$@" -o "/tmp/$tag.data" -- "${srv[@]}" > "/mnt/$tag.err" 2>&1 &
+	pid=$!
+	up $pid && drive > "/mnt/$tag.rps" && stop $pid &&
+		cp "/tmp/$tag.data" /mnt/ && rm "/tmp/$tag.data"
+}
+# under TAG PERF_ARGS...: the server driven while perf PERF_ARGS -- sleep
+# records the guest, ended by a SIGINT once the benchmark is done
+under() {
+	local tag=$1 pid ppid i
+
+	shift
+	"${srv[@]}" > /dev/null 2>&1 &
+	pid=$!
+	up $pid || return 1
+	"$P" "$@" -o /tmp/A.data -- sleep 600 > /dev/null 2> "/mnt/$tag.err" &
+	ppid=$!
+	for i in $(seq 100); do
+		[ -s /tmp/A.data ] && break
+		sleep 0.1
+	done
+	sleep 1
+	drive > "/mnt/$tag.rps" || return 1
+	kill -INT $ppid
+	wait $ppid
+	rm -f /tmp/A.data
+	stop $pid
+}
+EOF
+	cat <<EOF
+for i in \$(seq $reps); do
+	rec S\$i || exit 1
+	rec N\$i --no-heap --no-kmem || exit 1
+	# each first in turn
+	if [ \$((i % 2)) = 1 ]; then
+		under D\$i dprof record -a --no-heap || exit 1
+		under P\$i record -a -e cpu-clock || exit 1
+	else
+		under P\$i record -a -e cpu-clock || exit 1
+		under D\$i dprof record -a --no-heap || exit 1
+	fi
+done
+EOF
+}
+
+bench_guest_redis() {
+	local i s_size=() n_size=() d_wall=() p_wall=() unk=() r_dprof=() r_perf=()
+	local g=$tmp/guest vmlinux=$BUILD_DIR/kernel/vmlinux hdr kallocs kfrees ufrees
+
+	echo "server in the guest: $redis_dir/redis-server, redis-benchmark -n $guest_requests" \
+		"-r 100000 -t set,get, 2-CPU QEMU guest (median of $reps)"
+	mkdir -p "$g"
+	guest_script > "$g/run.sh"
+	if ! VM_JOBDIR=$g VM_TIMEOUT=$((600 * reps)) run "$REPO/scripts/run-in-vm.sh" \
+			"$BUILD_DIR/kernel/arch/x86/boot/bzImage" "bash /mnt/run.sh" \
+			> "$g/vm.log" 2>&1; then
+		echo "bench-alloc: the guest's runs failed" >&2
+		tail -5 "$g/vm.log" "$g"/*.err >&2
+		exit 1
+	fi
+	printf '  %-30s %10s %10s %8s\n' "" "perf dprof" baseline ratio
+	# the typings a first report keeps, as for a recording reported before
+	"$PERF" dprof report --stdio --type-cache-dir="$g/tc" -k "$vmlinux" -i "$g/S1.data" \
+		> /dev/null 2>&1
+	for ((i = 1; i <= reps; i++)); do
+		s_size+=("$(stat -c %s "$g/S$i.data")")
+		n_size+=("$(stat -c %s "$g/N$i.data")")
+		timed "$g/S.rep" "$g/rep.err" "$PERF" dprof report --stdio \
+			--type-cache-dir="$g/tc" -k "$vmlinux" -i "$g/S$i.data"
+		d_wall+=("$t_wall")
+		timed /dev/null "$g/rep.err" "$PERF" report --stdio --sort type -k "$vmlinux" \
+			-i "$g/S$i.data"
+		p_wall+=("$t_wall")
+		hdr=$(grep -m1 '^# address set:' "$g/S.rep" || true)
+		kallocs=$(echo "$hdr" | sed -nE 's/.* ([0-9]+) allocs, ([0-9]+) frees.*/\1/p')
+		kfrees=$(echo "$hdr" | sed -nE 's/.* ([0-9]+) allocs, ([0-9]+) frees.*/\2/p')
+		hdr=$(grep -m1 '^# lifetimes:' "$g/S.rep" || true)
+		ufrees=$(echo "$hdr" | sed -nE 's/.* ([0-9]+) frees of unknown objects.*/\1/p')
+		if [ -z "$kallocs" ] || [ -z "$ufrees" ]; then
+			echo "bench-alloc: no '# address set:' or '# lifetimes:' line in the report" >&2
+			exit 1
+		fi
+		unk+=("$(div "$((100 * ufrees))" "$((kallocs + kfrees))" 2)")
+		r_dprof+=("$(cat "$g/D$i.rps")")
+		r_perf+=("$(cat "$g/P$i.rps")")
+	done
+	row "perf.data (MB)" "$(mb "$(median "${s_size[@]}")")" "$(mb "$(median "${n_size[@]}")")" \
+		"<= 3" "perf dprof record --no-heap --no-kmem"
+	row "report wall (s)" "$(median "${d_wall[@]}")" "$(median "${p_wall[@]}")" \
+		"<= 1.5" "perf report --stdio --sort type"
+	row "throughput (requests/s)" "$(median "${r_dprof[@]}")" "$(median "${r_perf[@]}")" \
+		">= 0.9" "perf record -a -e cpu-clock (dprof: -a --no-heap)"
+	i=$(median "${unk[@]}")
+	printf '  %-30s %9s%% %10s %8s  goal %-7s %-6s  of the kmem events (allocs + frees)\n' \
+		"frees of unknown objects" "$i" "" "" "<= 1%" \
+		"$(awk -v v="$i" 'BEGIN { print v <= 1 ? "ok" : "MISSED" }')"
+	echo "  last run, launched: $(sed -n 's/^\[ perf dprof: \(kmem events of .*\) \]$/\1/p' \
+		"$g/S$reps.err")"
+	echo "  last run, -a: $(sed -n 's/^\[ perf dprof: \(kmem events of .*\) \]$/\1/p' \
+		"$g/D$reps.err")"
+}
+
 echo "perf dprof on real programs: $PERF, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 skipped=0
-if [ $have_lua = 1 ]; then
-	bench_lua
-else
-	echo "interpreter: no $lua or $lua_script: not measured"
-	skipped=1
-fi
-echo
-if [ $have_python = 1 ]; then
-	bench_python
-else
-	echo "runtime allocator: no $python or $py_script: not measured"
-	skipped=1
-fi
-echo
-if [ $have_redis = 1 ]; then
-	bench_redis
-else
-	echo "server: no redis-server, redis-benchmark, redis-cli in $redis_dir: not measured"
-	skipped=1
-fi
+# part HAVE FUNC WHY: FUNC's figures after a blank line, or WHY it was not
+# measured (HAVE 0), or nothing (not asked for)
+part() {
+	[ "$1" != - ] || return 0
+	echo
+	if [ "$1" = 1 ]; then
+		"$2"
+	else
+		echo "$3"
+		skipped=1
+	fi
+}
+part $have_lua bench_lua "interpreter: no $lua or $lua_script: not measured"
+part $have_python bench_python "runtime allocator: no $python or $py_script: not measured"
+part $have_redis bench_redis \
+	"server: no redis-server, redis-benchmark, redis-cli in $redis_dir: not measured"
+part $have_guest bench_guest_redis \
+	"server in the guest: no guest kernel ($BUILD_DIR/kernel: make kernel), QEMU or redis: not measured"
 [ $skipped = 0 ] || exit 2
