@@ -29,13 +29,16 @@
 #include "util/symbol.h"
 #include "util/thread.h"
 #include "hashfn.h"
+#include "heaplog.h"
+#include "heaplog-read.h"
 #include "profile.h"
 #include "replay.h"
 #include "replay-heap.h"
 #include "replay-obj.h"
+#include "replay-source.h"
 #include "sink.h"
 
-int dprof_replay__heaps_init(struct dprof_replay *r)
+static int dprof_replay__heaps_init(struct dprof_replay *r)
 {
 	r->heaps = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 	if (IS_ERR(r->heaps)) {
@@ -89,7 +92,7 @@ static struct dprof_addrset *dprof_replay__heap(struct dprof_replay *r, u32 pid,
 	return as;
 }
 
-struct dprof_addrset *dprof_replay__heap_of(struct dprof_replay *r, u32 pid)
+static struct dprof_addrset *dprof_replay__heap_of(struct dprof_replay *r, u32 pid)
 {
 	return dprof_replay__heap(r, pid, /*create=*/false);
 }
@@ -355,7 +358,7 @@ static void dprof_replay__heap_chains_free(struct dprof_replay *r)
 	r->heap_chains = NULL;
 }
 
-void dprof_replay__heaps_exit(struct dprof_replay *r)
+static void dprof_replay__heaps_exit(struct dprof_replay *r)
 {
 	struct hashmap_entry *cur;
 	size_t bkt;
@@ -471,7 +474,8 @@ static int dprof_replay__exit_obj(struct dprof_obj *obj, void *arg)
 	return dprof_replay__sinks_obj(w->r, obj, w->time, w->cpu, /*alloc=*/false);
 }
 
-int dprof_replay__heap_exit_process(struct dprof_replay *r, u32 pid, u64 time, u32 cpu)
+static int dprof_replay__heap_exit_process(struct dprof_replay *r, u32 pid, u64 time,
+					   u32 cpu)
 {
 	struct dprof_exit_walk w = { .r = r, .time = time, .cpu = cpu };
 	struct dprof_addrset *as;
@@ -652,9 +656,9 @@ static int dprof_replay__heap_typed(struct dprof_replay *r, struct thread *threa
 	return dprof_replay__heap_hit(r, &part, acc);
 }
 
-int dprof_replay__heap_access(struct dprof_replay *r, struct thread *thread,
-			      struct evsel *evsel, struct dprof_obj *obj,
-			      struct dprof_access *acc)
+static int dprof_replay__heap_access(struct dprof_replay *r, struct thread *thread,
+				     struct evsel *evsel, struct dprof_obj *obj,
+				     struct dprof_access *acc)
 {
 	u64 offset = acc->addr - obj->base;
 	enum dprof_heap_untyped why;
@@ -679,3 +683,88 @@ int dprof_replay__heap_access(struct dprof_replay *r, struct thread *thread,
 	err = dprof_replay__count_access(r, cls, thread, offset, acc);
 	return err ?: dprof_replay__heap_hit(r, obj, acc);
 }
+
+/*
+ * The C library's allocator: the recorder dates most frees by the thread's
+ * next timed event, so an object lives on in the replay while free() puts
+ * its memory on a free list, and malloc() reads that back: those accesses
+ * are the allocator's, not the object's.
+ */
+static const char * const dprof_allocator_fns[] = {
+	"malloc", "__libc_malloc", "_int_malloc", "malloc_consolidate",
+	"free", "cfree", "__libc_free", "_int_free", "_int_free_merge_chunk",
+	"_int_free_create_chunk", "_int_free_maybe_consolidate", "unlink_chunk",
+	"calloc", "__libc_calloc", "realloc", "__libc_realloc", "_int_realloc",
+	"tcache_get", "tcache_put", "tcache_get_n", "tcache_put_n",
+};
+
+static bool dprof_replay__allocator_sym(struct thread *thread, u64 ip)
+{
+	struct addr_location al;
+	bool in = false;
+	size_t i;
+
+	addr_location__init(&al);
+	if (thread__find_symbol(thread, PERF_RECORD_MISC_USER, ip, &al) && al.map) {
+		const char *dso = dso__short_name(map__dso(al.map));
+
+		if (!dso || strncmp(dso, "libc", 4))
+			goto out;
+		for (i = 0; i < ARRAY_SIZE(dprof_allocator_fns); i++) {
+			if (!strcmp(al.sym->name, dprof_allocator_fns[i])) {
+				in = true;
+				break;
+			}
+		}
+	}
+out:
+	addr_location__exit(&al);
+	return in;
+}
+
+static bool dprof_replay__in_allocator(struct dprof_replay *r, struct thread *thread, u64 ip)
+{
+	struct dprof_heaplog *log = r->heaplog;
+	long in;
+
+	if (!log)
+		return false;
+	if (!log->allocator_ips) {
+		log->allocator_ips = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+		if (IS_ERR(log->allocator_ips)) {
+			log->allocator_ips = NULL;
+			return dprof_replay__allocator_sym(thread, ip);
+		}
+	}
+	if (hashmap__find(log->allocator_ips, ip, &in))
+		return in;
+	in = dprof_replay__allocator_sym(thread, ip);
+	hashmap__add(log->allocator_ips, ip, in);
+	return in;
+}
+
+/* An access sample to a live heap object of its thread's process. */
+static int dprof_heap__access(struct dprof_replay *r, struct thread *thread,
+			      struct evsel *evsel, struct dprof_access *acc)
+{
+	struct dprof_addrset *heap;
+	struct dprof_obj *obj;
+	int err;
+
+	if (machine__kernel_ip(r->res.machine, acc->addr) || !acc->thread)
+		return 0;
+	heap = dprof_replay__heap_of(r, thread__pid(acc->thread));
+	obj = heap ? dprof_addrset__find(heap, acc->addr) : NULL;
+	if (!obj || dprof_replay__in_allocator(r, thread, acc->ip))
+		return 0;
+	err = dprof_replay__heap_access(r, thread, evsel, obj, acc);
+	return err ?: 1;
+}
+
+const struct dprof_replay_source dprof_heap_source = {
+	.name		= "user heap",
+	.open		= dprof_replay__heaps_init,
+	.exit_process	= dprof_replay__heap_exit_process,
+	.access		= dprof_heap__access,
+	.exit		= dprof_replay__heaps_exit,
+};

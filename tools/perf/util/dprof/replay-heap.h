@@ -83,16 +83,4 @@ int dprof_replay__heap_alloc(struct dprof_replay *r, const struct dprof_heap_all
  */
 int dprof_replay__heap_free(struct dprof_replay *r, u32 pid, u32 cpu, u64 time, u64 ptr);
 
-/* For replay.c: the heaps' life, and the access samples that land there. */
-int dprof_replay__heaps_init(struct dprof_replay *r);
-void dprof_replay__heaps_exit(struct dprof_replay *r);
-/* The live heap objects of process @pid; NULL when it has none. */
-struct dprof_addrset *dprof_replay__heap_of(struct dprof_replay *r, u32 pid);
-/* Process @pid exits at @time on @cpu: its heap objects end with it. */
-int dprof_replay__heap_exit_process(struct dprof_replay *r, u32 pid, u64 time, u32 cpu);
-/* An access sample to @obj, a live heap object of @thread's process. */
-int dprof_replay__heap_access(struct dprof_replay *r, struct thread *thread,
-			      struct evsel *evsel, struct dprof_obj *obj,
-			      struct dprof_access *acc);
-
 #endif /* __PERF_DPROF_REPLAY_HEAP_H */

@@ -36,9 +36,9 @@
 #include "replay-heap.h"
 #include "replay-heapcfi.h"
 #include "recorder.h"
-#include "replay-heaplog.h"
+#include "replay-source.h"
 
-int dprof_replay__heaplog_open(struct dprof_replay *r)
+static int dprof_replay__heaplog_open(struct dprof_replay *r)
 {
 	struct dprof_heaplog *log = zalloc(sizeof(*log));
 	int err;
@@ -66,7 +66,7 @@ int dprof_replay__heaplog_open(struct dprof_replay *r)
 	return 0;
 }
 
-void dprof_replay__heaplog_close(struct dprof_replay *r)
+static void dprof_replay__heaplog_close(struct dprof_replay *r)
 {
 	if (r->heaplog) {
 		dprof_heaplog__exit(r->heaplog);
@@ -267,7 +267,8 @@ static int dprof_replay__heaplog_event(struct dprof_replay *r, struct machine *m
 	return dprof_replay__heap_alloc(r, &a, machine);
 }
 
-int dprof_replay__heaplog_until(struct dprof_replay *r, struct machine *machine, u64 time)
+static int dprof_replay__heaplog_until(struct dprof_replay *r, struct machine *machine,
+				       u64 time)
 {
 	struct dprof_heaplog *log = r->heaplog;
 	int err = 0;
@@ -277,68 +278,9 @@ int dprof_replay__heaplog_until(struct dprof_replay *r, struct machine *machine,
 	return err;
 }
 
-/*
- * The C library's allocator: the recorder dates most frees by the thread's
- * next timed event, so an object lives on in the replay while free() puts
- * its memory on a free list, and malloc() reads that back: those accesses
- * are the allocator's, not the object's.
- */
-static const char * const dprof_allocator_fns[] = {
-	"malloc", "__libc_malloc", "_int_malloc", "malloc_consolidate",
-	"free", "cfree", "__libc_free", "_int_free", "_int_free_merge_chunk",
-	"_int_free_create_chunk", "_int_free_maybe_consolidate", "unlink_chunk",
-	"calloc", "__libc_calloc", "realloc", "__libc_realloc", "_int_realloc",
-	"tcache_get", "tcache_put", "tcache_get_n", "tcache_put_n",
-};
-
-static bool dprof_replay__allocator_sym(struct thread *thread, u64 ip)
-{
-	struct addr_location al;
-	bool in = false;
-	size_t i;
-
-	addr_location__init(&al);
-	if (thread__find_symbol(thread, PERF_RECORD_MISC_USER, ip, &al) && al.map) {
-		const char *dso = dso__short_name(map__dso(al.map));
-
-		if (!dso || strncmp(dso, "libc", 4))
-			goto out;
-		for (i = 0; i < ARRAY_SIZE(dprof_allocator_fns); i++) {
-			if (!strcmp(al.sym->name, dprof_allocator_fns[i])) {
-				in = true;
-				break;
-			}
-		}
-	}
-out:
-	addr_location__exit(&al);
-	return in;
-}
-
-bool dprof_replay__in_allocator(struct dprof_replay *r, struct thread *thread, u64 ip)
-{
-	struct dprof_heaplog *log = r->heaplog;
-	long in;
-
-	if (!log)
-		return false;
-	if (!log->allocator_ips) {
-		log->allocator_ips = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
-		if (IS_ERR(log->allocator_ips)) {
-			log->allocator_ips = NULL;
-			return dprof_replay__allocator_sym(thread, ip);
-		}
-	}
-	if (hashmap__find(log->allocator_ips, ip, &in))
-		return in;
-	in = dprof_replay__allocator_sym(thread, ip);
-	hashmap__add(log->allocator_ips, ip, in);
-	return in;
-}
-
 /* A user sample in the recorder's code: the tracking's cost, not the program's. */
-bool dprof_replay__in_recorder(struct dprof_replay *r, struct machine *machine,
-			       const struct perf_sample *sample)
+static bool dprof_replay__in_recorder(struct dprof_replay *r, struct machine *machine,
+				      struct perf_sample *sample)
 {
 	struct thread *thread;
 	struct map *map;
@@ -359,3 +301,27 @@ bool dprof_replay__in_recorder(struct dprof_replay *r, struct machine *machine,
 	thread__put(thread);
 	return in;
 }
+
+static bool dprof_heaplog__own_sample(struct dprof_replay *r, struct machine *machine,
+				      struct perf_sample *sample)
+{
+	if (!dprof_replay__in_recorder(r, machine, sample))
+		return false;
+	r->rec.nr_recorder_samples++;
+	return true;
+}
+
+/* the log's last objects: no sample after them, but they count */
+static int dprof_heaplog__finish(struct dprof_replay *r)
+{
+	return dprof_replay__heaplog_until(r, &r->session->machines.host, ~0ULL);
+}
+
+const struct dprof_replay_source dprof_heaplog_source = {
+	.name		= "heap log",
+	.open		= dprof_replay__heaplog_open,
+	.until		= dprof_replay__heaplog_until,
+	.own_sample	= dprof_heaplog__own_sample,
+	.finish		= dprof_heaplog__finish,
+	.exit		= dprof_replay__heaplog_close,
+};

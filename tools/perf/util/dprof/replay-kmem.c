@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/bitmap.h>
+#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/zalloc.h>
@@ -30,36 +31,17 @@
 #include "util/session.h"
 #include "util/symbol.h"
 #include "util/thread.h"
+#include "hashfn.h"
 #include "heaplog-read.h"
 #include "prune.h"
 #include "record.h"
 #include "replay.h"
 #include "replay-kmem.h"
 #include "replay-obj.h"
+#include "replay-source.h"
 
 /* The largest kmalloc size class; larger ones come from the page allocator. */
 #define DPROF_KMALLOC_MAX_CACHE_SIZE	8192
-
-/*
- * A kmem class is (call site, size): a call site allocates from one cache.
- * The size goes in the top bits, which are all ones for a kernel text
- * address, so the key stays unique and gives the call site back.
- */
-#define DPROF_SITE_SIZE_SHIFT	48
-
-static u64 dprof_kmem_key(u64 call_site, u64 bytes_alloc)
-{
-	return call_site ^ (bytes_alloc << DPROF_SITE_SIZE_SHIFT);
-}
-
-u64 dprof_obj__site(const struct dprof_obj *obj)
-{
-	const struct dprof_class *cls = obj ? obj->priv : NULL;
-
-	if (!cls || (cls->kind != DPROF_KIND_SLAB && cls->kind != DPROF_KIND_KMALLOC))
-		return 0;
-	return dprof_kmem_key(cls->key, cls->alloc_size);
-}
 
 /*
  * NULL, or ZERO_SIZE_PTR ((void *)16): what kmalloc(0) returns and
@@ -709,7 +691,7 @@ static int dprof_replay__kmem_sum(struct dprof_replay *r, struct machine *machin
 	return 0;
 }
 
-int dprof_replay__kmem_summary(struct dprof_replay *r)
+static int dprof_replay__kmem_summary(struct dprof_replay *r)
 {
 	struct perf_session *session = r->session;
 	struct perf_header *ph = &session->header;
@@ -769,19 +751,114 @@ static const struct evsel_str_handler dprof_kmem_handlers[] = {
 	{ DPROF_KFREE_RCU_TRACEPOINT,	dprof_replay__kfree_rcu, },
 };
 
-int dprof_replay__kmem_handlers(struct dprof_replay *r)
+static void dprof_kmem__exit(struct dprof_replay *r)
 {
+	dprof_addrset__exit(&r->slabs);
+	hashmap__free(r->freed);
+	r->freed = NULL;
+	hashmap__free(r->parked);
+	r->parked = NULL;
+}
+
+static int dprof_kmem__open(struct dprof_replay *r)
+{
+	int err;
+
 	/*
 	 * A task's last frees (its mm, its files) come after its EXIT
 	 * record: keep exited threads, as perf report does, so that they
 	 * are still a followed task's (dprof_replay__followed()).
 	 */
 	symbol_conf.keep_exited_threads = true;
-	return perf_session__set_tracepoints_handlers(r->session, dprof_kmem_handlers);
+	err = perf_session__set_tracepoints_handlers(r->session, dprof_kmem_handlers);
+	if (err) {
+		pr_err("dprof: cannot set tracepoint handlers\n");
+		return err;
+	}
+	dprof_addrset__init(&r->slabs, dprof_snap_slab__release);
+	r->freed = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(r->freed)) {
+		r->freed = NULL;
+		return -ENOMEM;
+	}
+	r->parked = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (IS_ERR(r->parked)) {
+		r->parked = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
-bool dprof_kmem__is_alloc(const char *name)
+/* What the recording's kmem tracepoints say it holds. */
+static void dprof_kmem__tracepoint(struct dprof_replay *r, struct evsel *evsel __maybe_unused,
+				   const char *name)
 {
-	return !strcmp(name, dprof_kmem_handlers[0].name) ||
-	       !strcmp(name, dprof_kmem_handlers[1].name);
+	if (!strcmp(name, dprof_kmem_handlers[0].name) ||
+	    !strcmp(name, dprof_kmem_handlers[1].name))
+		r->rec.has_alloc = true;
+	if (!strcmp(name, DPROF_SNAPSHOT_TRACEPOINT))
+		r->rec.has_snapshot = true;
+	if (!strcmp(name, DPROF_SLAB_NEW_TRACEPOINT))
+		r->rec.has_slab_events = true;
 }
+
+/* The slab snapshot, read before the replay (see replay.c). */
+static int dprof_kmem__snapshot(struct dprof_replay *r, struct evsel *evsel,
+				struct perf_sample *sample,
+				struct machine *machine __maybe_unused)
+{
+	return dprof_replay__slab(r, evsel, sample, /*born=*/false);
+}
+
+/*
+ * An access to a live slab object, to one allocated before recording (the
+ * slab map), or to the memory of one freed during the recording: the
+ * memory is its cache's (the allocator's free list, a lockless reader of
+ * a SLAB_TYPESAFE_BY_RCU cache), counted there, with no object.
+ */
+static int dprof_kmem__access(struct dprof_replay *r, struct thread *thread,
+			      struct evsel *evsel __maybe_unused, struct dprof_access *acc)
+{
+	struct dprof_obj *obj = dprof_addrset__find(&r->as, acc->addr);
+	struct dprof_class *cls;
+	int err;
+
+	if (!obj) {
+		u64 base;
+
+		err = dprof_replay__earlier_obj(r, acc->addr, acc->cpu, &obj, &cls, &base);
+		if (err < 0)
+			return err;
+		if (err > 0) {
+			r->prof.resolved_free++;
+			err = dprof_replay__count_access(r, cls, thread, acc->addr - base, acc);
+			return err ?: 1;
+		}
+	}
+	if (!obj) {
+		struct dprof_obj *dead = dprof_addrset__find(&r->dead, acc->addr);
+
+		if (!dead)
+			return 0;
+		r->prof.resolved_free++;
+		err = dprof_replay__count_access(r, dead->priv, thread,
+						 acc->addr - dead->base, acc);
+		return err ?: 1;
+	}
+	r->prof.resolved_earlier += obj->earlier;
+	dprof_obj__sampled(obj);
+	dprof_obj__mark_bounce(obj, acc->cpu);
+	err = dprof_replay__count_access(r, obj->priv, thread, acc->addr - obj->base, acc);
+	return err ?: 1;
+}
+
+const struct dprof_replay_source dprof_kmem_source = {
+	.name		= "kmem",
+	.open		= dprof_kmem__open,
+	.tracepoint	= dprof_kmem__tracepoint,
+	.first_tp	= DPROF_SNAPSHOT_TRACEPOINT,
+	.first		= dprof_kmem__snapshot,
+	.access		= dprof_kmem__access,
+	.finish		= dprof_replay__kmem_summary,
+	.exit		= dprof_kmem__exit,
+};

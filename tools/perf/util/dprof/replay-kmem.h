@@ -13,22 +13,16 @@ struct evsel;
 struct perf_sample;
 
 /*
- * The kernel's address set (replay-kmem.c), driven by replay.c: its
- * tracepoints' handlers, whether @name is one of its allocation events;
- * the allocation call site of a slab object; an object of the slab map
- * that holds @addr, allocated before recording (1, with its class and
- * base; 0: none; or -errno); a snapshot or new slab event of the slab
- * map; the release of its entries.
+ * The slab map of the kernel's address set (replay-kmem.c), which its
+ * source (dprof_kmem_source, replay-source.h) drives: an object of the
+ * slab map that holds @addr, allocated before recording (1, with its
+ * class and base; 0: none; or -errno); a snapshot or new slab event of
+ * the slab map; the release of its entries.
  */
-int dprof_replay__kmem_handlers(struct dprof_replay *r);
-bool dprof_kmem__is_alloc(const char *name);
-u64 dprof_obj__site(const struct dprof_obj *obj);
 int dprof_replay__earlier_obj(struct dprof_replay *r, u64 addr, u32 cpu,
 			      struct dprof_obj **objp, struct dprof_class **clsp, u64 *basep);
 int dprof_replay__slab(struct dprof_replay *r, struct evsel *evsel,
 		       struct perf_sample *sample, bool born);
 void dprof_snap_slab__release(struct dprof_addrset *as, struct dprof_obj *obj, bool freed);
-/* After the events: the counts of the objects left out when recorded (prune.c). */
-int dprof_replay__kmem_summary(struct dprof_replay *r);
 
 #endif /* __PERF_DPROF_REPLAY_KMEM_H */

@@ -58,6 +58,15 @@ int dprof_replay__start_obj(struct dprof_replay *r, struct dprof_addrset *as,
 	return dprof_replay__sinks_obj(r, obj, time, cpu, /*alloc=*/true);
 }
 
+u64 dprof_obj__site(const struct dprof_obj *obj)
+{
+	const struct dprof_class *cls = obj ? obj->priv : NULL;
+
+	if (!cls || (cls->kind != DPROF_KIND_SLAB && cls->kind != DPROF_KIND_KMALLOC))
+		return 0;
+	return dprof_kmem_key(cls->key, cls->alloc_size);
+}
+
 void dprof_obj__sampled(struct dprof_obj *obj)
 {
 	struct dprof_class *cls = obj->priv;

@@ -52,6 +52,21 @@ int dprof_replay__count_access(struct dprof_replay *r, struct dprof_class *cls,
 			       struct thread *thread, u64 offset,
 			       struct dprof_access *acc);
 
+/*
+ * A kmem class is (call site, size): a call site allocates from one cache.
+ * The size goes in the top bits, which are all ones for a kernel text
+ * address, so the key stays unique and gives the call site back.
+ */
+#define DPROF_SITE_SIZE_SHIFT	48
+
+static inline u64 dprof_kmem_key(u64 call_site, u64 bytes_alloc)
+{
+	return call_site ^ (bytes_alloc << DPROF_SITE_SIZE_SHIFT);
+}
+
+/* The allocation call site of a slab object's class (its kmem key), or 0. */
+u64 dprof_obj__site(const struct dprof_obj *obj);
+
 /* @obj is touched by @cpu: it bounced if that is not its allocating CPU. */
 void dprof_obj__sampled(struct dprof_obj *obj);
 void dprof_obj__mark_bounce(struct dprof_obj *obj, u32 cpu);

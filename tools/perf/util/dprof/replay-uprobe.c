@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/err.h>
+#include <linux/string.h>
 #include <linux/zalloc.h>
 
 #include "util/addr_location.h"
@@ -26,10 +27,11 @@
 #include "util/thread.h"
 #include "util/unwind.h"
 #include "hashfn.h"
+#include "heapprobe.h"
 #include "replay.h"
 #include "replay-heap.h"
 #include "replay-obj.h"
-#include "replay-uprobe.h"
+#include "replay-source.h"
 
 /* operator new calls malloc: nested calls to follow per thread */
 #define DPROF_HEAP_DEPTH	4
@@ -211,13 +213,13 @@ static int dprof_uprobe__return(struct dprof_replay *r, struct evsel *evsel,
 	return dprof_replay__heap_alloc(r, &a, machine);
 }
 
-void dprof_replay__uprobe_add(struct dprof_replay *r, struct evsel *evsel,
-			      const char *name)
+static void dprof_replay__uprobe_add(struct dprof_replay *r, struct evsel *evsel,
+				     const char *name)
 {
 	const char *event = strchr(name, ':');
 	size_t len;
 
-	if (!event)
+	if (!strstarts(name, DPROF_HEAP_GROUP) || !event)
 		return;
 	event++;
 	len = strlen(event);
@@ -246,8 +248,8 @@ void dprof_replay__uprobe_add(struct dprof_replay *r, struct evsel *evsel,
  * the call site a return probe went back to.  The tracking's cost, not
  * the program's.  An x86 instruction is 15 bytes at most.
  */
-bool dprof_replay__in_uprobe_trap(struct dprof_replay *r, struct machine *machine,
-				  struct perf_sample *sample)
+static bool dprof_replay__in_uprobe_trap(struct dprof_replay *r, struct machine *machine,
+					 struct perf_sample *sample)
 {
 	struct addr_location al;
 	struct thread *thread;
@@ -281,7 +283,7 @@ bool dprof_replay__in_uprobe_trap(struct dprof_replay *r, struct machine *machin
 	return trap;
 }
 
-void dprof_replay__uprobes_exit(struct dprof_replay *r)
+static void dprof_replay__uprobes_exit(struct dprof_replay *r)
 {
 	struct hashmap_entry *cur;
 	size_t bkt;
@@ -299,3 +301,19 @@ void dprof_replay__uprobes_exit(struct dprof_replay *r)
 	hashmap__free(r->heap_calls);
 	r->heap_calls = NULL;
 }
+
+static bool dprof_uprobe__own_sample(struct dprof_replay *r, struct machine *machine,
+				     struct perf_sample *sample)
+{
+	if (!dprof_replay__in_uprobe_trap(r, machine, sample))
+		return false;
+	r->rec.nr_trap_samples++;
+	return true;
+}
+
+const struct dprof_replay_source dprof_uprobe_source = {
+	.name		= "allocator uprobes",
+	.tracepoint	= dprof_replay__uprobe_add,
+	.own_sample	= dprof_uprobe__own_sample,
+	.exit		= dprof_replay__uprobes_exit,
+};

@@ -10,7 +10,12 @@
  * need the stream.  The address set's sources each have a file:
  * replay-kmem.c (the slab allocator's events and the slab map),
  * replay-heap.c (the user heap) fed by replay-uprobe.c (the allocator's
- * uprobes) and replay-heaplog.c (the preloaded recorder's log).
+ * uprobes) and replay-heaplog.c (the preloaded recorder's log).  This file
+ * drives them through one table of hooks (struct dprof_replay_source,
+ * replay-source.h: open, their tracepoints, the first pass's, their events
+ * up to a time, their own samples, a process's exit, an access in their
+ * objects, finish, exit), and they call down into replay-obj.c (objects
+ * to the sinks, accesses counted), never back into this file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,15 +52,11 @@
 #include "util/symbol.h"
 #include "util/thread.h"
 #include "util/tool.h"
-#include "heapprobe.h"
+#include "heaplog.h"
 #include "record.h"
 #include "replay.h"
-#include "replay-heap.h"
-#include "heaplog.h"
-#include "replay-heaplog.h"
-#include "replay-kmem.h"
 #include "replay-obj.h"
-#include "replay-uprobe.h"
+#include "replay-source.h"
 #include "hashfn.h"
 #include "sink.h"
 #include "ea.h"
@@ -68,6 +69,51 @@
 /* x86-64 THREAD_SIZE with KASAN off; stack slots are not a data type */
 #define DPROF_STACK_SPAN	(16 * 1024)
 
+/*
+ * The event sources, in the order they are asked: the recorder's log is
+ * handed to the heap before anything else of the same time; an access
+ * goes to the first source whose objects hold its address (the user heap
+ * takes only user addresses, the kernel's address set only the kernel's).
+ */
+static const struct dprof_replay_source *const dprof_replay_sources[] = {
+	&dprof_heaplog_source,
+	&dprof_uprobe_source,
+	&dprof_heap_source,
+	&dprof_kmem_source,
+};
+
+/* Every source's events up to @time, before the recording's event at @time. */
+static int dprof_replay__until(struct dprof_replay *r, struct machine *machine, u64 time)
+{
+	const struct dprof_replay_source *src;
+	size_t i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(dprof_replay_sources); i++) {
+		src = dprof_replay_sources[i];
+		if (src->until) {
+			err = src->until(r, machine, time);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* The source whose tracepoint the first pass reads (the slab snapshot), or NULL. */
+static const struct dprof_replay_source *dprof_replay__first_source(void)
+{
+	const struct dprof_replay_source *src;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(dprof_replay_sources); i++) {
+		src = dprof_replay_sources[i];
+		if (src->first_tp)
+			return src;
+	}
+	return NULL;
+}
+
 /* ---------------------------------------------------------------------- */
 /* before the replay: the slab snapshot, kernel code's first samples       */
 
@@ -75,13 +121,6 @@ struct dprof_preload {
 	struct perf_tool	tool;
 	struct dprof_replay	*r;
 };
-
-static int dprof_preload__snapshot(struct dprof_replay *r, struct evsel *evsel,
-				   struct perf_sample *sample,
-				   struct machine *machine __maybe_unused)
-{
-	return dprof_replay__slab(r, evsel, sample, /*born=*/false);
-}
 
 /* An access sample of kernel code: see dprof_resolver__note_sample(). */
 static int dprof_preload__access(struct dprof_replay *r,
@@ -120,12 +159,13 @@ static bool dprof_preload__is_access(struct evsel *evsel)
 
 static void dprof_preload__scan_evlist(struct evlist *evlist)
 {
+	const struct dprof_replay_source *first = dprof_replay__first_source();
 	struct evsel *evsel;
 
 	evlist__for_each_entry(evlist, evsel) {
-		if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT &&
-		    !strcmp(evsel__name(evsel), DPROF_SNAPSHOT_TRACEPOINT))
-			evsel->handler = dprof_preload__snapshot;
+		if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT && first &&
+		    !strcmp(evsel__name(evsel), first->first_tp))
+			evsel->handler = first->first;
 		else if (dprof_preload__is_access(evsel))
 			evsel->handler = dprof_preload__access;
 	}
@@ -355,6 +395,7 @@ static int dprof_replay__scan(struct dprof_replay *r)
 {
 	struct perf_session *session = r->session;
 	struct perf_header *header = &session->header;
+	const struct dprof_replay_source *first = dprof_replay__first_source();
 	struct dprof_scan sc = { .r = r, };
 	struct perf_sample *samples = NULL;
 	u64 start, shift, end, i;
@@ -372,8 +413,8 @@ static int dprof_replay__scan(struct dprof_replay *r)
 	    __builtin_add_overflow(header->data_offset, header->data_size, &end) ||
 	    end > (u64)st.st_size)
 		return 1;
-	sc.snapshot = evlist__find_tracepoint_by_name(session->evlist,
-						      DPROF_SNAPSHOT_TRACEPOINT);
+	sc.snapshot = first ? evlist__find_tracepoint_by_name(session->evlist,
+							      first->first_tp) : NULL;
 	sc.access = calloc(session->evlist->core.nr_entries, sizeof(*sc.access));
 	if (!sc.access)
 		return 1;
@@ -408,7 +449,7 @@ static int dprof_replay__scan(struct dprof_replay *r)
 			goto out;
 	}
 	for (i = 0, err = 0; i < sc.nr_offs && !err; i++)
-		err = dprof_replay__slab(r, sc.snapshot, &samples[i], /*born=*/false);
+		err = first->first(r, sc.snapshot, &samples[i], &session->machines.host);
 	if (!err && sc.user) {
 		const char *const *names;
 		size_t nr = dprof_userfiles__sampled(sc.user, &names);
@@ -503,21 +544,26 @@ static int dprof_replay__mmap2(const struct perf_tool *tool, union perf_event *e
 	return err;
 }
 
-/* A process exits: its heap objects end with it. */
+/* A process exits: the objects it left (its heap) end with it. */
 static int dprof_replay__exit_event(const struct perf_tool *tool, union perf_event *event,
 				    struct perf_sample *sample, struct machine *machine)
 {
 	struct dprof_replay *r = container_of(tool, struct dprof_replay, tool);
-	int err = dprof_replay__heaplog_until(r, machine, sample->time);
+	const struct dprof_replay_source *src;
+	int err = dprof_replay__until(r, machine, sample->time);
+	size_t i;
 
 	if (err)
 		return err;
 	if (event->fork.pid == event->fork.tid) {
-		err = dprof_replay__heap_exit_process(r, event->fork.pid,
-						      sample->time, sample->cpu);
-
-		if (err)
-			return err;
+		for (i = 0; i < ARRAY_SIZE(dprof_replay_sources); i++) {
+			src = dprof_replay_sources[i];
+			if (!src->exit_process)
+				continue;
+			err = src->exit_process(r, event->fork.pid, sample->time, sample->cpu);
+			if (err)
+				return err;
+		}
 	}
 	return perf_event__process_exit(tool, event, sample, machine);
 }
@@ -643,54 +689,21 @@ static bool dprof_replay__unskid(struct dprof_replay *r, struct thread *thread,
 static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thread,
 				      struct evsel *evsel, struct dprof_access *acc)
 {
+	const struct dprof_replay_source *src;
 	struct dprof_typed typed;
 	struct dprof_static st;
-	struct dprof_obj *obj;
 	struct dprof_class *cls;
+	size_t i;
+	int ret;
 
-	obj = dprof_addrset__find(&r->as, acc->addr);
-	if (!obj && !machine__kernel_ip(r->res.machine, acc->addr) && acc->thread) {
-		struct dprof_addrset *heap = dprof_replay__heap_of(r, thread__pid(acc->thread));
-
-		obj = heap ? dprof_addrset__find(heap, acc->addr) : NULL;
-		if (obj && dprof_replay__in_allocator(r, thread, acc->ip))
-			obj = NULL;
-		if (obj)
-			return dprof_replay__heap_access(r, thread, evsel, obj, acc);
-	}
-	if (!obj) {
-		u64 base;
-		int ret = dprof_replay__earlier_obj(r, acc->addr, acc->cpu, &obj,
-						    &cls, &base);
-
-		if (ret < 0)
-			return ret;
-		if (ret > 0) {
-			r->prof.resolved_free++;
-			return dprof_replay__count_access(r, cls, thread,
-							  acc->addr - base, acc);
-		}
-	}
-	/*
-	 * An object freed during the recording: the memory is its cache's
-	 * (the allocator's free list, a lockless reader of a
-	 * SLAB_TYPESAFE_BY_RCU cache), counted there, with no object.
-	 */
-	if (!obj) {
-		struct dprof_obj *dead = dprof_addrset__find(&r->dead, acc->addr);
-
-		if (dead) {
-			r->prof.resolved_free++;
-			return dprof_replay__count_access(r, dead->priv, thread,
-							  acc->addr - dead->base, acc);
-		}
-	}
-	if (obj) {
-		cls = obj->priv;
-		r->prof.resolved_earlier += obj->earlier;
-		dprof_obj__sampled(obj);
-		dprof_obj__mark_bounce(obj, acc->cpu);
-		return dprof_replay__count_access(r, cls, thread, acc->addr - obj->base, acc);
+	/* an object of a source's address set: a live one, or what it was */
+	for (i = 0; i < ARRAY_SIZE(dprof_replay_sources); i++) {
+		src = dprof_replay_sources[i];
+		if (!src->access)
+			continue;
+		ret = src->access(r, thread, evsel, acc);
+		if (ret)
+			return ret < 0 ? ret : 0;
 	}
 
 	if (!dprof_resolver__static(&r->res, thread, acc->addr, &st)) {
@@ -1038,7 +1051,9 @@ static int dprof_replay__sample(const struct perf_tool *tool,
 				struct evsel *evsel, struct machine *machine)
 {
 	struct dprof_replay *r = container_of(tool, struct dprof_replay, tool);
-	int err = dprof_replay__heaplog_until(r, machine, sample->time);
+	const struct dprof_replay_source *src;
+	int err = dprof_replay__until(r, machine, sample->time);
+	size_t i;
 
 	if (err)
 		return err;
@@ -1051,13 +1066,11 @@ static int dprof_replay__sample(const struct perf_tool *tool,
 		return 0;
 	if (!r->access_evsel)
 		r->access_evsel = evsel;
-	if (dprof_replay__in_recorder(r, machine, sample)) {
-		r->rec.nr_recorder_samples++;
-		return 0;
-	}
-	if (dprof_replay__in_uprobe_trap(r, machine, sample)) {
-		r->rec.nr_trap_samples++;
-		return 0;
+	/* a source's own cost (its recorder's code, its probes' traps) */
+	for (i = 0; i < ARRAY_SIZE(dprof_replay_sources); i++) {
+		src = dprof_replay_sources[i];
+		if (src->own_sample && src->own_sample(r, machine, sample))
+			return 0;
 	}
 	dprof_resolver__advance(&r->res, sample->time);
 	return dprof_replay__access(r, evsel, sample, machine);
@@ -1065,21 +1078,20 @@ static int dprof_replay__sample(const struct perf_tool *tool,
 
 static void dprof_replay__scan_evlist(struct dprof_replay *r, struct evlist *evlist)
 {
+	const struct dprof_replay_source *src;
 	struct evsel *evsel;
+	size_t i;
 
 	evlist__for_each_entry(evlist, evsel) {
 		u64 type = evsel->core.attr.sample_type;
 		const char *name = evsel__name(evsel);
 
 		if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT) {
-			if (strstarts(name, DPROF_HEAP_GROUP))
-				dprof_replay__uprobe_add(r, evsel, name);
-			if (dprof_kmem__is_alloc(name))
-				r->rec.has_alloc = true;
-			if (!strcmp(name, DPROF_SNAPSHOT_TRACEPOINT))
-				r->rec.has_snapshot = true;
-			if (!strcmp(name, DPROF_SLAB_NEW_TRACEPOINT))
-				r->rec.has_slab_events = true;
+			for (i = 0; i < ARRAY_SIZE(dprof_replay_sources); i++) {
+				src = dprof_replay_sources[i];
+				if (src->tracepoint)
+					src->tracepoint(r, evsel, name);
+			}
 			continue;
 		}
 		if (evsel__is_dummy_event(evsel))
@@ -1259,6 +1271,8 @@ void dprof_replay__keep_typings(struct dprof_replay *r, const char *dir)
 
 int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 {
+	const struct dprof_replay_source *src;
+	size_t i;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -1291,9 +1305,6 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 	err = dprof_replay__check_file(path);
 	if (err)
 		return err;
-	err = dprof_replay__heaps_init(r);
-	if (err)
-		return err;
 	r->session = perf_session__new(&r->data, &r->tool);
 	if (IS_ERR(r->session)) {
 		err = PTR_ERR(r->session);
@@ -1303,15 +1314,13 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 	r->session->itrace_synth_opts = &r->itrace;
 	/* nothing keeps pointers into the events: the pages read can go */
 	r->session->drop_read_data = true;
-	err = dprof_replay__kmem_handlers(r);
-	if (err) {
-		pr_err("dprof: cannot set tracepoint handlers\n");
-		goto out_delete;
+	for (i = 0; i < ARRAY_SIZE(dprof_replay_sources); i++) {
+		src = dprof_replay_sources[i];
+		err = src->open ? src->open(r) : 0;
+		if (err)
+			goto out_delete;
 	}
 	dprof_replay__scan_evlist(r, r->session->evlist);
-	err = dprof_replay__heaplog_open(r);
-	if (err)
-		goto out_delete;
 
 	symbol_conf.try_vmlinux_path = true;
 	/* data-type profiling of operands, for addresses nothing else covers */
@@ -1326,25 +1335,12 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 		goto out_annotate;
 
 	dprof_addrset__init(&r->as, NULL);
-	dprof_addrset__init(&r->slabs, dprof_snap_slab__release);
 	dprof_addrset__init(&r->dead, NULL);
 	dprof_addrset__set_pool(&r->as, &r->pool);
 	dprof_addrset__set_pool(&r->dead, &r->pool);
-	r->freed = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
-	if (IS_ERR(r->freed)) {
-		r->freed = NULL;
-		err = -ENOMEM;
-		goto out_annotate;
-	}
-	r->parked = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
-	if (IS_ERR(r->parked)) {
-		r->parked = NULL;
-		err = -ENOMEM;
-		goto out_freed;
-	}
 	err = dprof_profile__init(&r->prof);
 	if (err)
-		goto out_freed;
+		goto out_annotate;
 	err = dprof_resolver__init(&r->res, &r->session->machines.host);
 	if (err)
 		goto out_profile;
@@ -1354,11 +1350,6 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 
 out_profile:
 	dprof_profile__exit(&r->prof);
-out_freed:
-	hashmap__free(r->parked);
-	r->parked = NULL;
-	hashmap__free(r->freed);
-	r->freed = NULL;
 out_annotate:
 	annotation_options__exit();
 out_delete:
@@ -1429,6 +1420,8 @@ static int dprof_replay__process_events(struct dprof_replay *r)
 
 int dprof_replay__run(struct dprof_replay *r, const char *path)
 {
+	const struct dprof_replay_source *src;
+	size_t i;
 	int err = 0;
 
 	/*
@@ -1443,12 +1436,12 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 		err = dprof_replay__prescan(r);
 	if (!err)
 		err = dprof_replay__process_events(r);
-	/* the log's last objects: no sample after them, but they count */
-	if (!err)
-		err = dprof_replay__heaplog_until(r, &r->session->machines.host, ~0ULL);
-	/* the kmem objects left out when recorded: they count too */
-	if (!err)
-		err = dprof_replay__kmem_summary(r);
+	/* the sources' last events, the objects left out when recorded */
+	for (i = 0; i < ARRAY_SIZE(dprof_replay_sources); i++) {
+		src = dprof_replay_sources[i];
+		if (!err && src->finish)
+			err = src->finish(r);
+	}
 	dprof_symload__delete(r->symload);
 	r->symload = NULL;
 	dprof_resolver__stop_typer(&r->res);
@@ -1481,20 +1474,17 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 /* After dprof_replay__open() failed, only the session is left. */
 void dprof_replay__close(struct dprof_replay *r)
 {
+	const struct dprof_replay_source *src;
 	struct dprof_sink *sink, *tmp;
+	size_t i;
 
 	list_for_each_entry_safe(sink, tmp, &r->sinks, node)
 		list_del_init(&sink->node);
 	if (r->ready) {
 		dprof_resolver__exit(&r->res);
 		dprof_addrset__exit(&r->as);
-		dprof_addrset__exit(&r->slabs);
 		dprof_addrset__exit(&r->dead);
 		dprof_obj_pool__exit(&r->pool);
-		hashmap__free(r->freed);
-		r->freed = NULL;
-		hashmap__free(r->parked);
-		r->parked = NULL;
 		dprof_profile__exit(&r->prof);
 		annotation_options__exit();
 		r->ready = false;
@@ -1508,7 +1498,9 @@ void dprof_replay__close(struct dprof_replay *r)
 	if (r->session)
 		perf_session__delete(r->session);
 	r->session = NULL;
-	dprof_replay__heaplog_close(r);
-	dprof_replay__heaps_exit(r);
-	dprof_replay__uprobes_exit(r);
+	for (i = 0; i < ARRAY_SIZE(dprof_replay_sources); i++) {
+		src = dprof_replay_sources[i];
+		if (src->exit)
+			src->exit(r);
+	}
 }
