@@ -38,25 +38,13 @@ dprof_guest_require DPROF_KERNEL DPROF_VMLINUX
 command -v gcc > /dev/null || skip "no gcc"
 
 dprof_guest_job dprof_kmem_prune
-if ! gcc -O2 -o "${job}/echo" "$(dirname "$0")/lib/dprof_echo.c" 2> "${job}/cc.err"; then
-	echo "${dprof_test} [Failed: build the echo server]"
-	cat "${job}/cc.err"
-	cleanup
-	exit 1
-fi
+dprof_guest_echo
 
 dprof_guest_run "$DPROF_KERNEL" 900 '
 ip link set lo up 2> /dev/null || exit 5
 [ -r /proc/kcore ] || exit 6
-cat > /tmp/wl.sh << EOF
-rm -f /tmp/port
-/mnt/echo server /tmp/port $CONNS &
-while [ ! -e /tmp/port ]; do sleep 0.05; done
-/mnt/echo client /tmp/port $CONNS $MSGS
-wait
-EOF
 "$PERF_GUEST" dprof record -F 250 -a --no-heap --no-prune -o /tmp/full.data -- \
-	sh /tmp/wl.sh 2> /mnt/record.err || exit
+	sh /mnt/echo.sh "$CONNS" "$MSGS" 2> /mnt/record.err || exit
 cp /tmp/full.data /tmp/pruned.data
 "$PERF_GUEST" dprof prune -i /tmp/pruned.data > /mnt/prune.out 2>&1 || exit
 cp /tmp/pruned.data /tmp/again.data

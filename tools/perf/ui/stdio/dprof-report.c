@@ -195,11 +195,17 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 		fprintf(fp, "# address set: kmem tracepoints, %" PRIu64 " allocs, %" PRIu64
 			" frees; slab cache names %s; kmalloc caches from bytes_alloc\n",
 			rec->nr_allocs, rec->nr_frees,
+			rec->kmem_map ? "from the slab map" :
 			rec->alloc_has_name ? "from alloc events" :
 			"learned from free events (6.12 kmem_cache_alloc has no name)");
 	else
 		fprintf(fp,
 			"# address set: none (no kmem tracepoints recorded): slab objects unresolved\n");
+	if (rec->kmem_map)
+		fprintf(fp, "# slab map (--kmem-events=map): %s (%" PRIu64
+			" kfree() of them left to the map); kmalloc objects per event; --kmem-events=objects for every object's events\n",
+			"the slab caches' objects have no events: an object is a slot of its slab from the first sample in it to the slab's free, one for all its lifetimes; their Sampled, Objects (at most the slots), WS size and Bounce count slots; no lifetimes, allocation sites or flows for them",
+			rec->nr_free_map);
 	if (rec->kmem_dropped)
 		fprintf(fp, "# (%" PRIu64
 			" slab objects left out when recorded: no sample's data address in them, counted at their sites%s)\n",
@@ -209,9 +215,10 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 		fprintf(fp,
 			"# objects allocated before recording: slab snapshot of %" PRIu64
 			" slabs (%" PRIu64 " made, %" PRIu64
-			" freed since); %.1f%% of samples resolved through it, %.1f%% to free slab memory\n",
+			" freed since); %.1f%% of samples resolved through it%s, %.1f%% to free slab memory\n",
 			rec->nr_snapshot_slabs, rec->nr_new_slabs, rec->nr_freed_slabs,
 			dprof_pct(prof->resolved_earlier, total),
+			rec->kmem_map ? " and the slab map" : "",
 			dprof_pct(prof->resolved_free, total));
 	else if (rec->has_alloc)
 		fprintf(fp,

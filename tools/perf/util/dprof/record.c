@@ -52,7 +52,7 @@ static const char * const dprof_kmem_tracepoints[] = {
 };
 
 /* Our arguments before the user's: "record --sample-cpu -T -m 8M" ... */
-#define DPROF_RECORD_ARGS	44
+#define DPROF_RECORD_ARGS	52
 
 /* ... and per memory event: "-e" EVENT, with room for perf mem's extras */
 #define DPROF_MEM_EVENT_ARGS	9
@@ -751,15 +751,62 @@ static bool dprof_record__kmem_cpu_wide(const struct dprof_pmu_desc *d,
 	return true;
 }
 
+/* "--filter" @filter for the event added last */
+static void dprof_record_args__filter(struct dprof_record_args *a, const char *filter)
+{
+	a->argv[a->argc++] = "--filter";
+	a->argv[a->argc++] = filter;
+}
+
+/*
+ * The slab caches' objects from the slab map (--kmem-events=map): kmem:slab_new,
+ * kmem:slab_free and the snapshot give every slab's cache and object size,
+ * so an address in a slab is an object of its cache, its start
+ * first + (addr - first) / size * size, with no event per object.  The
+ * kmalloc caches keep their per-object events: their objects are typed by
+ * the allocation's call site, which only kmalloc's event gives.  The map
+ * needs the snapshot, so -a; a --watch recording follows objects.  Not
+ * the default: a slab cache's object is then its slot, one for all its
+ * lifetimes, and the data profile's Sampled and Objects count slots.
+ */
+static bool dprof_record__kmem_map(const struct dprof_record_opts *opts, bool system_wide)
+{
+	const char *why = NULL;
+	char *path = NULL;
+
+	if (!opts->kmem_mode || strcmp(opts->kmem_mode, "map"))
+		return false;
+	if (opts->watch)
+		why = "--watch follows objects: their events are recorded";
+	else if (!system_wide)
+		why = "the slab map needs its snapshot, taken for -a only";
+	else if (!is_valid_tracepoint(DPROF_SNAPSHOT_TRACEPOINT) ||
+		 !is_valid_tracepoint(DPROF_SLAB_NEW_TRACEPOINT) ||
+		 !is_valid_tracepoint(DPROF_SLAB_FREE_TRACEPOINT))
+		why = "no kmem:slab_new, slab_free and slab_snapshot (kernel-patches/)";
+	else if ((!debugfs__configured() && !debugfs__mount()) ||
+		 asprintf(&path, "%s/%s", debugfs__mountpoint() ?: "/sys/kernel/debug",
+			  DPROF_SNAPSHOT_FILE) < 0 || access(path, W_OK))
+		why = "cannot write the slab snapshot file (root only)";
+	free(path);
+	if (why)
+		pr_warning("dprof: --kmem-events=map: %s: every object's events instead\n", why);
+	return !why;
+}
+
 /*
  * The kmem tracepoints, if this kernel and these privileges have them;
  * without the sampling event's registers (dprof_record_args__tracepoint()):
- * the replay reads none of them.
+ * the replay reads none of them.  kfree(NULL), which the kernel traces
+ * too, is left out by a filter: it is no object, and most of the kfree
+ * events of a network load.
  */
 static bool dprof_record_args__kmem(struct dprof_record_args *a, bool no_regs,
 				    const struct dprof_pmu_desc *d,
 				    const struct dprof_record_opts *opts, bool system_wide)
 {
+	/* a slab cache's object a mempool or kfree_rcu() hands over: its map's */
+	const char *kmalloc_only = "name ~ \"*kmalloc-*\"";
 	size_t t;
 	bool ok = true;
 
@@ -773,20 +820,37 @@ static bool dprof_record_args__kmem(struct dprof_record_args *a, bool no_regs,
 		return false;
 	}
 	a->kmem_cpu_wide = dprof_record__kmem_cpu_wide(d, opts, system_wide);
+	a->kmem_map = dprof_record__kmem_map(opts, system_wide);
 	for (t = 0; t < ARRAY_SIZE(dprof_kmem_tracepoints); t++) {
-		if (dprof_record_args__tracepoint(a, dprof_kmem_tracepoints[t], no_regs))
+		const char *tp = dprof_kmem_tracepoints[t];
+
+		/* kmem_cache_alloc, kmem_cache_free: the slab map's */
+		if (a->kmem_map && strstr(tp, "kmem_cache_"))
+			continue;
+		if (dprof_record_args__tracepoint(a, tp, no_regs))
 			return false;
+		if (!strcmp(tp, "kmem:kfree"))
+			dprof_record_args__filter(a, "ptr > 16");
 	}
 	/* recycled objects: lifetimes end and start without the allocator */
 	if (is_valid_tracepoint(DPROF_MEMPOOL_PUT_TRACEPOINT) &&
-	    is_valid_tracepoint(DPROF_MEMPOOL_GET_TRACEPOINT) &&
-	    (dprof_record_args__tracepoint(a, DPROF_MEMPOOL_PUT_TRACEPOINT, no_regs) ||
-	     dprof_record_args__tracepoint(a, DPROF_MEMPOOL_GET_TRACEPOINT, no_regs)))
-		return false;
+	    is_valid_tracepoint(DPROF_MEMPOOL_GET_TRACEPOINT)) {
+		if (dprof_record_args__tracepoint(a, DPROF_MEMPOOL_PUT_TRACEPOINT, no_regs))
+			return false;
+		if (a->kmem_map)
+			dprof_record_args__filter(a, kmalloc_only);
+		if (dprof_record_args__tracepoint(a, DPROF_MEMPOOL_GET_TRACEPOINT, no_regs))
+			return false;
+		if (a->kmem_map)
+			dprof_record_args__filter(a, kmalloc_only);
+	}
 	/* kfree_rcu(): the lifetime ends at the call, not at the batched free */
-	if (is_valid_tracepoint(DPROF_KFREE_RCU_TRACEPOINT) &&
-	    dprof_record_args__tracepoint(a, DPROF_KFREE_RCU_TRACEPOINT, no_regs))
-		return false;
+	if (is_valid_tracepoint(DPROF_KFREE_RCU_TRACEPOINT)) {
+		if (dprof_record_args__tracepoint(a, DPROF_KFREE_RCU_TRACEPOINT, no_regs))
+			return false;
+		if (a->kmem_map)
+			dprof_record_args__filter(a, kmalloc_only);
+	}
 	return true;
 }
 
@@ -861,6 +925,11 @@ int dprof_record_args__init(struct dprof_record_args *a,
 	a->monitor.wake[0] = -1;
 	a->monitor.wake[1] = -1;
 
+	if (opts->kmem_mode && strcmp(opts->kmem_mode, "map") &&
+	    strcmp(opts->kmem_mode, "objects")) {
+		pr_err("dprof: --kmem-events=%s: want map or objects\n", opts->kmem_mode);
+		return -EINVAL;
+	}
 	if (opts->watch) {
 		ret = dprof_record_args__parse_watch(a, opts);
 		if (ret)

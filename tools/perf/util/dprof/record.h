@@ -36,6 +36,8 @@ struct dprof_watch_spec;
  * @no_kmem: do not record the slab address set
  * @kmem_per_task: record it for the target's tasks only, not on every CPU
  * @no_prune: keep every kmem event (not only the objects samples touched)
+ * @kmem_mode: --kmem-events: "map" (slab caches from the slab map, kmalloc per
+ *	       object), "objects" (every object's events, the default)
  * @no_heap: do not record the user-space allocator (recorder or uprobes)
  * @heap_min_size: record allocations of at least this many bytes
  * @heap_uprobes: uprobes on the allocator, also for a launched workload
@@ -55,6 +57,7 @@ struct dprof_record_opts {
 	bool		no_kmem;
 	bool		kmem_per_task;
 	bool		no_prune;
+	const char	*kmem_mode;
 	bool		no_heap;
 	unsigned int	heap_min_size;
 	bool		heap_uprobes;
@@ -138,6 +141,7 @@ struct dprof_record_args {
 	struct dprof_watch_spec	*specs;		/* --watch, parsed */
 	int			nr_specs;
 	bool			kmem_cpu_wide;	/* the address set on every CPU */
+	bool			kmem_map;	/* slab caches from the slab map */
 	const char		*kmem_prune;	/* the output whose kmem events to prune */
 };
 

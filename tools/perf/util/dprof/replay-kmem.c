@@ -234,6 +234,7 @@ static int dprof_replay__kmalloc(struct dprof_replay *r, struct evsel *evsel,
  */
 static bool dprof_replay__earlier_base(struct dprof_replay *r, u64 ptr);
 static bool dprof_replay__earlier_slab(struct dprof_replay *r, u64 ptr);
+static bool dprof_replay__map_slab(struct dprof_replay *r, u64 ptr);
 
 /*
  * @ptr leaves use: freed, or put aside by a mempool-like cache (@put), in
@@ -246,6 +247,11 @@ static int dprof_replay__end_obj(struct dprof_replay *r, struct perf_sample *sam
 {
 	struct dprof_obj *obj;
 
+	/* a kfree() of a slab cache's object, which the map follows: a slot */
+	if (r->rec.kmem_map && dprof_replay__map_slab(r, ptr)) {
+		r->rec.nr_free_map++;
+		return 0;
+	}
 	r->rec.tasks.ends += followed;
 
 	/* from now on the snapshot does not know whether it is allocated */
@@ -422,6 +428,7 @@ struct dprof_snap_slab {
 	u64			size;
 	struct dprof_class	*cls;
 	bool			born;	/* kmem:slab_new: all objects free then */
+	bool			map;	/* --kmem-events=map: its objects have no events */
 };
 
 void dprof_snap_slab__release(struct dprof_addrset *as __maybe_unused,
@@ -458,6 +465,19 @@ static struct dprof_class *dprof_replay__earlier_class(struct dprof_replay *r,
 	return cls->name ? cls : NULL;
 }
 
+/*
+ * --kmem-events=map (record.c): the slab map and kmalloc's events, no
+ * kmem_cache_alloc ones: a slab cache's objects are its slabs' slots.
+ */
+static bool dprof_replay__kmem_map(struct dprof_replay *r)
+{
+	struct evlist *evlist = r->session->evlist;
+
+	return evlist__find_tracepoint_by_name(evlist, DPROF_SLAB_NEW_TRACEPOINT) &&
+	       evlist__find_tracepoint_by_name(evlist, "kmem:kmalloc") &&
+	       !evlist__find_tracepoint_by_name(evlist, "kmem:kmem_cache_alloc");
+}
+
 /* A slab, from the snapshot or made during the recording (@born). */
 int dprof_replay__slab(struct dprof_replay *r, struct evsel *evsel,
 		       struct perf_sample *sample, bool born)
@@ -471,6 +491,7 @@ int dprof_replay__slab(struct dprof_replay *r, struct evsel *evsel,
 	struct dprof_snap_slab *ss;
 	struct dprof_obj *slab;
 
+	r->rec.kmem_map = dprof_replay__kmem_map(r);
 	if (!name || !size || !objects || first < addr || first - addr >= size ||
 	    object_size > size || objects > DPROF_OBJ_SIZE_MAX / size ||
 	    dprof_range__implausible(addr, objects * size)) {
@@ -483,6 +504,7 @@ int dprof_replay__slab(struct dprof_replay *r, struct evsel *evsel,
 	ss->first = first;
 	ss->size = size;
 	ss->born = born;
+	ss->map = r->rec.kmem_map && !strstr(name, "kmalloc-");
 	ss->cls = dprof_replay__earlier_class(r, name, object_size, size);
 	/* a later snapshot of the same memory replaces this one */
 	slab = ss->cls ? dprof_addrset__alloc(&r->slabs, addr, objects * size,
@@ -492,13 +514,13 @@ int dprof_replay__slab(struct dprof_replay *r, struct evsel *evsel,
 		return -ENOMEM;
 	}
 	slab->priv = ss;
-	if (born) {
+	if (born)
 		r->rec.nr_new_slabs++;
-	} else {
+	else
 		r->rec.nr_snapshot_slabs++;
-		/* objects allocated earlier: at most the slab's */
+	/* objects allocated earlier, or the map's: at most the slab's slots */
+	if (!born || ss->map)
 		ss->cls->nr_known += objects;
-	}
 	return 0;
 }
 
@@ -572,8 +594,12 @@ int dprof_replay__earlier_obj(struct dprof_replay *r, u64 addr, u32 cpu,
 	len = ss->size - (ss->first - slab->base);
 	if (addr < base)	/* the left red zone of an object */
 		return 0;
-	/* made during the recording: an object no alloc event gave is free */
-	if (ss->born || hashmap__find(r->freed, base, NULL)) {
+	/*
+	 * made during the recording: an object no alloc event gave is free;
+	 * but the map's (--kmem-events=map) are all live, from the first touch to
+	 * the slab's free: a slot, one object for all its lifetimes
+	 */
+	if ((ss->born && !ss->map) || hashmap__find(r->freed, base, NULL)) {
 		*clsp = ss->cls;
 		*basep = base;
 		return 1;
@@ -615,6 +641,14 @@ static bool dprof_replay__earlier_slab(struct dprof_replay *r, u64 ptr)
 	const struct dprof_snap_slab *ss = dprof_replay__snap_slab(r, ptr, NULL);
 
 	return ss && !ss->born;
+}
+
+/* @ptr is in a slab whose objects the map gives (--kmem-events=map) */
+static bool dprof_replay__map_slab(struct dprof_replay *r, u64 ptr)
+{
+	const struct dprof_snap_slab *ss = dprof_replay__snap_slab(r, ptr, NULL);
+
+	return ss && ss->map;
 }
 
 /*

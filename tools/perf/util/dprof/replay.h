@@ -49,6 +49,8 @@ struct dprof_lifetimes {
  * @alloc_has_name: the alloc events name the cache (kernel-patches/)
  * @has_snapshot: the kmem:slab_snapshot tracepoint was recorded
  * @has_slab_events: ... kmem:slab_new and kmem:slab_free too
+ * @kmem_map: --kmem-events=map: slab caches' objects from the slab map, no events
+ * @nr_free_map: frees (kfree) of such objects: left to the map
  * @nr_snapshot_slabs: slabs the snapshot described (kernel-patches/)
  * @nr_new_slabs: slabs made during the recording
  * @nr_freed_slabs: slabs given back to the page allocator meanwhile
@@ -120,6 +122,8 @@ struct dprof_recording {
 	bool			alloc_has_name;
 	bool			has_snapshot;
 	bool			has_slab_events;
+	bool			kmem_map;
+	u64			nr_free_map;
 	u64			nr_snapshot_slabs;
 	u64			nr_new_slabs;
 	u64			nr_freed_slabs;

@@ -104,3 +104,23 @@ fail() {
 	echo "${dprof_test} [Failed: $*]"
 	err=1
 }
+
+# dprof_guest_echo: build the loopback TCP echo server and client
+# (lib/dprof_echo.c) as $job/echo, the guest's /mnt/echo, or fail the test;
+# in the guest, 'sh /mnt/echo.sh CONNS MSGS' runs the server and a client
+# of CONNS connections of MSGS messages each.
+dprof_guest_echo() {
+	if ! gcc -O2 -o "${job}/echo" "$(dirname "$0")/lib/dprof_echo.c" 2> "${job}/cc.err"; then
+		echo "${dprof_test} [Failed: build the echo server]"
+		cat "${job}/cc.err"
+		cleanup
+		exit 1
+	fi
+	cat > "${job}/echo.sh" << 'EOF2'
+rm -f /tmp/port
+/mnt/echo server /tmp/port "$1" &
+while [ ! -e /tmp/port ]; do sleep 0.05; done
+/mnt/echo client /tmp/port "$1" "$2"
+wait
+EOF2
+}

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# perf dprof: guest slab caches typed by the slab map (exclusive)
+#
+# Boot a test kernel under QEMU and record, system-wide, a loopback TCP
+# echo server and its client (lib/dprof_echo.c) twice: with every
+# object's kmem events (--kmem-events=objects) and with the slab map
+# instead (--kmem-events=map: kmem:slab_new, slab_free and the snapshot;
+# kmalloc's events only).  Then check:
+#  - the map recording holds no kmem_cache_alloc or kmem_cache_free event,
+#    and no object event of the TCP cache, but its slab map events;
+#  - it holds at most 1/factor of the other's kmem events;
+#  - its report still types the samples in TCP objects: a struct tcp_sock
+#    row by the TCP cache, with a hot member, as the per-object one does;
+#  - its header says what the map leaves out.
+#
+# Needs (else skipped): DPROF_KERNEL, DPROF_VMLINUX, DPROF_RUN_IN_VM, as in
+# dprof_guest_slab.sh, gcc.
+
+set -u
+
+# ---- what the report must show: edit here when the format changes ----
+row_re='^  struct tcp_sock +TCP +[0-9.]+%'
+member_re='(inet_conn|icsk|sk_|skc_|tcp_|rcv_|snd_|write_seq|copied_seq|segs_)'
+header_re='^# slab map \(--kmem-events=map\): the slab caches.* have no events'
+# -----------------------------------------------------------------------
+
+conns=${DPROF_TEST_CONNS:-100}
+msgs=${DPROF_TEST_MSGS:-20}
+# the map recording has at most 1/factor of the per-object one's kmem events
+factor=${DPROF_TEST_FACTOR:-3}
+
+dprof_test="dprof guest kmem slab map test"
+# shellcheck source=lib/dprof_guest.sh
+. "$(dirname "$0")"/lib/dprof_guest.sh
+
+dprof_guest_require DPROF_KERNEL DPROF_VMLINUX
+command -v gcc > /dev/null || skip "no gcc"
+
+dprof_guest_job dprof_kmem_lean
+dprof_guest_echo
+
+dprof_guest_run "$DPROF_KERNEL" 900 '
+ip link set lo up 2> /dev/null || exit 5
+[ -d /sys/kernel/tracing/events/kmem/slab_new ] || exit 4
+for m in objects map; do
+	"$PERF_GUEST" dprof record -a --no-heap --no-prune --kmem-events=$m \
+		-o /tmp/$m.data -- sh /mnt/echo.sh "$CONNS" "$MSGS" 2> /mnt/record.err || exit
+	"$PERF_GUEST" script -i /tmp/$m.data -F event,trace 2> /dev/null |
+		grep "kmem:" > /mnt/$m.events
+	"$PERF_GUEST" dprof report --stdio -i /tmp/$m.data -k "$VMLINUX" \
+		> /mnt/$m.txt 2> /mnt/$m.err || exit
+done
+' CONNS="$conns" MSGS="$msgs" VMLINUX="$DPROF_VMLINUX"
+dprof_guest_ran map.txt "5:cannot bring the loopback interface up (ip from iproute2)" \
+	"4:kernel without kmem:slab_new (kernel-patches/ 0005)"
+
+grep -q 'kmem:kmem_cache_alloc:.*name=TCP' "${job}/objects.events" ||
+	fail "the per-object recording has no TCP allocation"
+n=$(grep -c 'kmem:kmem_cache_\(alloc\|free\):' "${job}/map.events")
+[ "$n" = 0 ] || fail "the map recording has $n kmem_cache_alloc/free events"
+n=$(grep -v 'kmem:slab_' "${job}/map.events" | grep -c 'name=TCP\b')
+[ "$n" = 0 ] || fail "the map recording has $n object events of the TCP cache"
+grep -q 'kmem:slab_snapshot:' "${job}/map.events" ||
+	fail "the map recording has no slab snapshot"
+
+n_obj=$(wc -l < "${job}/objects.events")
+n_map=$(wc -l < "${job}/map.events")
+[ $((n_map * factor)) -le "$n_obj" ] ||
+	fail "the map recording has $n_map kmem events, the per-object one $n_obj: not 1/$factor"
+
+for m in objects map; do
+	row=$(grep -E -m1 "$row_re" "${job}/$m.txt")
+	if [ -z "$row" ]; then
+		fail "$m: no struct tcp_sock row by the TCP cache"
+	elif ! echo "$row" | grep -Eq " $member_re"; then
+		fail "$m: the TCP row has no tcp_sock member: $row"
+	fi
+done
+grep -Eq "$header_re" "${job}/map.txt" ||
+	fail "the map report's header does not say what it leaves out"
+grep -Eq "$header_re" "${job}/objects.txt" && fail "the per-object report says it used the map"
+
+if [ $err -ne 0 ]; then
+	cat "${job}/vm.log" "${job}/record.err"
+	grep -E "^#|$row_re" "${job}/map.txt" | head -n 30
+else
+	echo "kmem events: per object $n_obj, slab map $n_map"
+	grep -E -m1 "$row_re" "${job}/map.txt"
+	echo "${dprof_test} [Success]"
+fi
+cleanup
+exit $err
