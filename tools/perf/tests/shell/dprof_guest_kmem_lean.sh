@@ -12,7 +12,7 @@
 #  - it holds at most 1/factor of the other's kmem events (but the snapshot);
 #  - its report still types the samples in TCP objects: a struct tcp_sock
 #    row by the TCP cache, with a hot member, as the per-object one does;
-#  - its header says what the map leaves out.
+#  - its header says what the map leaves out, --json which way it went.
 #
 # Needs (else skipped): DPROF_KERNEL, DPROF_VMLINUX, DPROF_RUN_IN_VM, as in
 # dprof_guest_slab.sh, gcc.
@@ -50,6 +50,8 @@ for m in objects map; do
 		grep "kmem:" > /mnt/$m.events
 	"$PERF_GUEST" dprof report --stdio -i /tmp/$m.data -k "$VMLINUX" \
 		> /mnt/$m.txt 2> /mnt/$m.err || exit
+	"$PERF_GUEST" dprof report --json -i /tmp/$m.data -k "$VMLINUX" \
+		> /mnt/$m.json 2> /dev/null || exit
 done
 ' CONNS="$conns" MSGS="$msgs" VMLINUX="$DPROF_VMLINUX"
 dprof_guest_ran map.txt "5:cannot bring the loopback interface up (ip from iproute2)" \
@@ -81,6 +83,8 @@ done
 grep -Eq "$header_re" "${job}/map.txt" ||
 	fail "the map report's header does not say what it leaves out"
 grep -Eq "$header_re" "${job}/objects.txt" && fail "the per-object report says it used the map"
+grep -q '"slab_objects": "slab map"' "${job}/map.json" || fail "--json does not say slab map"
+grep -q '"slab_objects": "events"' "${job}/objects.json" || fail "--json does not say events"
 
 if [ $err -ne 0 ]; then
 	cat "${job}/vm.log" "${job}/record.err"

@@ -161,8 +161,8 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 		json_u64(fp, "allocs", rec->nr_allocs, true);
 		json_u64(fp, "frees", rec->nr_frees, false);
 		json_u64(fp, "left_out", rec->kmem_dropped, false);
-		json_string(fp, "cache_names", rec->alloc_has_name ? "alloc events" :
-			    "free events", false);
+		json_string(fp, "cache_names", rec->kmem_map ? "slab map" :
+			    rec->alloc_has_name ? "alloc events" : "free events", false);
 		json_u64(fp, "snapshot_slabs", rep->replay.no_snapshot ? 0 :
 			 rec->nr_snapshot_slabs, false);
 		json_u64(fp, "new_slabs", rec->nr_new_slabs, false);
@@ -188,6 +188,9 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 		json_u64(fp, "mempool_get", rec->nr_mempool_get, false);
 		json_u64(fp, "mempool_unknown", rec->nr_mempool_unknown, false);
 		json_u64(fp, "kfree_rcu", rec->nr_kfree_rcu, false);
+		/* --kmem-events=map: slab caches' objects are slots of the map */
+		json_string(fp, "slab_objects", rec->kmem_map ? "slab map" : "events", false);
+		json_u64(fp, "free_map", rec->nr_free_map, false);
 		fprintf(fp, "}");
 	} else {
 		fprintf(fp, "null");
