@@ -57,6 +57,7 @@ bad "--fold=lots" report --stdio -i "$data" --view=flow --type=dm_pair --fold=lo
 bad "--fold=150%" report --stdio -i "$data" --fold=150%
 bad "diff compares two recordings" diff "$data"
 bad "--sampler=bogus" record --sampler=bogus -o "$tmp/rec.data" -- true
+bad "--kmem-events=bogus: want map or objects" record --kmem-events=bogus -o "$tmp/rec.data" -- true
 bad "bad --watch item 'filp:0/3'" record --watch=filp:0/3 -o "$tmp/rec.data" -- true
 bad "bad --watch item ':8'" record --watch=dentry,:8 -o "$tmp/rec.data" -- true
 bad "use either -c or -F" record -c 1000 -F 99 -o "$tmp/rec.data" -- true
