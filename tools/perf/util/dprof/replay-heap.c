@@ -32,7 +32,6 @@
 #include "heaplog.h"
 #include "heaplog-read.h"
 #include "profile.h"
-#include "replay.h"
 #include "replay-heap.h"
 #include "replay-obj.h"
 #include "replay-source.h"

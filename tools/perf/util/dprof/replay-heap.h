@@ -2,6 +2,7 @@
 #ifndef __PERF_DPROF_REPLAY_HEAP_H
 #define __PERF_DPROF_REPLAY_HEAP_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 struct dprof_access;
@@ -82,5 +83,17 @@ int dprof_replay__heap_alloc(struct dprof_replay *r, const struct dprof_heap_all
  * Return: 0, or a negative errno.
  */
 int dprof_replay__heap_free(struct dprof_replay *r, u32 pid, u32 cpu, u64 time, u64 ptr);
+
+/* The free site of a heap object its process's exit ended. */
+#define DPROF_EXIT_SITE		(~0ULL)
+
+/*
+ * The function of the user-space code at @ip that a heap object's history
+ * went through (an access, an allocation site): its start and name, until
+ * dprof_replay__close() ("exit" for DPROF_EXIT_SITE).  False when the
+ * replay did not see it.
+ */
+bool dprof_replay__user_func(struct dprof_replay *r, u64 ip, u64 *start,
+			     const char **name);
 
 #endif /* __PERF_DPROF_REPLAY_HEAP_H */

@@ -32,7 +32,6 @@
 #include "hashfn.h"
 #include "heaplog.h"
 #include "heaplog-read.h"
-#include "replay.h"
 #include "replay-heap.h"
 #include "replay-heapcfi.h"
 #include "recorder.h"

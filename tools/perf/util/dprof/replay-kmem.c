@@ -35,7 +35,6 @@
 #include "heaplog-read.h"
 #include "prune.h"
 #include "record.h"
-#include "replay.h"
 #include "replay-kmem.h"
 #include "replay-obj.h"
 #include "replay-source.h"

@@ -16,7 +16,6 @@
 #include "util/map.h"
 #include "util/symbol.h"
 #include "util/thread.h"
-#include "replay.h"
 #include "replay-obj.h"
 #include "sink.h"
 

@@ -28,7 +28,6 @@
 #include "util/unwind.h"
 #include "hashfn.h"
 #include "heapprobe.h"
-#include "replay.h"
 #include "replay-heap.h"
 #include "replay-obj.h"
 #include "replay-source.h"
