@@ -344,6 +344,24 @@ throughput_under() {
 	server_pid=""
 }
 
+# the rows of a server's figures, from its caller's arrays: s_size and
+# n_size (files), d_wall and p_wall (reports), r_dprof and r_perf
+# (throughputs), unk (shares of unknown frees)
+server_rows() {
+	local u
+
+	row "perf.data (MB)" "$(mb "$(median "${s_size[@]}")")" "$(mb "$(median "${n_size[@]}")")" \
+		"<= 3" "perf dprof record --no-heap --no-kmem"
+	row "report wall (s)" "$(median "${d_wall[@]}")" "$(median "${p_wall[@]}")" \
+		"<= 1.5" "perf report --stdio --sort type"
+	row "throughput (requests/s)" "$(median "${r_dprof[@]}")" "$(median "${r_perf[@]}")" \
+		">= 0.9" "perf record -a -e cpu-clock (dprof: -a --no-heap)"
+	u=$(median "${unk[@]}")
+	printf '  %-30s %9s%% %10s %8s  goal %-7s %-6s  of the kmem events (allocs + frees)\n' \
+		"frees of unknown objects" "$u" "" "" "<= 1%" \
+		"$(awk -v v="$u" 'BEGIN { print v <= 1 ? "ok" : "MISSED" }')"
+}
+
 bench_redis() {
 	local i s_size=() n_size=() d_wall=() p_wall=() unk=() over=() r_dprof=() r_perf=()
 	local under hdr kallocs kfrees ufrees overs allocs
@@ -392,16 +410,7 @@ bench_redis() {
 			r_dprof+=("$rps")
 		fi
 	done
-	row "perf.data (MB)" "$(mb "$(median "${s_size[@]}")")" "$(mb "$(median "${n_size[@]}")")" \
-		"<= 3" "perf dprof record --no-heap --no-kmem"
-	row "report wall (s)" "$(median "${d_wall[@]}")" "$(median "${p_wall[@]}")" \
-		"<= 1.5" "perf report --stdio --sort type"
-	row "throughput (requests/s)" "$(median "${r_dprof[@]}")" "$(median "${r_perf[@]}")" \
-		">= 0.9" "perf record -a -e cpu-clock (dprof: -a --no-heap)"
-	i=$(median "${unk[@]}")
-	printf '  %-30s %9s%% %10s %8s  goal %-7s %-6s  of the kmem events (allocs + frees)\n' \
-		"frees of unknown objects" "$i" "" "" "<= 1%" \
-		"$(awk -v v="$i" 'BEGIN { print v <= 1 ? "ok" : "MISSED" }')"
+	server_rows
 	printf '  %-30s %9s%% %10s %8s  %-12s %-6s  of the kmem events\n' \
 		"allocations over a live object" "$(median "${over[@]}")" "" "" "" ""
 	echo "  last run: heap log of ${allocs:-?}; $kallocs kmem allocs, $kfrees kmem frees," \
@@ -537,16 +546,7 @@ bench_guest_redis() {
 		r_dprof+=("$(cat "$g/D$i.rps")")
 		r_perf+=("$(cat "$g/P$i.rps")")
 	done
-	row "perf.data (MB)" "$(mb "$(median "${s_size[@]}")")" "$(mb "$(median "${n_size[@]}")")" \
-		"<= 3" "perf dprof record --no-heap --no-kmem"
-	row "report wall (s)" "$(median "${d_wall[@]}")" "$(median "${p_wall[@]}")" \
-		"<= 1.5" "perf report --stdio --sort type"
-	row "throughput (requests/s)" "$(median "${r_dprof[@]}")" "$(median "${r_perf[@]}")" \
-		">= 0.9" "perf record -a -e cpu-clock (dprof: -a --no-heap)"
-	i=$(median "${unk[@]}")
-	printf '  %-30s %9s%% %10s %8s  goal %-7s %-6s  of the kmem events (allocs + frees)\n' \
-		"frees of unknown objects" "$i" "" "" "<= 1%" \
-		"$(awk -v v="$i" 'BEGIN { print v <= 1 ? "ok" : "MISSED" }')"
+	server_rows
 	echo "  last run, launched: $(sed -n 's/^\[ perf dprof: \(kmem events of .*\) \]$/\1/p' \
 		"$g/S$reps.err")"
 	echo "  last run, -a: $(sed -n 's/^\[ perf dprof: \(kmem events of .*\) \]$/\1/p' \
