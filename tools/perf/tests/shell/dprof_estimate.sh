@@ -33,7 +33,8 @@ check() {
 		err=1
 		return
 	fi
-	if ! perf dprof report --json -i "${data}" > "${data}.json" 2> "${dir}/rep.err"; then
+	if ! perf dprof report --json --sort=site -i "${data}" > "${data}.json" \
+			2> "${dir}/rep.err"; then
 		echo "${dprof_test} [Failed: report $1 $2: $(cat "${dir}/rep.err")]"
 		err=1
 		return

@@ -48,7 +48,7 @@ for m in objects map; do
 		-o /tmp/$m.data -- sh /mnt/echo.sh "$CONNS" "$MSGS" 2> /mnt/record.err || exit
 	"$PERF_GUEST" script -i /tmp/$m.data -F event,trace 2> /dev/null |
 		grep "kmem:" > /mnt/$m.events
-	"$PERF_GUEST" dprof report --stdio -i /tmp/$m.data -k "$VMLINUX" \
+	"$PERF_GUEST" dprof report --stdio --sort=site -i /tmp/$m.data -k "$VMLINUX" \
 		> /mnt/$m.txt 2> /mnt/$m.err || exit
 	"$PERF_GUEST" dprof report --json -i /tmp/$m.data -k "$VMLINUX" \
 		> /mnt/$m.json 2> /dev/null || exit

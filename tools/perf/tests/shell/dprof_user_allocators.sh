@@ -36,8 +36,8 @@ record() {
 
 	shift
 	dprof_user_record "${tag}" "$@" || return 1
-	perf dprof report --stdio -i "${dir}/${tag}.data" > "${dir}/${tag}.rep" 2>&1
-	perf dprof report --json -i "${dir}/${tag}.data" > "${dir}/${tag}.json" 2>&1
+	perf dprof report --stdio --sort=site -i "${dir}/${tag}.data" > "${dir}/${tag}.rep" 2>&1
+	perf dprof report --json --sort=site -i "${dir}/${tag}.data" > "${dir}/${tag}.json" 2>&1
 }
 
 # check_row TAG TYPE SITE N: a row of TYPE at heap site SITE (an extended

@@ -37,7 +37,7 @@ record() {
 
 	shift
 	dprof_user_record "${tag}" "$@" || return 1
-	perf dprof report --stdio -i "${dir}/${tag}.data" > "${dir}/${tag}.rep" 2>&1
+	perf dprof report --stdio --sort=site -i "${dir}/${tag}.data" > "${dir}/${tag}.rep" 2>&1
 }
 
 # "SITE OBJECTS" of each heap row of a report, sorted
@@ -145,7 +145,7 @@ k_subset=40
 record subset -- "${dir}/heap" subset ${nr_subset} ${k_subset} 2 || exit 1
 read -r rallocs rfrees rdropped < <(sed -nE "s/$re/\1 \2 \3/p" "${dir}/subset.rep")
 kept=$((${rallocs:-0} - ${rdropped:-0}))
-perf dprof report --json -i "${dir}/subset.data" > "${dir}/subset.json" 2> /dev/null
+perf dprof report --json --sort=site -i "${dir}/subset.data" > "${dir}/subset.json" 2> /dev/null
 known=$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -71,7 +71,7 @@ for n in alpha beta; do
 done
 
 # and the profile has a row of each type, in its own program
-perf dprof report --stdio -i "${dir}/perf.data" > "${dir}/rep" 2>&1
+perf dprof report --stdio --sort=site -i "${dir}/perf.data" > "${dir}/rep" 2>&1
 for n in alpha beta; do
 	if ! grep -qE "^  struct sc_${n} .*\(samecode-${n}\)" "${dir}/rep"; then
 		echo "${dprof_test} [Failed: no struct sc_${n} row of samecode-${n}]"
@@ -91,7 +91,7 @@ elif grep -q 'cannot place uprobes' "${dir}/heap.out"; then
 	echo "${dprof_test}: $(grep -m1 'cannot place uprobes' "${dir}/heap.out"): heap rows not" \
 	     "tested"
 else
-	perf dprof report --stdio -i "${dir}/heap.data" > "${dir}/heap.rep" 2>&1
+	perf dprof report --stdio --sort=site -i "${dir}/heap.data" > "${dir}/heap.rep" 2>&1
 	for n in alpha beta; do
 		if ! grep -qE "^  struct sc_${n} +heap main " "${dir}/heap.rep"; then
 			echo "${dprof_test} [Failed: no struct sc_${n} heap row]"

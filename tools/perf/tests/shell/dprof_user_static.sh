@@ -37,7 +37,9 @@ if ! perf dprof record --sampler=soft --no-kmem -c 100000 -o "${data}" \
 	exit 1
 fi
 
-if ! perf dprof report --stdio -i "${data}" --type=dprof_hot > "${out}" 2>&1; then
+# the static's row is the subject: --sort=site, whatever other places
+# (an access typed by its operand alone) a run gives the type
+if ! perf dprof report --stdio --sort=site -i "${data}" --type=dprof_hot > "${out}" 2>&1; then
 	echo "dprof user static test [Failed: report]"
 	cat "${out}"
 	cleanup
