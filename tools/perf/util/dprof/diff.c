@@ -239,6 +239,8 @@ int dprof_diff_side__add_run(struct dprof_diff_side *side, const char *path)
 		side->nr_misses += run.nr_misses;
 		side->run_n[r] = run.nr_samples;
 		side->run_m[r] = run.nr_misses;
+		/* the rows' slices add up the recordings: so do the totals' */
+		dprof_slices__add(&side->slices, &run.slices);
 		side->has_levels &= run.has_levels;
 		side->has_latency &= run.has_latency;
 		side->nr_runs++;
@@ -299,7 +301,11 @@ static bool diff_row__few(const struct dprof_diff_row *row)
  * The variance of a row's share on one side, a fraction squared: the
  * binomial's at the share @p both sides pooled, or, from @slices on, that
  * of its batch means where that is more.  A row not on the side has no
- * samples in any slice: the binomial's alone.
+ * samples in any slice: the binomial's alone.  With two recordings or
+ * more, the variance of their shares over their number where that is
+ * more: two recordings' spread can fall far below their sampling error
+ * by chance (a row seen only at start-up, equal in both), and the mean
+ * of the recordings is known no better than its own samples tell.
  */
 static double diff_side__var(const struct dprof_diff_side *side,
 			     const struct dprof_diff_row *row, bool misses,
@@ -309,6 +315,8 @@ static double diff_side__var(const struct dprof_diff_side *side,
 	double var = n ? p * (1 - p) / n : 0;
 	u32 k;
 
+	if (slices && row)
+		var = fmax(var, dprof_share_var(&row->slices, &side->slices, misses, &k));
 	if (side->nr_runs >= 2) {
 		double sum = 0, sum2 = 0;
 		u32 r;
@@ -325,8 +333,6 @@ static double diff_side__var(const struct dprof_diff_side *side,
 		sum2 = (sum2 - sum * sum / side->nr_runs) / (side->nr_runs - 1);
 		return fmax(var, sum2 / side->nr_runs);
 	}
-	if (slices && row)
-		var = fmax(var, dprof_share_var(&row->slices, &side->slices, misses, &k));
 	return var;
 }
 
