@@ -9,9 +9,10 @@
 # must match each heap row of A with B's (no row only in A or only in B),
 # and rank struct alpha first (its heap row or the row of the operands
 # that point into its objects: both grow), marked, growing; at most one
-# row of another type may be marked, as the 95% family-wise bound allows.  With a second recording of each version
-# (A1 A2 -- B1 B2) the variance is between the recordings, never below
-# each side's own, and struct alpha still ranks first.
+# row of another type may be marked, as the 95% family-wise bound
+# allows.  With a second recording of each version (A1 A2 -- B1 B2) the
+# variance is between the recordings, never below each side's own, and
+# struct alpha still ranks first.
 
 set -u
 
