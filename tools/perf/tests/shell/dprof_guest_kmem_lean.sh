@@ -10,6 +10,10 @@
 #  - the map recording holds no kmem_cache_alloc or kmem_cache_free event,
 #    and no object event of the TCP cache, but its slab map events;
 #  - it holds at most 1/factor of the other's kmem events (but the snapshot);
+#  - when kmem:kfree names the cache (kernel-patches/ 0011), its kfree()
+#    events are all of kmalloc caches or large kmallocs, while the
+#    per-object one has others' (an skb's skbuff_small_head), and it holds
+#    at most 1/named_factor of the other's kmem events;
 #  - its report still types the samples in TCP objects: a struct tcp_sock
 #    row by the TCP cache, with a hot member, as the per-object one does;
 #  - its header says what the map leaves out, --json which way it went.
@@ -29,6 +33,8 @@ conns=${DPROF_TEST_CONNS:-100}
 msgs=${DPROF_TEST_MSGS:-20}
 # the map recording has at most 1/factor of the per-object one's kmem events
 factor=${DPROF_TEST_FACTOR:-3}
+# ... with kfree's events of slab caches left out
+named_factor=${DPROF_TEST_NAMED_FACTOR:-8}
 
 dprof_test="dprof guest kmem slab map test"
 # shellcheck source=lib/dprof_guest.sh
@@ -43,6 +49,7 @@ dprof_guest_echo
 dprof_guest_run "$DPROF_KERNEL" 900 '
 ip link set lo up 2> /dev/null || exit 5
 [ -d /sys/kernel/tracing/events/kmem/slab_new ] || exit 4
+! grep -q " name;" /sys/kernel/tracing/events/kmem/kfree/format || : > /mnt/kfree_named
 for m in objects map; do
 	"$PERF_GUEST" dprof record -a --no-heap --no-prune --kmem-events=$m \
 		-o /tmp/$m.data -- sh /mnt/echo.sh "$CONNS" "$MSGS" 2> /mnt/record.err || exit
@@ -71,6 +78,16 @@ n_obj=$(grep -vc 'kmem:slab_snapshot:' "${job}/objects.events")
 n_map=$(grep -vc 'kmem:slab_snapshot:' "${job}/map.events")
 [ $((n_map * factor)) -le "$n_obj" ] ||
 	fail "the map recording has $n_map kmem events, the per-object one $n_obj: not 1/$factor"
+
+if [ -e "${job}/kfree_named" ]; then
+	grep 'kmem:kfree:' "${job}/objects.events" | grep -vq 'name=[^ ]*kmalloc-' ||
+		fail "the per-object recording has no kfree() of a slab cache's object"
+	n=$(grep 'kmem:kfree:' "${job}/map.events" | grep -vc 'name=[^ ]*kmalloc-')
+	[ "$n" = 0 ] || fail "the map recording has $n kfree() of slab caches' objects"
+	[ $((n_map * named_factor)) -le "$n_obj" ] ||
+		fail "the map recording has $n_map kmem events, the per-object one $n_obj:" \
+		     "not 1/$named_factor with kfree named"
+fi
 
 for m in objects map; do
 	row=$(grep -E -m1 "$row_re" "${job}/$m.txt")

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/slab_watch.h>
 #include <linux/string.h>
@@ -34,8 +35,10 @@
 #include "util/perf_regs.h"
 #include "util/strbuf.h"
 #include "util/target.h"
+#include "util/trace-event.h"
 #include "util/tracepoint.h"
 #include <subcmd/parse-options.h>
+#include <traceevent/event-parse.h>
 #include "ea.h"
 #include "heaplog.h"
 #include "keep.h"
@@ -795,6 +798,19 @@ static bool dprof_record__kmem_map(const struct dprof_record_opts *opts, bool sy
 }
 
 /*
+ * Whether kmem:kfree names the cache the object goes back to (a field
+ * "name", kernel-patches/: the cache's name, "kmalloc-large" for a large
+ * kmalloc()): then a filter can keep kmalloc's frees and leave the slab
+ * caches' to the map.  Older kernels' kfree names none.
+ */
+static bool dprof_record__kfree_named(void)
+{
+	struct tep_event *ev = trace_event__tp_format("kmem", "kfree");
+
+	return !IS_ERR_OR_NULL(ev) && tep_find_field(ev, "name");
+}
+
+/*
  * The kmem tracepoints, if this kernel and these privileges have them;
  * without the sampling event's registers (dprof_record_args__tracepoint()):
  * the replay reads none of them.  kfree(NULL), which the kernel traces
@@ -805,7 +821,7 @@ static bool dprof_record_args__kmem(struct dprof_record_args *a, bool no_regs,
 				    const struct dprof_pmu_desc *d,
 				    const struct dprof_record_opts *opts, bool system_wide)
 {
-	/* a slab cache's object a mempool or kfree_rcu() hands over: its map's */
+	/* a slab cache's object a mempool, kfree_rcu() or kfree() hands over: its map's */
 	const char *kmalloc_only = "name ~ \"*kmalloc-*\"";
 	size_t t;
 	bool ok = true;
@@ -829,8 +845,20 @@ static bool dprof_record_args__kmem(struct dprof_record_args *a, bool no_regs,
 			continue;
 		if (dprof_record_args__tracepoint(a, tp, no_regs))
 			return false;
-		if (!strcmp(tp, "kmem:kfree"))
-			dprof_record_args__filter(a, "ptr > 16");
+		if (strcmp(tp, "kmem:kfree"))
+			continue;
+		/*
+		 * kfree() of a slab cache's object (an skb's skbuff_small_head,
+		 * most of a network load's kfree() events): the map's, when
+		 * kfree names the cache; kfree(NULL) is named "(null)".
+		 */
+		if (a->kmem_map && dprof_record__kfree_named()) {
+			dprof_record_args__filter(a, kmalloc_only);
+			continue;
+		}
+		dprof_record_args__filter(a, "ptr > 16");
+		if (a->kmem_map)
+			pr_debug("dprof: kmem:kfree names no cache: every kfree() is recorded\n");
 	}
 	/* recycled objects: lifetimes end and start without the allocator */
 	if (is_valid_tracepoint(DPROF_MEMPOOL_PUT_TRACEPOINT) &&

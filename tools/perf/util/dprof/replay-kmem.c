@@ -261,7 +261,7 @@ static int dprof_replay__end_obj(struct dprof_replay *r, struct perf_sample *sam
 	if (obj && obj->base == ptr) {
 		struct dprof_class *cls = obj->priv;
 
-		/* 6.12's kmem_cache_alloc has no name, its free has */
+		/* 6.12's kmem_cache_alloc has no name, its free (and our kfree) has */
 		if (name && *name && cls->kind == DPROF_KIND_SLAB && !cls->name)
 			cls->name = strdup(name);
 		/* the freeing CPU touches the object too */
@@ -296,9 +296,13 @@ parked:
 	return 0;
 }
 
+/*
+ * kmem_cache_free, kfree: kfree names the cache with kernel-patches/ (a
+ * large kmalloc() "kmalloc-large"); before, its field "name" is absent,
+ * and the name NULL.
+ */
 static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
-			      struct perf_sample *sample, struct machine *machine,
-			      bool named)
+			      struct perf_sample *sample, struct machine *machine)
 {
 	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
 	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
@@ -308,22 +312,8 @@ static int dprof_replay__free(struct dprof_replay *r, struct evsel *evsel,
 	r->rec.nr_frees++;
 	return dprof_replay__end_obj(r, sample, ptr,
 				     dprof_kmem__intval(evsel, f->call_site, sample),
-				     named ? dprof_kmem__strval(f->name, sample) : NULL,
+				     dprof_kmem__strval(f->name, sample),
 				     /*put=*/false, dprof_replay__followed(r, machine, sample));
-}
-
-static int dprof_replay__kmem_cache_free(struct dprof_replay *r,
-					 struct evsel *evsel,
-					 struct perf_sample *sample,
-					 struct machine *machine)
-{
-	return dprof_replay__free(r, evsel, sample, machine, true);
-}
-
-static int dprof_replay__kfree(struct dprof_replay *r, struct evsel *evsel,
-			       struct perf_sample *sample, struct machine *machine)
-{
-	return dprof_replay__free(r, evsel, sample, machine, false);
 }
 
 /*
@@ -774,8 +764,8 @@ out_damaged:
 static const struct evsel_str_handler dprof_kmem_handlers[] = {
 	{ "kmem:kmem_cache_alloc",	dprof_replay__kmem_cache_alloc, },
 	{ "kmem:kmalloc",		dprof_replay__kmalloc, },
-	{ "kmem:kmem_cache_free",	dprof_replay__kmem_cache_free, },
-	{ "kmem:kfree",			dprof_replay__kfree, },
+	{ "kmem:kmem_cache_free",	dprof_replay__free, },
+	{ "kmem:kfree",			dprof_replay__free, },
 	{ DPROF_SNAPSHOT_TRACEPOINT,	dprof_replay__slab_snapshot, },
 	{ DPROF_SLAB_NEW_TRACEPOINT,	dprof_replay__slab_new, },
 	{ DPROF_SLAB_FREE_TRACEPOINT,	dprof_replay__slab_free, },
