@@ -201,11 +201,15 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 	else
 		fprintf(fp,
 			"# address set: none (no kmem tracepoints recorded): slab objects unresolved\n");
-	if (rec->kmem_map)
-		fprintf(fp, "# slab map (--kmem-events=map): %s (%" PRIu64
-			" kfree() of them left to the map); kmalloc objects per event; --kmem-events=objects for every object's events\n",
-			"the slab caches' objects have no events: an object is a slot of its slab from the first sample in it to the slab's free, one for all its lifetimes; their Sampled, Objects (at most the slots), WS size and Bounce count slots; no lifetimes, allocation sites or flows for them",
-			rec->nr_free_map);
+	if (rec->kmem_map) {
+		fprintf(fp, "# slab map (--kmem-events=map): %s",
+			"the slab caches' objects have no events: an object is a slot of its slab from the first sample in it to the slab's free, one for all its lifetimes; their Sampled, Objects (at most the slots), WS size and Bounce count slots; no lifetimes, allocation sites or flows for them");
+		/* none where kmem:kfree names the cache: filtered when recorded */
+		if (rec->nr_free_map)
+			fprintf(fp, " (%" PRIu64 " kfree() of them left to the map)",
+				rec->nr_free_map);
+		fprintf(fp, "; kmalloc objects per event; --kmem-events=objects for every object's events\n");
+	}
 	if (rec->kmem_dropped)
 		fprintf(fp, "# (%" PRIu64
 			" slab objects left out when recorded: no sample's data address in them, counted at their sites%s)\n",
