@@ -208,7 +208,8 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 		if (rec->nr_free_map)
 			fprintf(fp, " (%" PRIu64 " kfree() of them left to the map)",
 				rec->nr_free_map);
-		fprintf(fp, "; kmalloc objects per event; --kmem-events=objects for every object's events\n");
+		fprintf(fp,
+			"; kmalloc objects per event; --kmem-events=objects for every object's events\n");
 	}
 	if (rec->kmem_dropped)
 		fprintf(fp, "# (%" PRIu64
