@@ -50,6 +50,8 @@ void dprof_heaplog_rec__remove(struct dprof_heaplog_rec *h);
  *	of them allocated through the call chain @ips, the first at @time,
  *	@old of them freed, the largest of @size bytes
  * @nr_ips: return addresses at dprof_heaplog::ips[@ips], innermost first
+ * @chain: at record time, an id of its chain that events with the same
+ *	one share (0: none)
  */
 #define DPROF_HEAPLOG_LEFT_OUT	4	/* in a replay only */
 
@@ -63,6 +65,7 @@ struct dprof_heaplog_event {
 	u32	seg;		/* the segment it was decoded from */
 	u32	n;		/* its place in the decoding: ties in time */
 	u32	ips;
+	u32	chain;
 	u8	kind;
 	u8	nr_ips;
 };

@@ -174,19 +174,36 @@ static int dprof_heaplog__grow(struct dprof_heaplog *log, unsigned int nr_ips)
 				   sizeof(*log->ips));
 }
 
-/* dprof_heaplog__decode_seg(): *@untimed is the first untimed free not dated yet. */
+struct dprof_heaplog_pruner;
+static int dprof_heaplog__prune(struct dprof_heaplog *log, struct dprof_heaplog_pruner *pr);
+static u32 dprof_heaplog_pruner__chain(struct dprof_heaplog_pruner *pr);
+static size_t dprof_heaplog_pruner__first(const struct dprof_heaplog_pruner *pr);
+
+/*
+ * Events decoded while the record-end pass prunes them: in batches of
+ * this many (once they all have their time), so that those left out,
+ * most of them, are dropped while they are in the cache.
+ */
+#define DPROF_HEAPLOG_BATCH	256
+
+/*
+ * dprof_heaplog__decode_seg(): *@untimed is the first untimed free not
+ * dated yet; @pr: the record-end pass's pruning, or NULL.
+ */
 static int dprof_heaplog__decode_events(struct dprof_heaplog *log,
 					const struct dprof_heaplog_seg *s,
 					const u8 *p, size_t used, double rate, u32 segno,
-					u64 floor, size_t *untimed)
+					u64 floor, size_t *untimed,
+					struct dprof_heaplog_pruner *pr)
 {
 	u64 chain[DPROF_HEAPLOG_CHAIN_SLOTS][DPROF_HEAPLOG_MAX_IPS];
 	u8 chain_nr[DPROF_HEAPLOG_CHAIN_SLOTS] = { 0 };
+	u32 chain_id[DPROF_HEAPLOG_CHAIN_SLOTS];
 	unsigned int last = 0;
 	const u8 *end = p + used;
 	u64 clock = s->base;
 	u64 ptr = 0, ip = 0, v;
-	u32 cpu = s->cpu;
+	u32 cpu = s->cpu, n = 0;
 	int err;
 
 	while (p < end) {
@@ -212,6 +229,14 @@ static int dprof_heaplog__decode_events(struct dprof_heaplog *log,
 			same_ptr = true;
 			nr = DPROF_HEAPLOG_IPS_LAST;
 		}
+		/* a batch whose events all have their time: pruned */
+		if (pr && *untimed == log->nr &&
+		    log->nr - dprof_heaplog_pruner__first(pr) >= DPROF_HEAPLOG_BATCH) {
+			err = dprof_heaplog__prune(log, pr);
+			if (err)
+				return err;
+			*untimed = log->nr;
+		}
 		err = dprof_heaplog__grow(log, DPROF_HEAPLOG_MAX_IPS);
 		if (err)
 			return err;
@@ -221,10 +246,10 @@ static int dprof_heaplog__decode_events(struct dprof_heaplog *log,
 		ev->pid = s->pid;
 		ev->tid = s->tid;
 		ev->seg = segno;
-		ev->n = log->nr;
+		ev->n = n++;
 		if (tag & DPROF_HEAPLOG_UNTIMED && kind == DPROF_HEAPLOG_FREE) {
 			/* dated by the next timed event; a segment's first is timed */
-			if (!log->nr || log->ev[log->nr - 1].seg != segno)
+			if (n == 1)
 				return -EINVAL;
 			ev->lo = floor;
 			ev->time = floor;
@@ -277,6 +302,7 @@ static int dprof_heaplog__decode_events(struct dprof_heaplog *log,
 				return -EINVAL;
 			nr = chain_nr[last];
 			memcpy(ips, chain[last], nr * sizeof(*ips));
+			ev->chain = chain_id[last];
 		} else if (nr == DPROF_HEAPLOG_IPS_CACHED) {
 			p = dprof_heaplog__get(p, end, &v);
 			if (!p || v >= DPROF_HEAPLOG_CHAIN_SLOTS || !chain_nr[v])
@@ -284,6 +310,7 @@ static int dprof_heaplog__decode_events(struct dprof_heaplog *log,
 			nr = chain_nr[v];
 			last = v;
 			memcpy(ips, chain[v], nr * sizeof(*ips));
+			ev->chain = chain_id[v];
 		} else if (nr) {
 			for (i = 0; i < nr; i++) {
 				p = dprof_heaplog__get(p, end, &v);
@@ -294,6 +321,8 @@ static int dprof_heaplog__decode_events(struct dprof_heaplog *log,
 			slot = dprof_heaplog__chain_slot(ips, nr);
 			chain_nr[slot] = nr;
 			memcpy(chain[slot], ips, nr * sizeof(*ips));
+			chain_id[slot] = pr ? dprof_heaplog_pruner__chain(pr) : 0;
+			ev->chain = chain_id[slot];
 			last = slot;
 		}
 		if (nr)
@@ -315,16 +344,19 @@ static int dprof_heaplog__decode_events(struct dprof_heaplog *log,
  * nanoseconds (@rate: per TSC tick, for a segment in ticks), none before
  * @floor (the last of the thread's previous segment).  The untimed frees
  * at its end take @until: when the thread's next segment starts, or the
- * log ends.  Return: 0, -EINVAL when an event is damaged (those before it
- * are kept), -ENOMEM.
+ * log ends.  @pr: the record-end pass, which prunes them in batches as
+ * they are decoded (its last batch is left to the caller), or NULL.
+ * Return: 0, -EINVAL when an event is damaged (those before it are kept),
+ * -ENOMEM.
  */
 static int dprof_heaplog__decode_seg(struct dprof_heaplog *log,
 				     const struct dprof_heaplog_seg *s,
 				     const u8 *p, size_t used, double rate, u32 segno,
-				     u64 floor, u64 until)
+				     u64 floor, u64 until, struct dprof_heaplog_pruner *pr)
 {
 	size_t untimed = log->nr;	/* the first untimed free not dated yet */
-	int err = dprof_heaplog__decode_events(log, s, p, used, rate, segno, floor, &untimed);
+	int err = dprof_heaplog__decode_events(log, s, p, used, rate, segno, floor, &untimed,
+					       pr);
 
 	/* dated by the next timed event: there is none in the segment */
 	for (; untimed < log->nr; untimed++)
@@ -540,6 +572,18 @@ struct dprof_heaplog_sum {
 	u64	ips[DPROF_HEAPLOG_MAX_IPS];
 };
 
+/*
+ * The sums of the chains decoded last, by their id: most objects left out
+ * come from a few chains the log names again and again, whose sum is then
+ * found without hashing the chain.
+ */
+#define DPROF_HEAPLOG_SUM_CACHE	1024
+
+struct dprof_heaplog_sum_cache {
+	u32				chain;	/* 0: none */
+	struct dprof_heaplog_sum	*sum;
+};
+
 static long dprof_heaplog_sum__key(const struct dprof_heaplog *log,
 				   const struct dprof_heaplog_event *ev)
 {
@@ -554,14 +598,25 @@ static long dprof_heaplog_sum__key(const struct dprof_heaplog *log,
 /*
  * Object @ev started is left out; @freed: its end was seen.  Chains are
  * told apart by a 64-bit hash of the pid and return addresses: two that
- * collide would count at one site.
+ * collide would count at one site.  @cache: the sums of the chains the
+ * decoding named by id (dprof_heaplog_event::chain), or NULL.
  */
 static int dprof_heaplog__sum(struct hashmap *sums, const struct dprof_heaplog *log,
-			      const struct dprof_heaplog_event *ev, bool freed)
+			      const struct dprof_heaplog_event *ev, bool freed,
+			      struct dprof_heaplog_sum_cache *cache)
 {
-	long key = dprof_heaplog_sum__key(log, ev);
-	struct dprof_heaplog_sum *sum;
+	struct dprof_heaplog_sum_cache *c = NULL;
+	struct dprof_heaplog_sum *sum = NULL;
+	long key;
 
+	if (cache && ev->chain) {
+		c = &cache[ev->chain % DPROF_HEAPLOG_SUM_CACHE];
+		if (c->chain == ev->chain)
+			sum = c->sum;
+	}
+	if (sum)
+		goto count;
+	key = dprof_heaplog_sum__key(log, ev);
 	if (!hashmap__find(sums, key, &sum)) {
 		sum = zalloc(sizeof(*sum));
 		if (!sum)
@@ -577,6 +632,11 @@ static int dprof_heaplog__sum(struct hashmap *sums, const struct dprof_heaplog *
 			return -ENOMEM;
 		}
 	}
+	if (c) {
+		c->chain = ev->chain;
+		c->sum = sum;
+	}
+count:
 	if (ev->time < sum->time) {
 		sum->time = ev->time;
 		sum->tid = ev->tid;
@@ -628,7 +688,7 @@ static void dprof_heaplog_keep__life(struct dprof_heaplog_keep *k, u32 start, u6
 	if (!dprof_touches__any(k->st, ev->pid, ev->ptr, ev->size, ev->time, to)) {
 		k->dropped++;
 		if (!k->err)
-			k->err = dprof_heaplog__sum(k->sums, k->log, ev, end >= 0);
+			k->err = dprof_heaplog__sum(k->sums, k->log, ev, end >= 0, NULL);
 		return;
 	}
 	k->keep[start] |= DPROF_KEEP_NEW;
@@ -839,82 +899,114 @@ static bool dprof_heaplog_filter__maybe(const struct dprof_heaplog_filter *f, u3
 }
 
 /*
- * What dprof_heaplog__keep() would leave out goes as soon as a segment is
+ * The record-end pass's state while the log is decoded (see
+ * dprof_heaplog__prune()): where the samples fell, the objects that wait
+ * for their end, what was left out.
+ */
+struct dprof_heaplog_pruner {
+	const struct dprof_touches	*st;
+	const struct dprof_heaplog_filter *filter;
+	unsigned int			min_size;
+	struct hashmap			*sums;
+	struct dprof_heaplog_open	*open;
+	size_t				first;		/* the first event not pruned */
+	size_t				nr_marked;	/* events before it that go */
+	u64				dropped;
+	u64				left_out_frees;
+	u32				chains;		/* ids given */
+	struct dprof_heaplog_sum_cache	cache[DPROF_HEAPLOG_SUM_CACHE];
+};
+
+/* An id for a chain decoded: never 0, and not one the sum cache holds. */
+static u32 dprof_heaplog_pruner__chain(struct dprof_heaplog_pruner *pr)
+{
+	if (!++pr->chains) {
+		memset(pr->cache, 0, sizeof(pr->cache));
+		pr->chains = 1;
+	}
+	return pr->chains;
+}
+
+static size_t dprof_heaplog_pruner__first(const struct dprof_heaplog_pruner *pr)
+{
+	return pr->first;
+}
+
+/*
+ * What dprof_heaplog__keep() would leave out goes as soon as it is
  * decoded, so that the log is not held whole in memory.  An object no
  * sample's address falls in from its start on goes at once; the others
- * wait in @open for their end, in whatever segment it comes, and go then
- * if no sample's address fell in them during their life.  An end that
- * none of them takes is of an object left out, or of one the log did not
- * see start: it goes too, counted in @left_out_frees.  The objects left
- * out are counted in @sums and @dropped.  The events from @first on are
- * the segment's; those of earlier segments that go are marked, and
- * @nr_marked counts them.
+ * wait in @pr's open objects for their end, in whatever segment it comes,
+ * and go then if no sample's address fell in them during their life.  An
+ * end that none of them takes is of an object left out, or of one the log
+ * did not see start: it goes too, counted in @left_out_frees.  The objects
+ * left out are counted in @sums and @dropped.  The events from @pr's
+ * @first on are those decoded since the last call; those before that go
+ * are marked, and @nr_marked counts them.
  */
-static int dprof_heaplog__prune(struct dprof_heaplog *log, size_t first,
-				const struct dprof_touches *st,
-				const struct dprof_heaplog_filter *filter, unsigned int min_size,
-				struct hashmap *sums, struct dprof_heaplog_open *open,
-				u64 *dropped, u64 *left_out_frees, size_t *nr_marked)
+static int dprof_heaplog__prune(struct dprof_heaplog *log, struct dprof_heaplog_pruner *pr)
 {
-	size_t i;
+	size_t i, first = pr->first;
 
 	for (i = first; i < log->nr; i++) {
 		struct dprof_heaplog_event *ev = &log->ev[i];
 		u64 end = ev->kind == DPROF_HEAPLOG_FREE ? ev->ptr : ev->old;
-		s64 start = end ? dprof_heaplog_open__end(open, ev->pid, end, ev->lo) : -1;
+		s64 start = end ? dprof_heaplog_open__end(pr->open, ev->pid, end, ev->lo) : -1;
 
 		if (end && start < 0) {
-			(*left_out_frees)++;
+			pr->left_out_frees++;
 			dprof_heaplog__drop_end(ev);
 		} else if (end) {
 			struct dprof_heaplog_event *sev = &log->ev[start];
 
-			if (sev->size >= min_size &&
-			    (!dprof_heaplog_filter__maybe(filter, sev->pid, sev->ptr, sev->size,
+			if (sev->size >= pr->min_size &&
+			    (!dprof_heaplog_filter__maybe(pr->filter, sev->pid, sev->ptr, sev->size,
 							  sev->time, ev->time) ||
-			     !dprof_touches__any(st, sev->pid, sev->ptr, sev->size, sev->time,
+			     !dprof_touches__any(pr->st, sev->pid, sev->ptr, sev->size, sev->time,
 						 ev->time))) {
-				if (dprof_heaplog__sum(sums, log, sev, true))
+				if (dprof_heaplog__sum(pr->sums, log, sev, true, pr->cache))
 					return -ENOMEM;
-				(*dropped)++;
+				pr->dropped++;
 				dprof_heaplog__drop_start(sev);
 				dprof_heaplog__drop_end(ev);
 				if ((size_t)start < first && sev->kind == DPROF_HEAPLOG_DEAD)
-					(*nr_marked)++;
+					pr->nr_marked++;
 			}
 		}
 		if ((ev->kind != DPROF_HEAPLOG_ALLOC && ev->kind != DPROF_HEAPLOG_REALLOC) ||
-		    !ev->ptr || ev->size < min_size)
+		    !ev->ptr || ev->size < pr->min_size)
 			continue;
 		/* no sample's address ever falls in it: it goes now */
-		if (!dprof_heaplog_filter__maybe(filter, ev->pid, ev->ptr, ev->size, ev->time,
+		if (!dprof_heaplog_filter__maybe(pr->filter, ev->pid, ev->ptr, ev->size, ev->time,
 						 ~0ULL) ||
-		    !dprof_touches__any(st, ev->pid, ev->ptr, ev->size, ev->time, ~0ULL)) {
-			if (dprof_heaplog__sum(sums, log, ev, false))
+		    !dprof_touches__any(pr->st, ev->pid, ev->ptr, ev->size, ev->time, ~0ULL)) {
+			if (dprof_heaplog__sum(pr->sums, log, ev, false, pr->cache))
 				return -ENOMEM;
-			(*dropped)++;
+			pr->dropped++;
 			dprof_heaplog__drop_start(ev);
 			continue;
 		}
-		if (dprof_heaplog_open__add(open, ev, i))
+		if (dprof_heaplog_open__add(pr->open, ev, i))
 			return -ENOMEM;
 	}
-	dprof_heaplog__squeeze(log, open, first);
+	dprof_heaplog__squeeze(log, pr->open, first);
+	pr->first = log->nr;
 	return 0;
 }
 
 /*
- * The events of earlier segments that dprof_heaplog__prune() marked go,
- * once they are half of the log, or @all: the objects still in @open move
- * with their events.
+ * The events pruned before that dprof_heaplog__prune() marked go, once
+ * they are half of the log, or @all: the objects still open move with
+ * their events.
  */
-static void dprof_heaplog__compact(struct dprof_heaplog *log, struct dprof_heaplog_open *open,
-				   size_t *nr_marked, bool all)
+static void dprof_heaplog__compact(struct dprof_heaplog *log, struct dprof_heaplog_pruner *pr,
+				   bool all)
 {
-	if (!*nr_marked || (!all && 2 * *nr_marked < log->nr))
+	if (!pr->nr_marked || (!all && 2 * pr->nr_marked < log->nr))
 		return;
-	dprof_heaplog__squeeze(log, open, 0);
-	*nr_marked = 0;
+	dprof_heaplog__squeeze(log, pr->open, 0);
+	pr->nr_marked = 0;
+	pr->first = log->nr;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1274,10 +1366,9 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	struct hashmap *sums = NULL;
 	struct dprof_heaplog log = { .ev = NULL, };
 	struct dprof_heaplog_file *f;
-	u64 i, nr_segs, dropped = 0, bad = 0, procs, t0, pruned = 0;
+	u64 i, nr_segs, dropped = 0, bad = 0, procs, t0;
 	struct dprof_heaplog_open opened = { .s = NULL, };
-	size_t nr_marked = 0;
-	u64 left_out_frees = 0;
+	struct dprof_heaplog_pruner *pr = NULL;
 	struct hashmap *floors = NULL;
 	u64 *seg_ends = NULL;
 	size_t len = 0;
@@ -1316,10 +1407,20 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 		 st->nr, st->nr_undecided, (dprof_heaplog__mono() - t0) / 1e9);
 	if (!err)
 		err = dprof_heaplog_open__grow(&opened);
-	if (!err)
+	if (!err) {
 		dprof_heaplog_filter__init(&filter, st);
+		pr = zalloc(sizeof(*pr));
+		if (!pr)
+			err = -ENOMEM;
+	}
+	if (pr) {
+		pr->st = st;
+		pr->filter = &filter;
+		pr->min_size = min_size;
+		pr->sums = sums;
+		pr->open = &opened;
+	}
 	for (i = 0; i < nr_segs && !err; i++) {
-		size_t first = log.nr;
 		off_t off = DPROF_HEAPLOG_HDR_SIZE + i * f->seg_size;
 		long floor = 0;
 		struct dprof_heaplog_seg *seg = mmap(NULL, f->seg_size, PROT_READ, MAP_SHARED,
@@ -1335,7 +1436,7 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 			hashmap__find(floors, seg->tid, &floor);
 			err = dprof_heaplog__decode_seg(&log, seg, (const u8 *)(seg + 1),
 							seg->used, dprof_heaplog__rate(seg, f), i,
-							floor, seg_ends[i]);
+							floor, seg_ends[i], pr);
 			if (!err && log.nr)
 				err = hashmap__set(floors, seg->tid, (long)log.ev[log.nr - 1].time,
 						   NULL, NULL);
@@ -1344,17 +1445,15 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 				err = 0;
 			}
 			if (!err)
-				err = dprof_heaplog__prune(&log, first, st, &filter, min_size,
-							   sums, &opened, &pruned,
-							   &left_out_frees, &nr_marked);
+				err = dprof_heaplog__prune(&log, pr);
 			if (!err)
-				dprof_heaplog__compact(&log, &opened, &nr_marked, false);
+				dprof_heaplog__compact(&log, pr, false);
 		}
 		munmap(seg, f->seg_size);
 	}
 	if (err)
 		goto out;
-	dprof_heaplog__compact(&log, &opened, &nr_marked, true);
+	dprof_heaplog__compact(&log, pr, true);
 	if (!f->procs) {
 		pr_warning("dprof: the workload did not load the allocator recorder (a static or setuid program, or one that clears LD_PRELOAD): its heap objects are not tracked\n");
 		err = 0;
@@ -1362,14 +1461,15 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	}
 	pr_debug("dprof: heap log: %zu events left of %" PRIu64 " decoded (%" PRIu64
 		 " objects pruned in their segment) in %.3f s\n",
-		 log.nr, log.nr_allocs + log.nr_frees, pruned, (dprof_heaplog__mono() - t0) / 1e9);
+		 log.nr, log.nr_allocs + log.nr_frees, pr->dropped,
+		 (dprof_heaplog__mono() - t0) / 1e9);
 	dprof_heaplog__sort(&log);
 	keep = calloc(log.nr + 1, 1);
 	err = keep ? dprof_heaplog__keep(&log, st, min_size, sums, keep, &dropped) : -ENOMEM;
 	if (err)
 		goto out;
-	dropped += pruned;
-	blob = dprof_heaplog__encode(&log, keep, f, dropped, sums, st, left_out_frees, &len);
+	dropped += pr->dropped;
+	blob = dprof_heaplog__encode(&log, keep, f, dropped, sums, st, pr->left_out_frees, &len);
 	if (!blob) {
 		err = -ENOMEM;
 		goto out;
@@ -1401,6 +1501,7 @@ out:
 	hashmap__free(floors);
 	free(seg_ends);
 	free(opened.s);
+	free(pr);
 	dprof_heaplog_filter__exit(&filter);
 	dprof_touches__exit(&own);
 	dprof_heaplog__sums_free(sums);
@@ -1523,7 +1624,7 @@ int dprof_heaplog__read(struct dprof_heaplog *log, struct perf_session *session)
 		    (s->flags && hdr != sizeof(feat)))
 			goto out_damaged;
 		err = dprof_heaplog__decode_seg(log, s, (const u8 *)(s + 1), s->used, 1.0,
-						segno++, 0, 0);
+						segno++, 0, 0, NULL);
 		if (s->flags & DPROF_HEAPLOG_SUMMARY)
 			err = dprof_heaplog__summaries(log, first) ?: err;
 		if (err == -EINVAL)
