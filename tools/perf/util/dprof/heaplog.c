@@ -301,7 +301,8 @@ static int dprof_heaplog__decode_events(struct dprof_heaplog *log,
 			if (!chain_nr[last])
 				return -EINVAL;
 			nr = chain_nr[last];
-			memcpy(ips, chain[last], nr * sizeof(*ips));
+			/* whole: a copy of a known size is a few moves, not a loop */
+			memcpy(ips, chain[last], sizeof(chain[last]));
 			ev->chain = chain_id[last];
 		} else if (nr == DPROF_HEAPLOG_IPS_CACHED) {
 			p = dprof_heaplog__get(p, end, &v);
@@ -309,7 +310,7 @@ static int dprof_heaplog__decode_events(struct dprof_heaplog *log,
 				return -EINVAL;
 			nr = chain_nr[v];
 			last = v;
-			memcpy(ips, chain[v], nr * sizeof(*ips));
+			memcpy(ips, chain[v], sizeof(chain[v]));
 			ev->chain = chain_id[v];
 		} else if (nr) {
 			for (i = 0; i < nr; i++) {
@@ -320,7 +321,7 @@ static int dprof_heaplog__decode_events(struct dprof_heaplog *log,
 			}
 			slot = dprof_heaplog__chain_slot(ips, nr);
 			chain_nr[slot] = nr;
-			memcpy(chain[slot], ips, nr * sizeof(*ips));
+			memcpy(chain[slot], ips, sizeof(chain[slot]));
 			chain_id[slot] = pr ? dprof_heaplog_pruner__chain(pr) : 0;
 			ev->chain = chain_id[slot];
 			last = slot;
@@ -1423,8 +1424,9 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 	for (i = 0; i < nr_segs && !err; i++) {
 		off_t off = DPROF_HEAPLOG_HDR_SIZE + i * f->seg_size;
 		long floor = 0;
-		struct dprof_heaplog_seg *seg = mmap(NULL, f->seg_size, PROT_READ, MAP_SHARED,
-						     h->fd, off);
+		/* populated: one call maps its pages, not a fault for each */
+		struct dprof_heaplog_seg *seg = mmap(NULL, f->seg_size, PROT_READ,
+						     MAP_SHARED | MAP_POPULATE, h->fd, off);
 
 		if (seg == MAP_FAILED) {
 			err = -errno;
