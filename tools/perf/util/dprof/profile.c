@@ -727,7 +727,8 @@ static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls, u6
 	row->inst_whole |= cls->inst_whole;
 	if (!row->obj_size)
 		row->obj_size = cls->obj_size;
-	if (!row->alloc_size)
+	/* the largest block of its classes: not the first's, whose order varies */
+	if (cls->alloc_size > row->alloc_size)
 		row->alloc_size = cls->alloc_size;
 	for (i = 0; i < DPROF_MAX_VOTES; i++) {
 		if (cls->votes[i].name)
@@ -1082,12 +1083,25 @@ static int dprof_class__cmp_site(const void *a, const void *b)
 	const struct dprof_class *ca = *(const struct dprof_class * const *)a;
 	const struct dprof_class *cb = *(const struct dprof_class * const *)b;
 	u64 sa = dprof_class__site_ip(ca), sb = dprof_class__site_ip(cb);
+	int ret;
 
 	if (sa != sb)
 		return sa < sb ? -1 : 1;
 	if (dprof_dso_id(ca->dso) != dprof_dso_id(cb->dso))
 		return dprof_dso_id(ca->dso) < dprof_dso_id(cb->dso) ? -1 : 1;
-	return dprof_class__cmp_id(ca, cb);
+	ret = dprof_class__cmp_id(ca, cb);
+	if (ret)
+		return ret;
+	/*
+	 * The classes of one type at a site, by their chains: the first
+	 * is the one dprof_class__head_of() picks, and their type_key is
+	 * an address, which differs from run to run
+	 */
+	if (ca->chain_key != cb->chain_key)
+		return ca->chain_key < cb->chain_key ? -1 : 1;
+	if (ca->inst_min != cb->inst_min)
+		return ca->inst_min < cb->inst_min ? -1 : 1;
+	return ca->stats.samples < cb->stats.samples ? -1 : ca->stats.samples > cb->stats.samples;
 }
 
 /*
