@@ -988,15 +988,16 @@ bool dprof_ea__may_fuse(const u8 *code, size_t len)
 /**
  * dprof_ea__intr_regs - the registers dprof_ea__decode() reads
  *
- * The 16 general purpose registers, plus ip and flags for 'perf script
- * -F iregs'.  Segment bases are not in perf's x86 register set, so %fs
- * and %gs operands come back as offsets (DPROF_EA_SEGMENT).
+ * The 16 general purpose registers: not ip, which the sample has, nor
+ * flags, which no address uses (16 bytes of every sample, 7% of them).
+ * Segment bases are not in perf's x86 register set, so %fs and %gs
+ * operands come back as offsets (DPROF_EA_SEGMENT).
  *
  * Return: the 'perf record --intr-regs=' list.
  */
 const char *dprof_ea__intr_regs(void)
 {
-	return "ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15";
+	return "ax,bx,cx,dx,si,di,bp,sp,r8,r9,r10,r11,r12,r13,r14,r15";
 }
 
 /**
