@@ -110,6 +110,7 @@ group_of() {
 	tools/perf/arch/x86/util/Build|tools/perf/arch/x86/util/dprof-ea.*)
 		echo 20-softsample ;;
 	tools/perf/util/dprof/cachenames.*|tools/perf/util/dprof/dwtypes.*|\
+	tools/perf/util/dprof/layouts.*|\
 	tools/perf/util/dprof/btftypes.*|tools/perf/util/dprof/types.*)
 		echo 30-types ;;
 	tools/perf/util/dprof/histories.*|tools/perf/util/dprof/pathtrace.*|\

@@ -11,8 +11,11 @@
 # struct that has no name), with the same output, as --no-type-cache (which
 # writes nothing).  A typing or a lookup changed in a file changes the
 # report: it is what the report used.  A file made by another perf, or
-# damaged, is ignored and replaced.  A recording cut short keeps no
-# typings.
+# damaged, is ignored and replaced.  The layouts of the rows' types are
+# kept too: the report after reads no DWARF, names members as the file
+# says, and ignores a file that names types it does not describe.  A
+# binary without DWARF is not searched again.  A recording cut short keeps
+# no typings.
 
 set -u
 
@@ -97,6 +100,62 @@ if grep -q 'twins.*: indexed' "${dir}/rows2.err"; then
 	fail "the rows of a report of kept lookups indexed the DWARF again"
 	grep 'twins.*index' "${dir}/rows2.err"
 fi
+
+# the layouts of the types the rows showed: the next report names their
+# members without opening the program's DWARF at all
+layout="${tc}/${bid}.layout"
+if ! grep -q '^t ' "${layout}" 2>/dev/null || ! grep -q '^m ' "${layout}"; then
+	fail "the first report kept no type layouts of the program"
+fi
+grep -q "type layouts from ${layout}" "${dir}/rows2.err" ||
+	fail "the second report did not read the program's type layouts"
+if grep -q 'twins.*DWARF opened' "${dir}/rows2.err"; then
+	fail "the second report opened the DWARF its kept layouts describe"
+	grep 'DWARF opened' "${dir}/rows2.err"
+fi
+cmp -s "${dir}/rows1" "${dir}/rows2" || fail "the rows from the kept layouts differ"
+# their members renamed in the file: the report names them so
+cp "${layout}" "${dir}/good.layout"
+awk '$1 == "m" && $6 > 0 { n++; $7 = "zz" n; $6 = length($7) } { print }' \
+	"${dir}/good.layout" > "${layout}"
+perf dprof report --stdio -i "${data}" --type-cache-dir="${tc}" > "${dir}/rows3" 2>&1
+grep -q ' zz[0-9]* [0-9]*%' "${dir}/rows3" ||
+	fail "members renamed in the kept layouts are not the report's: the file is not read"
+# a layout naming a type it does not describe, then garbage: not used,
+# the DWARF answers, and the file is written anew
+awk '$1 == "m" && !done { $5 = "fffffff0"; done = 1 } { print }' "${dir}/good.layout" > \
+	"${layout}"
+perf dprof report --stdio -v -i "${data}" --type-cache-dir="${tc}" > "${dir}/rows4" \
+	2> "${dir}/rows4.err"
+cmp -s "${dir}/rows1" "${dir}/rows4" || fail "a layout naming an unknown type was used"
+grep -q 'names types it does not describe' "${dir}/rows4.err" ||
+	fail "no word on layouts naming unknown types"
+head -c 4096 /dev/urandom > "${layout}"
+perf dprof report --stdio -v -i "${data}" --type-cache-dir="${tc}" > "${dir}/rows5" \
+	2> "${dir}/rows5.err"
+cmp -s "${dir}/rows1" "${dir}/rows5" || fail "garbage layouts changed the report"
+grep -q '^t ' "${layout}" || fail "garbage layouts were not written anew"
+
+# a binary without DWARF: the next report does not search for it again
+if gcc -O1 -o "${dir}/nodw" "${src}/twins.c" -L"${dir}" -ltwins -Wl,-rpath,"${dir}" \
+		2> "${dir}/cc.err" &&
+   perf dprof record --sampler=soft --no-kmem --no-heap -o "${dir}/nodw.data" \
+		-- "${dir}/nodw" 0.5 > "${dir}/rec.out" 2>&1; then
+	nbid=$(readelf -n "${dir}/nodw" 2>/dev/null | sed -n 's/.*Build ID: *//p')
+	for n in 1 2; do
+		perf dprof report --stdio -v -i "${dir}/nodw.data" --type-cache-dir="${tc}" \
+			> "${dir}/nodw${n}" 2> "${dir}/nodw${n}.err"
+	done
+	[ -f "${tc}/${nbid}.nodwarf" ] || fail "no word kept on the program without DWARF"
+	grep -q "no DWARF in ${dir}/nodw, as an earlier report found" "${dir}/nodw2.err" ||
+		fail "the second report searched the program without DWARF again"
+	cmp -s "${dir}/nodw1" "${dir}/nodw2" ||
+		fail "the report of a program without DWARF changed with the kept word"
+else
+	fail "build and record the program without DWARF"
+	cat "${dir}/cc.err" "${dir}/rec.out"
+fi
+cp "${dir}/good.layout" "${layout}"
 
 before=$(stat -c %Y.%s "${file}")
 report off --type-cache-dir="${tc}" --no-type-cache

@@ -58,6 +58,7 @@
 #include "util/symbol.h"
 #include "cachenames.h"
 #include "dwtypes.h"
+#include "layouts.h"
 #include "hashfn.h"
 #include "typecache.h"
 #include "types.h"
@@ -149,6 +150,19 @@ struct dprof_dwarf {
 	struct dw_memo		*memo;
 	struct dprof_typecache	*memo_tc;
 	bool			units_read;	/* dw_read_units() done */
+	/*
+	 * The layouts of the types earlier reports handed out (NULL: none
+	 * kept), and the DIEs this one handed out (offset -> true for a
+	 * variable's), whose layouts are kept at the end.  A handle whose
+	 * lookups and layouts were both kept opens its DWARF only when one
+	 * is not there: @dinfo is NULL until then, @open_err 1.
+	 */
+	struct dprof_layouts	*layouts;
+	struct hashmap		*handed;
+	struct build_id		bid;
+	int			open_err;
+	bool			layouts_kept;	/* read from an earlier report's file */
+	bool			lazy;		/* not opened at its making */
 };
 
 /* walk_end of a walk that no thread helps (yet) */
@@ -165,9 +179,15 @@ struct dprof_dwarf {
 #define DW_OFF_ALT	(1ULL << 63)
 
 /* the DIE of an index offset (DW_OFF_ALT: the alternate file's) */
+static int dw_open(struct dprof_dwarf *dw);
+
 static Dwarf_Die *dw_offdie(struct dprof_dwarf *dw, Dwarf_Off off, Dwarf_Die *die)
 {
-	Dwarf *dbg = dw->dbg;
+	Dwarf *dbg;
+
+	if (dw_open(dw))
+		return NULL;
+	dbg = dw->dbg;
 
 	if (off & DW_OFF_ALT) {
 		dbg = dwarf_getalt(dw->dbg);
@@ -762,22 +782,51 @@ static int dw_build_index(struct dprof_dwarf *dw)
  * Return: the handle, or NULL (with a pr_debug() saying why) when @path has
  * no DWARF or memory ran out.
  */
-struct dprof_dwarf *dprof_dwarf__new(const char *path)
+/* a handle of @path, its DWARF not opened yet */
+static struct dprof_dwarf *dw_new(const char *path)
 {
 	struct dprof_dwarf *dw = zalloc(sizeof(*dw));
 
 	if (!dw)
 		return NULL;
-
 	dw->index_err = 1;
+	dw->open_err = 1;
 	dw->path = strdup(path);
-	dw->dinfo = debuginfo__new(path);
-	if (!dw->path || !dw->dinfo) {
+	if (!dw->path) {
+		free(dw);
+		return NULL;
+	}
+	return dw;
+}
+
+/* Open the handle's DWARF, once: 0, or -ENOENT when it has none. */
+static int dw_open(struct dprof_dwarf *dw)
+{
+	if (dw->open_err <= 0)
+		return dw->open_err;
+	dw->open_err = -ENOENT;
+	dw->dinfo = debuginfo__new(dw->path);
+	if (!dw->dinfo)
+		return -ENOENT;
+	dw->dbg = dw->dinfo->dbg;
+	dw->open_err = 0;
+	if (dw->lazy)
+		pr_debug("dprof: %s: DWARF opened (a type not among the kept layouts)\n",
+			 dw->path);
+	return 0;
+}
+
+struct dprof_dwarf *dprof_dwarf__new(const char *path)
+{
+	struct dprof_dwarf *dw = dw_new(path);
+
+	if (!dw)
+		return NULL;
+	if (dw_open(dw)) {
 		pr_debug("dprof: no DWARF in %s\n", path);
 		dprof_dwarf__delete(dw);
 		return NULL;
 	}
-	dw->dbg = dw->dinfo->dbg;
 	return dw;
 }
 
@@ -895,7 +944,7 @@ static void dw_drop_walked_pages(struct dprof_dwarf *dw)
  */
 void dprof_dwarf__trim(struct dprof_dwarf *dw)
 {
-	if (dw && !dw->index_err)
+	if (dw && !dw->index_err && !dw->open_err)
 		dw_drop_walked_pages(dw);
 }
 
@@ -1259,6 +1308,8 @@ int dprof_dwarf__index(struct dprof_dwarf *dw)
 	if (dw->index_err <= 0)
 		return dw->index_err;
 	dw->index_err = -ENOENT;
+	if (dw_open(dw))
+		return dw->index_err;
 
 	err = dw_index_begin(dw);
 	if (!err)
@@ -1315,6 +1366,8 @@ int dprof_dwarf__index_start(struct dprof_dwarf *dw)
 
 	if (dw->index_err != 1 || dw->walking)
 		return 0;
+	if (dw_open(dw))
+		return -ENOENT;
 	if (dw_index_begin(dw))
 		return -ENOMEM;
 	/*
@@ -1372,9 +1425,12 @@ int dprof_dwarf__index_vars(struct dprof_dwarf *dw, struct map *map,
 		.thread		= thread,
 		.ms		= &ms,
 		.cpumode	= cpumode,
-		.di		= dw->dinfo,
 	};
 	int err;
+
+	if (dw_open(dw))
+		return -ENOENT;
+	dloc.di = dw->dinfo;
 
 	if (dw->keep_vars) {
 		err = dprof_dwarf__index(dw);
@@ -1655,6 +1711,41 @@ static struct dw_memo *dw_memo__new(const struct dprof_typecache *tc,
 	return m;
 }
 
+/* The layouts earlier reports kept for the handle's file; none: learn them. */
+static void dw_layouts_read(struct dprof_dwarf *dw)
+{
+	dw->layouts = dprof_layouts__new();
+	dw->handed = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
+	if (!dw->layouts || IS_ERR(dw->handed)) {
+		dprof_layouts__delete(dw->layouts);
+		if (!IS_ERR(dw->handed))
+			hashmap__free(dw->handed);
+		dw->layouts = NULL;
+		dw->handed = NULL;
+		return;
+	}
+	dw->layouts_kept = !dprof_layouts__read(dw->layouts, dw->memo_tc, &dw->bid);
+}
+
+/* A DIE handed out, its layout to keep at the end (@var: a variable's). */
+static void dw_handed(struct dprof_dwarf *dw, Dwarf_Off off, bool var)
+{
+	if (dw->handed)
+		hashmap__set(dw->handed, (long)off, (long)var, NULL, NULL);
+}
+
+static void dw_learn_handed(struct dprof_dwarf *dw);
+
+static void dw_layouts_save(struct dprof_dwarf *dw)
+{
+	if (!dw->layouts)
+		return;
+	if (!dw->open_err)
+		dw_learn_handed(dw);
+	if (dprof_layouts__save(dw->layouts, dw->memo_tc, &dw->bid))
+		pr_debug("dprof: %s: type layouts not kept\n", dw->path);
+}
+
 /**
  * dprof_dwarf__keep - answer the lookups from what earlier reports found
  * @dw: a handle, just opened, not indexed
@@ -1673,6 +1764,7 @@ bool dprof_dwarf__keep(struct dprof_dwarf *dw, struct dprof_typecache *tc)
 	if (!dw || !tc || dw->memo || dw->index_err != 1 || dw->walking ||
 	    filename__read_build_id(dw->path, &bid) <= 0)
 		return false;
+	dw->bid = bid;
 	m = dw_memo__new(tc, &bid);
 	if (!m)
 		return false;
@@ -1692,10 +1784,122 @@ bool dprof_dwarf__keep(struct dprof_dwarf *dw, struct dprof_typecache *tc)
 	m->learned = !!err;
 	dw->memo = m;
 	dw->memo_tc = dprof_typecache__get(tc);
+	dw_layouts_read(dw);
 	nr = hashmap__size(m->types) + hashmap__size(m->vars) + hashmap__size(m->addrs);
 	if (!err)
 		pr_debug("dprof: %s: %zu lookups from %s\n", dw->path, nr, m->path);
 	return dprof_dwarf__kept(dw);
+}
+
+/*
+ * Where perf's debuginfo__new() looks for a binary's debuginfo by its path
+ * and build id, before the binary itself (whose build id says it is the
+ * same file as when it was searched).
+ */
+static const enum dso_binary_type dw_debuginfo_types[] = {
+	DSO_BINARY_TYPE__FEDORA_DEBUGINFO,
+	DSO_BINARY_TYPE__UBUNTU_DEBUGINFO,
+	DSO_BINARY_TYPE__OPENEMBEDDED_DEBUGINFO,
+	DSO_BINARY_TYPE__BUILDID_DEBUGINFO,
+	DSO_BINARY_TYPE__MIXEDUP_UBUNTU_DEBUGINFO,
+};
+
+static bool dw_nodwarf_parse(void *arg __maybe_unused, char *line __maybe_unused)
+{
+	return false;
+}
+
+/*
+ * An earlier report searched @path for DWARF and found none, and no
+ * debuginfo file has appeared since where perf looks for it (a -dbgsym
+ * package installed), nor may debuginfod be asked.  libdwfl's search opens
+ * the binary and looks in each of those places: a report of a program
+ * linked with 20 libraries without debuginfo (a C++ runtime, libLLVM)
+ * spent ~15 ms and ~6 MB of its peak on it, every time.
+ */
+static bool dw_nodwarf_kept(const struct dprof_typecache *tc, const char *path,
+			    struct build_id *bid)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	char buf[PATH_MAX], nil = '\0';
+	bool appeared = false;
+	struct dso *dso;
+	size_t i;
+
+	if ((urls && *urls) ||
+	    dprof_typecache__path(tc, bid, "nodwarf", buf, sizeof(buf)) ||
+	    dprof_typecache__read(tc, buf, "nodwarf", dw_nodwarf_parse, NULL))
+		return false;
+	dso = dso__new(path);
+	if (!dso)
+		return false;
+	dso__set_build_id(dso, bid);
+	for (i = 0; !appeared && i < ARRAY_SIZE(dw_debuginfo_types); i++) {
+		appeared = dso__read_binary_type_filename(dso, dw_debuginfo_types[i], &nil,
+							  buf, sizeof(buf)) >= 0 &&
+			   !access(buf, R_OK);
+	}
+	dso__put(dso);
+	return !appeared;
+}
+
+/* Say so to the next report: @bid's binary has no DWARF. */
+static void dw_nodwarf_keep(const struct dprof_typecache *tc, const struct build_id *bid)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	FILE *f;
+
+	if (dprof_typecache__path(tc, bid, "nodwarf", path, sizeof(path)))
+		return;
+	f = dprof_typecache__create(tc, path, "nodwarf", tmp, sizeof(tmp));
+	if (f)
+		dprof_typecache__commit(f, tmp, path);
+}
+
+/**
+ * dprof_dwarf__new_kept - a handle that reads its DWARF only at need
+ * @path: the file, as dprof_dwarf__new()'s
+ * @tc: where reports keep their lookups and type layouts (NULL: nowhere)
+ *
+ * When an earlier report kept both the lookups of @path's DWARF and the
+ * layouts of the types they found (layouts.c), the handle answers from
+ * them, and opens the DWARF only for a lookup or a type that is not
+ * there: a report of the binaries reported before reads no DWARF, and a
+ * distribution's compressed debuginfo is not inflated.  Otherwise as
+ * dprof_dwarf__new() then dprof_dwarf__keep().
+ *
+ * Return: the handle, or NULL when @path has no DWARF.
+ */
+struct dprof_dwarf *dprof_dwarf__new_kept(const char *path, struct dprof_typecache *tc)
+{
+	struct dprof_dwarf *dw;
+	struct build_id bid;
+	bool have_bid = tc && filename__read_build_id(path, &bid) > 0;
+
+	if (have_bid && dw_nodwarf_kept(tc, path, &bid)) {
+		pr_debug("dprof: no DWARF in %s, as an earlier report found\n", path);
+		return NULL;
+	}
+	dw = dw_new(path);
+	if (!dw)
+		return NULL;
+	if (dprof_dwarf__keep(dw, tc) && dw->layouts_kept) {
+		dw->lazy = true;
+		return dw;
+	}
+	if (dw_open(dw)) {
+		pr_debug("dprof: no DWARF in %s\n", path);
+		if (have_bid)
+			dw_nodwarf_keep(tc, &bid);
+		/* nothing learned of a file without DWARF */
+		dw_memo__delete(dw->memo);
+		dw->memo = NULL;
+		dprof_layouts__delete(dw->layouts);
+		dw->layouts = NULL;
+		dprof_dwarf__delete(dw);
+		return NULL;
+	}
+	return dw;
 }
 
 /**
@@ -1756,7 +1960,7 @@ struct debuginfo *dprof_dwarf__debuginfo(struct dprof_dwarf *dw)
 {
 	if (dw && dw->walking)
 		dprof_dwarf__index(dw);
-	return dw ? dw->dinfo : NULL;
+	return dw && !dw_open(dw) ? dw->dinfo : NULL;
 }
 
 /**
@@ -1771,6 +1975,10 @@ void dprof_dwarf__delete(struct dprof_dwarf *dw)
 		return;
 	if (dw->walking)
 		dprof_dwarf__index(dw);
+	dw_layouts_save(dw);
+	dprof_layouts__delete(dw->layouts);
+	if (!IS_ERR_OR_NULL(dw->handed))
+		hashmap__free(dw->handed);
 	dw_memo__save(dw);
 	dw_memo__delete(dw->memo);
 	dprof_typecache__put(dw->memo_tc);
@@ -1793,7 +2001,7 @@ static void dw_read_units(struct dprof_dwarf *dw)
 	size_t hsize;
 	Dwarf_Die unit;
 
-	if (dw->units_read)
+	if (dw->units_read || dw_open(dw))
 		return;
 	dw->units_read = true;
 	while (dwarf_nextcu(dw->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
@@ -1812,10 +2020,17 @@ static void dw_read_units(struct dprof_dwarf *dw)
 static bool dw_die_is(struct dprof_dwarf *dw, Dwarf_Off off, const char *name,
 		      const int *tags)
 {
+	const struct dprof_layout *n = dprof_layouts__find(dw->layouts, off);
 	const char *die_name;
 	Dwarf_Die die;
 	int tag;
 
+	/* a kept layout names its DIE's tag and name */
+	if (n) {
+		for (; *tags && *tags != n->tag; tags++)
+			;
+		return *tags && (!name || (n->die_name && !strcmp(n->die_name, name)));
+	}
 	dw_read_units(dw);
 	if (!dw_offdie(dw, off, &die))
 		return false;
@@ -1959,6 +2174,22 @@ static int dw_type(Dwarf_Die *die, struct dprof_type *t)
 	return 0;
 }
 
+/* @t as the type DIE at @off: its kept layout, or the DIE (kept at the end) */
+static int dw_found(struct dprof_dwarf *dw, Dwarf_Off off, struct dprof_type *t)
+{
+	const struct dprof_layout *n = dprof_layouts__find(dw->layouts, off);
+	Dwarf_Die die;
+
+	if (n && n->tag != DW_TAG_variable) {
+		dprof_layout__type(n, t);
+		return 0;
+	}
+	if (!dw_offdie(dw, off, &die))
+		return -ENOENT;
+	dw_handed(dw, off, false);
+	return dw_type(&die, t);
+}
+
 /**
  * dprof_dwarf__find_struct - find a struct/union definition by name
  * @dw: the DWARF index
@@ -1995,7 +2226,6 @@ int dprof_dwarf__find_struct_sized(struct dprof_dwarf *dw, const char *name,
 				   u64 size, struct dprof_type *t)
 {
 	struct dw_type_ent *ents = dw_lookup(dw, name), *ent = NULL;
-	Dwarf_Die die;
 
 	if (size) {
 		for (ent = ents; ent && ent->size != size; ent = ent->next)
@@ -2004,11 +2234,11 @@ int dprof_dwarf__find_struct_sized(struct dprof_dwarf *dw, const char *name,
 	if (!ent)
 		ent = dw_best(ents);
 
-	if (!ent || !dw_offdie(dw, ent->off, &die)) {
+	if (!ent || dw_found(dw, ent->off, t)) {
 		pr_debug2("dprof: no struct %s in DWARF\n", name ?: "(null)");
 		return -ENOENT;
 	}
-	return dw_type(&die, t);
+	return 0;
 }
 
 static int dw_var_die_type(struct dprof_dwarf *dw, Dwarf_Off off,
@@ -2017,58 +2247,33 @@ static int dw_var_die_type(struct dprof_dwarf *dw, Dwarf_Off off,
 	Dwarf_Attribute attr;
 	Dwarf_Die var;
 
-	if (!dwarf_offdie(dw->dbg, off, &var) ||
+	if (dw_open(dw) || !dwarf_offdie(dw->dbg, off, &var) ||
 	    !dwarf_attr_integrate(&var, DW_AT_type, &attr) ||
 	    !dwarf_formref_die(&attr, type_die))
 		return -ENOENT;
 	return 0;
 }
 
-/**
- * dprof_dwarf__var_type - type of a global or static variable, by name
- * @dw: the DWARF index
- * @var: the variable's name, as in the ELF symbol table
- * @type_die: where to store its type, as declared
- *
- * Superseded by dprof_dwarf__find_var(), kept until builtin-dprof.c uses
- * it.  Static variables of the same name in several CUs: the first CU's
- * wins.
- *
- * Return: 0, or -ENOENT.
+/*
+ * @t as the type of the variable DIE at @off (0: none): its kept layout's,
+ * or the type DIE's (the variable's layout is kept at the end).
  */
-static int dprof_dwarf__var_type(struct dprof_dwarf *dw, const char *var,
-				 Dwarf_Die *type_die)
+static int dw_var_found(struct dprof_dwarf *dw, Dwarf_Off off, struct dprof_type *t)
 {
-	Dwarf_Off off = dw && var ? dw_lookup_var(dw, var) : 0;
+	const struct dprof_layout *n;
+	Dwarf_Die die;
 
-	if (!off || dw_var_die_type(dw, off, type_die)) {
-		pr_debug2("dprof: no variable %s in DWARF\n", var ?: "(null)");
+	if (!off)
 		return -ENOENT;
+	n = dprof_layouts__find(dw->layouts, off);
+	if (n && n->tag == DW_TAG_variable) {
+		dprof_layout__type(n->real, t);
+		return 0;
 	}
-	return 0;
-}
-
-/**
- * dprof_dwarf__var_type_at - type of the variable that starts at an address
- * @dw: the DWARF index
- * @addr: the variable's link-time address
- * @type_die: where to store its type, as declared
- *
- * Superseded by dprof_dwarf__find_var(), kept until builtin-dprof.c uses
- * it.  Only variables whose location is a single DW_OP_addr are indexed.
- *
- * Return: 0, or -ENOENT.
- */
-static int dprof_dwarf__var_type_at(struct dprof_dwarf *dw, u64 addr,
-				    Dwarf_Die *type_die)
-{
-	Dwarf_Off off = dw ? dw_lookup_var_at(dw, addr) : 0;
-
-	if (!off || dw_var_die_type(dw, off, type_die)) {
-		pr_debug2("dprof: no variable at %#" PRIx64 " in DWARF\n", addr);
+	if (dw_var_die_type(dw, off, &die))
 		return -ENOENT;
-	}
-	return 0;
+	dw_handed(dw, off, true);
+	return dw_type(&die, t);
 }
 
 /**
@@ -2090,26 +2295,26 @@ static int dprof_dwarf__var_type_at(struct dprof_dwarf *dw, u64 addr,
 int dprof_dwarf__find_var(struct dprof_dwarf *dw, const char *name, u64 addr,
 			  struct dprof_type *t)
 {
-	Dwarf_Die die;
-
-	if (dprof_dwarf__var_type_at(dw, addr, &die) &&
-	    (!name || dprof_dwarf__var_type(dw, name, &die)))
+	if (!dw)
 		return -ENOENT;
-	return dw_type(&die, t);
+	if (!dw_var_found(dw, dw_lookup_var_at(dw, addr), t))
+		return 0;
+	if (name && !dw_var_found(dw, dw_lookup_var(dw, name), t))
+		return 0;
+	pr_debug2("dprof: no variable %s at %#" PRIx64 " in DWARF\n", name ?: "(null)", addr);
+	return -ENOENT;
 }
 
 static bool dw_size_fits(struct dprof_dwarf *dw, struct dw_type_ent *ent,
 			 u64 object_size)
 {
 	struct dprof_type t;
-	Dwarf_Die die;
 
 	if (dprof_cache__size_fits(ent->size, object_size, false))
 		return true;
 	/* struct with a trailing flexible array: larger objects */
-	if (ent->size > object_size || !dw_offdie(dw, ent->off, &die))
+	if (ent->size > object_size || dw_found(dw, ent->off, &t))
 		return false;
-	dw_type(&die, &t);
 	return dprof_type__has_flex_tail(&t);
 }
 
@@ -2165,17 +2370,16 @@ int dprof_dwarf__cache_type(struct dprof_dwarf *dw, const char *cache,
 			    u64 object_size, struct dprof_type *t)
 {
 	struct dw_cache_arg ca = { .dw = dw, .object_size = object_size };
-	Dwarf_Die die;
 
 	if (!dw || !cache)
 		return -ENOENT;
 	dprof_cache__candidates(cache, dw_cache_cand, &ca);
-	if (!ca.ent || !dw_offdie(dw, ca.ent->off, &die)) {
+	if (!ca.ent || dw_found(dw, ca.ent->off, t)) {
 		pr_debug("dprof: no struct for slab cache %s (object size %" PRIu64 ")\n",
 			 cache, object_size);
 		return -ENOENT;
 	}
-	return dw_type(&die, t);
+	return 0;
 }
 
 /*
@@ -2401,3 +2605,119 @@ const struct dprof_type_ops dprof_dwarf_type_ops = {
 	.members	= dw_type_members,
 	.array		= dw_type_array,
 };
+
+/*
+ * The layouts of the types a report handed out, kept for the next one
+ * (layouts.c): what the accessors above answer of each DIE, and of each
+ * DIE those name, read while the DWARF is still open.
+ */
+
+/* a type DIE's key: its offset, with DW_OFF_ALT in the alternate file */
+static u64 dw_die_key(struct dprof_dwarf *dw, Dwarf_Die *die)
+{
+	u64 off = dwarf_dieoffset(die);
+
+	return dwarf_cu_getdwarf(die->cu) == dw->dbg ? off : off | DW_OFF_ALT;
+}
+
+static struct dprof_layout *dw_learn(struct dprof_dwarf *dw, Dwarf_Die *die, int depth);
+
+struct dw_learn_arg {
+	struct dprof_dwarf	*dw;
+	struct dprof_layout	*n;
+	int			depth;
+};
+
+static int dw_learn_member(const struct dprof_member *m, void *arg)
+{
+	struct dw_learn_arg *la = arg;
+	Dwarf_Die die = m->type.die;
+
+	if (!dw_learn(la->dw, &die, la->depth + 1))
+		return -ENOMEM;
+	return dprof_layout__add_member(la->n, m->name, m->start, m->end, m->bitfield,
+					dw_die_key(la->dw, &die));
+}
+
+/* The layout of the type DIE @die, and of those it names; NULL: failed. */
+static struct dprof_layout *dw_learn(struct dprof_dwarf *dw, Dwarf_Die *die, int depth)
+{
+	struct dw_learn_arg la = { .dw = dw, .depth = depth };
+	u64 key = dw_die_key(dw, die), dims[DPROF_TYPE_MAX_DIMS];
+	struct dprof_type t, real, elem = { .src = DPROF_TYPE_NONE };
+	struct strbuf sb = STRBUF_INIT;
+	struct dprof_layout *n = dprof_layouts__find(dw->layouts, key);
+	int err, nr;
+
+	if (n)
+		return n;
+	if (depth > DW_MAX_DEPTH)
+		return NULL;
+	n = dprof_layouts__add(dw->layouts, key);
+	if (!n)
+		return NULL;
+	dw_type(die, &t);
+	n->tag = dwarf_tag(die);
+	err = dw_type_name(&t, &sb);
+	err = dprof_layout__set_names(n, dwarf_diename(die), err ? NULL : (sb.buf ?: ""));
+	strbuf_release(&sb);
+	if (err)
+		return NULL;
+	n->has_size = !dw_type_size(&t, &n->size);
+	n->kind = dw_type_resolve(&t, &real);
+	if (n->kind < 0)
+		return n;
+	n->real_key = dw_die_key(dw, &real.die);
+	if (n->real_key != key)
+		return dw_learn(dw, &real.die, depth + 1) ? n : NULL;
+	la.n = n;
+	switch (n->kind) {
+	case DPROF_TYPE_KIND_STRUCT:
+	case DPROF_TYPE_KIND_UNION:
+		return dw_type_members(&t, dw_learn_member, &la) ? NULL : n;
+	case DPROF_TYPE_KIND_ARRAY:
+		nr = dw_type_array(&t, &elem, dims, ARRAY_SIZE(dims));
+		if (elem.src != DPROF_TYPE_DWARF)
+			return n;
+		if (!dw_learn(dw, &elem.die, depth + 1))
+			return NULL;
+		n->elem_key = dw_die_key(dw, &elem.die);
+		n->nr_dims = nr;
+		memcpy(n->dims, dims, nr * sizeof(*dims));
+		return n;
+	default:
+		return n;
+	}
+}
+
+/* A variable's layout: its DIE's tag and name, and its type */
+static void dw_learn_var(struct dprof_dwarf *dw, Dwarf_Off off)
+{
+	struct dprof_layout *n;
+	Dwarf_Die var, type;
+
+	if (dprof_layouts__find(dw->layouts, off) || !dwarf_offdie(dw->dbg, off, &var) ||
+	    dw_var_die_type(dw, off, &type) || !dw_learn(dw, &type, 0))
+		return;
+	n = dprof_layouts__add(dw->layouts, off);
+	if (!n)
+		return;
+	n->tag = DW_TAG_variable;
+	n->kind = 0;
+	n->real_key = dw_die_key(dw, &type);
+	dprof_layout__set_names(n, dwarf_diename(&var), NULL);
+}
+
+static void dw_learn_handed(struct dprof_dwarf *dw)
+{
+	struct hashmap_entry *cur;
+	Dwarf_Die die;
+	size_t bkt;
+
+	hashmap__for_each_entry(dw->handed, cur, bkt) {
+		if (cur->value)
+			dw_learn_var(dw, cur->key);
+		else if (dw_offdie(dw, cur->key, &die))
+			dw_learn(dw, &die, 0);
+	}
+}

@@ -66,6 +66,7 @@ struct dprof_dwarf_digest {
 #include <elfutils/libdw.h>
 
 struct dprof_dwarf *dprof_dwarf__new(const char *path);
+struct dprof_dwarf *dprof_dwarf__new_kept(const char *path, struct dprof_typecache *tc);
 bool dprof_dwarf__keep(struct dprof_dwarf *dw, struct dprof_typecache *tc);
 int dprof_dwarf__ready(struct dprof_dwarf *dw);
 bool dprof_dwarf__kept(const struct dprof_dwarf *dw);
@@ -96,6 +97,13 @@ extern const struct dprof_type_ops dprof_dwarf_type_ops;
 #else /* !HAVE_DWARF_SUPPORT */
 
 static inline struct dprof_dwarf *dprof_dwarf__new(const char *path __maybe_unused)
+{
+	return NULL;
+}
+
+static inline struct dprof_dwarf *
+dprof_dwarf__new_kept(const char *path __maybe_unused,
+		      struct dprof_typecache *tc __maybe_unused)
 {
 	return NULL;
 }

@@ -104,15 +104,14 @@ static void *dprof_prefetch__run(void *arg)
 		pthread_mutex_unlock(&pf->lock);
 		if (stop)
 			break;
-		dw = dprof_dwarf__new(pf->names[i]);
+		dw = dprof_dwarf__new_kept(pf->names[i], pf->tcache);
 		/*
 		 * Indexed as ahead of a typing: perf's global variables are
 		 * kept for the first one.  Joined here, which gives back what
 		 * the walk read before the file is handed over.  Not when an
 		 * earlier report's lookups were kept.
 		 */
-		if (dw && !dprof_dwarf__keep(dw, pf->tcache) &&
-		    !dprof_dwarf__index_start(dw))
+		if (dw && !dprof_dwarf__kept(dw) && !dprof_dwarf__index_start(dw))
 			dprof_dwarf__index(dw);
 		pthread_mutex_lock(&pf->lock);
 		pf->dws[i] = dw;
@@ -280,12 +279,9 @@ static struct dprof_dwarf *dprof_typeinfo__dwarf_path(struct dprof_typeinfo *ti,
 	key = strdup(path);
 	if (!key)
 		return NULL;
-	if (!dprof_prefetch__take(ti->prefetch, path, &dw)) {
-		dw = dprof_dwarf__new(path);
-		dprof_dwarf__keep(dw, ti->res->tcache);
-	}
-	if (!dw)
-		pr_debug("dprof: no DWARF in %s\n", path);
+	/* dprof_dwarf__new_kept() says why when there is none */
+	if (!dprof_prefetch__take(ti->prefetch, path, &dw))
+		dw = dprof_dwarf__new_kept(path, ti->res->tcache);
 	if (hashmap__add(ti->dwarf, key, dw)) {
 		dprof_dwarf__delete(dw);
 		free(key);

@@ -16,6 +16,7 @@
 #include "util/strbuf.h"
 #include "btftypes.h"
 #include "dwtypes.h"
+#include "layouts.h"
 #include "types.h"
 
 /* more nesting than this is a loop in broken type information */
@@ -31,6 +32,8 @@ static const struct dprof_type_ops *type_ops(const struct dprof_type *t)
 	if (t->src == DPROF_TYPE_BTF)
 		return &dprof_btf_type_ops;
 #endif
+	if (t->src == DPROF_TYPE_LAYOUT)
+		return &dprof_layout_type_ops;
 	return NULL;
 }
 

@@ -3,8 +3,9 @@
  * perf dprof: a data type, wherever its layout came from.
  *
  * The report holds a struct dprof_type per row and asks it for its name and
- * for member paths; the type itself is a DWARF DIE (vmlinux, user binaries)
- * or a BTF type id (the running kernel's /sys/kernel/btf/vmlinux).
+ * for member paths; the type itself is a DWARF DIE (vmlinux, user binaries),
+ * a BTF type id (the running kernel's /sys/kernel/btf/vmlinux), or the layout
+ * of a DWARF type an earlier report kept.
  */
 #ifndef __PERF_DPROF_TYPES_H
 #define __PERF_DPROF_TYPES_H
@@ -19,11 +20,13 @@ struct btf;
 struct strbuf;
 struct dprof_btf;
 struct dprof_dwarf;
+struct dprof_layout;
 
 enum dprof_type_src {
 	DPROF_TYPE_NONE,
 	DPROF_TYPE_DWARF,
 	DPROF_TYPE_BTF,
+	DPROF_TYPE_LAYOUT,
 };
 
 /**
@@ -32,6 +35,8 @@ enum dprof_type_src {
  * @die: the type's DIE (DPROF_TYPE_DWARF), valid while its dprof_dwarf is
  * @btf: the btf object (DPROF_TYPE_BTF), valid while its dprof_btf is
  * @id: the type id in @btf
+ * @layout: a DWARF type's layout an earlier report kept (DPROF_TYPE_LAYOUT,
+ *	    layouts.h), valid while the dprof_dwarf that read it is
  */
 struct dprof_type {
 	enum dprof_type_src		src;
@@ -43,6 +48,7 @@ struct dprof_type {
 			const struct btf *btf;
 			__u32		id;
 		};
+		const struct dprof_layout	*layout;
 	};
 };
 
