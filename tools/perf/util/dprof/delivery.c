@@ -41,9 +41,11 @@
  * waits for the other at every round.  On that recording: 2 MB, 3.3-4.5 s;
  * 8 MB, 3.3-3.4 s; 16 MB, 2.9-3.5 s; 32 MB no faster.  On the make run
  * demo's (95 MB), 4 MB is as fast as 16 MB and 12 MB less at the peak; 2 MB
- * is slower.  A thirty-second of the data, a power of 2 between the two.
+ * is slower.  A thirty-second of the data, a power of 2 between the two;
+ * below 64 MB less: on a 6.3 MB recording a 1 MB ring is as fast as 4 MB,
+ * and 3 MB less at the peak of a report whose other parts take ~95 MB.
  */
-#define DPROF_DELIVERY_RING_MIN	(4UL << 20)
+#define DPROF_DELIVERY_RING_MIN	(1UL << 20)
 #define DPROF_DELIVERY_RING_MAX	(16UL << 20)
 #define DPROF_DELIVERY_RING_DIV	32
 /* a side tells the other how far it got every 1/8 of the ring */
