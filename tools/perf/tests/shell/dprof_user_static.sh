@@ -37,6 +37,17 @@ if ! perf dprof record --sampler=soft --no-kmem -c 100000 -o "${data}" \
 	exit 1
 fi
 
+# the sampler's event records the data mappings a static is found in
+# (--data-mmap), without perf record -d's data address and source, zero
+# in every cpu-clock sample
+attr=$(perf evlist -v -i "${data}" 2>/dev/null | grep -m1 '^cpu-clock')
+if ! echo "${attr}" | grep -q 'mmap_data: 1' ||
+   echo "${attr}" | grep -qE 'sample_type: [A-Z_|]*(ADDR|DATA_SRC)'; then
+	echo "dprof user static test [Failed: cpu-clock not recorded with data mmaps only]"
+	echo "${attr}"
+	err=1
+fi
+
 # the static's row is the subject: --sort=site, whatever other places
 # (an access typed by its operand alone) a run gives the type
 if ! perf dprof report --stdio --sort=site -i "${data}" --type=dprof_hot > "${out}" 2>&1; then

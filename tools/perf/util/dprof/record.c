@@ -1036,8 +1036,11 @@ int dprof_record_args__init(struct dprof_record_args *a,
 		if (asprintf(&regs, "--intr-regs=%s", dprof_ea__intr_regs()) < 0 ||
 		    dprof_record_args__own(a, regs))
 			return -ENOMEM;
-		/* data mmaps, so that user static data resolves */
-		a->argv[a->argc++] = "-d";
+		/*
+		 * data mmaps, so that user static data resolves; not -d,
+		 * whose data address and source are zero in every sample
+		 */
+		a->argv[a->argc++] = "--data-mmap";
 	} else if (!use_mem &&
 		   (!strcmp(opts->sampler, "soft") || (opts->no_kmem && !opts->watch))) {
 		/* the software sampler was asked for, or nothing else is recorded */
