@@ -120,6 +120,7 @@ group_of() {
 	tools/perf/util/dprof/typeinfo.*|tools/perf/util/dprof/watch*|\
 	tools/perf/util/dprof/record.*|tools/perf/util/dprof/diff.*|\
 	tools/perf/util/dprof/userfiles.*|tools/perf/util/dprof/symload.*|\
+	tools/perf/util/dprof/symname.*|\
 	tools/perf/util/dprof/delivery.*|tools/perf/util/dprof/heaplog*|\
 	tools/perf/util/dprof/recorder.*|tools/perf/util/dprof/replay-heaplog.*|\
 	tools/perf/util/dprof/keep.*|tools/perf/util/dprof/prune.*|\

@@ -151,6 +151,10 @@ static int cmd_dprof_report(int argc, const char **argv)
 		    "ignore the slab snapshot: older objects typed by DWARF only"),
 	OPT_STRING(0, "heap-wrapper", &opts.heap_wrappers, "sym[,sym]",
 		   "user functions that wrap the allocator: a heap row's site is past them"),
+	OPT_BOOLEAN(0, "demangle", &symbol_conf.demangle,
+		    "show C++ and Rust symbol names demangled (default)"),
+	OPT_BOOLEAN(0, "demangle-kernel", &symbol_conf.demangle_kernel,
+		    "demangle the kernel's symbol names too"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
 	};
@@ -242,6 +246,10 @@ static int cmd_dprof_diff(int argc, const char **argv)
 		     "hide types below this share in both recordings",
 		     parse_percent_limit),
 	OPT_BOOLEAN(0, "json", &json, "print the diff as one JSON document"),
+	OPT_BOOLEAN(0, "demangle", &symbol_conf.demangle,
+		    "show C++ and Rust symbol names demangled (default)"),
+	OPT_BOOLEAN(0, "demangle-kernel", &symbol_conf.demangle_kernel,
+		    "demangle the kernel's symbol names too"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
 	};

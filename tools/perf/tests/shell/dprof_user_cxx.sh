@@ -10,7 +10,11 @@
 # and, with dwz, its types moved to an alternate file; recorded with the
 # software sampler, each class's row must name its members ("restarts_",
 # "key_.size_", the base's as "Iterator::refs_"), never as offsets ("+0x20"),
-# in --stdio's hot members, in --json and in --view=classify --type.
+# in --stdio's hot members, in --json and in --view=classify --type.  The
+# functions are named demangled, as perf report names them (the report
+# demangles the names it shows, not whole symbol tables): the site
+# "store::Block::NewIterator(unsigned int)", the code "store::Block::Iter::...",
+# never "_ZN5store5Block11NewIteratorEj", which --no-demangle shows.
 
 set -u
 
@@ -88,6 +92,24 @@ sys.exit(1 if bad else 0)
 ' "$2" "${rows}" > "${dir}/json.res" 2>&1 || fail "$1: --json: $(cat "${dir}/json.res")"
 }
 
+# check_names NAME REPORT CLASSIFY: the functions demangled, in the site and code columns
+check_names() {
+	local name=$1 rep=$2 cls=$3
+
+	if ! grep -q '^# Iter (heap store::Block::NewIterator(unsigned int) (' "${cls}"; then
+		fail "${name}: Iter's site is not store::Block::NewIterator(unsigned int)"
+		grep '^# Iter ' "${cls}"
+	fi
+	if ! grep -qE ' store::Block::Iter::[A-Za-z]+\([a-z ]*\)( const)?\+' "${cls}"; then
+		fail "${name}: no code location in store::Block::Iter's methods, demangled"
+		grep -A8 '^# Iter .*by code location' "${cls}"
+	fi
+	if grep -q '_ZN' "${rep}" "${cls}"; then
+		fail "${name}: mangled names: $(grep -ho '_ZN[A-Za-z0-9_]*' "${rep}" "${cls}" |
+			sort -u | head -3 | tr '\n' ' ')"
+	fi
+}
+
 # by its full path: dwz then moves all of the classes to the alternate file
 source="$(cd "${src}" && pwd)/cxxclass.cc"
 
@@ -142,6 +164,14 @@ for variant in "default:" "dwarf4:-gdwarf-4" "dwz:"; do
 	if [ -n "${miss}" ]; then
 		fail "${name}: --view=classify --type=Iter has no member${miss}"
 		grep -A8 '^# Iter .*by member' "${dir}/${name}.cls"
+	fi
+	check_names "${name}" "${dir}/${name}.rep" "${dir}/${name}.cls"
+	# as the binary names them, when asked
+	mangled='^# Iter (heap _ZN5store5Block11NewIteratorEj ('
+	if [ "${name}" = default ] &&
+	   ! perf dprof report --stdio -i "${data}" --view=classify --type=Iter --no-demangle \
+			2> /dev/null | grep -q "${mangled}"; then
+		fail "${name}: --no-demangle: Iter's site is not _ZN5store5Block11NewIteratorEj"
 	fi
 	echo "${dprof_test}: ${name}:" \
 	     "$(grep -m1 -E '^  Iter +heap ' "${dir}/${name}.rep" | sed 's/.*  //')"

@@ -22,6 +22,7 @@
 #include "util/strbuf.h"
 #include "util/symbol.h"
 #include "util/dprof/estimate.h"
+#include "util/dprof/symname.h"
 #include "dprof-flame.h"
 
 /* a code site while the row's stacks are made */
@@ -62,7 +63,7 @@ static char *flame__func_name(const struct dprof_site *s)
 	char *name;
 
 	if (s->sym)
-		return strdup(s->sym->name);
+		return strdup(dprof_symname(s->sym_dso, s->sym->name));
 	if (asprintf(&name, "%#" PRIx64, s->ip) < 0)
 		return NULL;
 	return name;

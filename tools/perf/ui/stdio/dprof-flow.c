@@ -14,6 +14,7 @@
 #include "util/dprof/histories.h"
 #include "util/dprof/profile.h"
 #include "util/dprof/replay.h"
+#include "util/dprof/symname.h"
 #include "util/hashmap.h"
 #include "util/machine.h"
 #include "util/map.h"
@@ -315,13 +316,13 @@ static const char *report__name(void *ctx, u64 key,
 	const struct dprof_flow_report *r = ctx;
 	struct map *map = NULL;
 	struct symbol *sym = machine__find_kernel_symbol(r->machine, key, &map);
-	const char *name;
+	const char *name = sym ? dprof_symname(map__dso(map), sym->name) : NULL;
 	u64 start;
 
 	/* the kernel map stays, with its symbols, while the machine does */
 	map__put(map);
-	if (sym)
-		return sym->name;
+	if (name)
+		return name;
 	if (r->replay && dprof_replay__user_func(r->replay, key, &start, &name))
 		return name;
 	return NULL;

@@ -23,6 +23,7 @@
 #include "util/dprof/profile.h"
 #include "util/dprof/hashfn.h"
 #include "util/dprof/samples.h"
+#include "util/dprof/symname.h"
 #include "util/dprof/ea.h"
 #include "util/dprof/watch.h"
 #include "util/dprof/workingset.h"
@@ -674,7 +675,8 @@ void dprof_row__fprintf_type(const struct dprof_report *rep, const struct dprof_
 		fprintf(fp, "  %#-8" PRIx64 " %-*s", s->offset, DPROF_MEMBER_WIDTH, sb.buf);
 		color_fprintf(fp, get_percent_color(p), " %7.2f%%", p);
 		if (s->sym)
-			fprintf(fp, "  %s+%#" PRIx64 "\n", s->sym->name, s->sym_off);
+			fprintf(fp, "  %s+%#" PRIx64 "\n",
+				dprof_symname(s->sym_dso, s->sym->name), s->sym_off);
 		else
 			fprintf(fp, "  %#" PRIx64 "\n", s->ip);
 		strbuf_release(&sb);
@@ -926,8 +928,8 @@ static int dprof_report__fprintf_samples(struct dprof_report *rep, FILE *fp)
 		size_t k;
 
 		if (l->sym)
-			scnprintf(where, sizeof(where), "%s+0x%" PRIx64, l->sym->name,
-				  l->sym_off);
+			scnprintf(where, sizeof(where), "%s+0x%" PRIx64,
+				  dprof_symname(l->dso, l->sym->name), l->sym_off);
 		else
 			scnprintf(where, sizeof(where), "%#" PRIx64, l->ip);
 		fprintf(fp, "%16.6f\t%4u\t%-32s\t", l->time / 1e9, l->cpu, where);

@@ -21,6 +21,7 @@
 #include "util/dprof/estimate.h"
 #include "util/dprof/profile.h"
 #include "util/dprof/report.h"
+#include "util/dprof/symname.h"
 #include "util/dprof/typeinfo.h"
 #include "util/dprof/workingset.h"
 #include "dprof.h"
@@ -96,13 +97,15 @@ static const char *dprof_view__func_name(const struct dprof_view *v, u64 ip)
 {
 	struct symbol *sym;
 	struct map *map = NULL;
+	const char *name;
 
 	if (!v->machine)
 		return NULL;
 	/* the kernel map stays, with its symbols, while the machine does */
 	sym = machine__find_kernel_symbol(v->machine, ip, &map);
+	name = sym ? dprof_symname(map__dso(map), sym->name) : NULL;
 	map__put(map);
-	return sym ? sym->name : NULL;
+	return name;
 }
 
 /* The index of the row @cls was merged into, or -1. */
@@ -310,7 +313,8 @@ static void classify__code(const struct dprof_view_row *vr, u64 offset, u64 ip,
 	struct dprof_site tmp = { .ip = ip, .offset = offset }, *s = NULL;
 
 	if (vr->row->sites && hashmap__find(vr->row->sites, &tmp, &s) && s->sym)
-		strbuf_addf(sb, "%s+%#" PRIx64, s->sym->name, s->sym_off);
+		strbuf_addf(sb, "%s+%#" PRIx64, dprof_symname(s->sym_dso, s->sym->name),
+			    s->sym_off);
 	else
 		strbuf_addf(sb, "%#" PRIx64, ip);
 }

@@ -36,6 +36,7 @@
 #include "replay-obj.h"
 #include "replay-source.h"
 #include "sink.h"
+#include "symname.h"
 
 static int dprof_replay__heaps_init(struct dprof_replay *r)
 {
@@ -186,7 +187,8 @@ static int dprof_heap_frame__inlines(struct dprof_heap_frame *fr, int max, struc
 	/* the innermost, up to the room left; then the real function */
 	for (i = 0; i < n - 1 && out < max - 1; i++, out++) {
 		struct dprof_heap_frame *f = &fr[out];
-		const char *fn = v[i]->symbol ? v[i]->symbol->name : "??";
+		const char *fn = v[i]->symbol ? dprof_symname(real.dso, v[i]->symbol->name) :
+					       "??";
 
 		memset(f, 0, sizeof(*f));
 		f->ip = real.ip;
@@ -243,15 +245,16 @@ static int dprof_heap_frames__resolve(struct dprof_heap_frame *fr, int max,
 	if (thread && thread__find_symbol(thread, PERF_RECORD_MISC_USER, ip - 1, &al)) {
 		struct dso *dso = map__dso(al.map);
 		const void *id = dprof_dso_id(dso);
+		const char *func = dprof_symname(dso, al.sym->name);
 
 		srcline = get_srcline(dso, map__rip_2objdump(al.map, al.addr),
 				      al.sym, false, false, al.addr);
-		name = dprof_heap_frame__name(al.sym->name, srcline);
+		name = dprof_heap_frame__name(func, srcline);
 		zfree_srcline(&srcline);
 		fr->func = (hash_64(al.sym->start, 64) ^ (u64)(unsigned long)id) ?: 1;
 		fr->dso = dso__get(dso);
 		fr->call = hash_64(fr->func ^ (al.addr - al.sym->start), 64);
-		fr->func_name = strdup(al.sym->name);
+		fr->func_name = strdup(func);
 		fr->runtime = dprof_heap__runtime_dso(dso);
 	}
 	if (!name && asprintf(&name, "%#" PRIx64, ip) < 0)
@@ -510,7 +513,7 @@ static int dprof_replay__note_user_func(struct dprof_replay *r, struct thread *t
 	if (thread__find_symbol(thread, PERF_RECORD_MISC_USER, lookup, &al)) {
 		f = zalloc(sizeof(*f));
 		if (f)
-			f->name = strdup(al.sym->name);
+			f->name = strdup(dprof_symname(map__dso(al.map), al.sym->name));
 		if (!f || !f->name) {
 			free(f);
 			err = -ENOMEM;
@@ -687,7 +690,8 @@ static int dprof_replay__heap_access(struct dprof_replay *r, struct thread *thre
  * The C library's allocator: the recorder dates most frees by the thread's
  * next timed event, so an object lives on in the replay while free() puts
  * its memory on a free list, and malloc() reads that back: those accesses
- * are the allocator's, not the object's.
+ * are the allocator's, not the object's.  C names: the symbol table's,
+ * not demangled (symname.c).
  */
 static const char * const dprof_allocator_fns[] = {
 	"malloc", "__libc_malloc", "_int_malloc", "malloc_consolidate",

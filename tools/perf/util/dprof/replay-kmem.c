@@ -38,6 +38,7 @@
 #include "replay-kmem.h"
 #include "replay-obj.h"
 #include "replay-source.h"
+#include "symname.h"
 
 /* The largest kmalloc size class; larger ones come from the page allocator. */
 #define DPROF_KMALLOC_MAX_CACHE_SIZE	8192
@@ -116,7 +117,7 @@ static char *kernel_symbol_name(struct machine *machine, u64 addr)
 	char *name;
 
 	if (sym)
-		name = strdup(sym->name);
+		name = strdup(dprof_symname(map__dso(map), sym->name));
 	else if (asprintf(&name, "%#" PRIx64, addr) < 0)
 		name = NULL;
 	map__put(map);

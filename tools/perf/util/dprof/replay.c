@@ -63,6 +63,7 @@
 #include "delivery.h"
 #include "watch.h"
 #include "symload.h"
+#include "symname.h"
 #include "userfiles.h"
 #include "typecache.h"
 
@@ -712,7 +713,7 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 		if (!cls)
 			return -ENOMEM;
 		if (!cls->name) {
-			cls->name = strdup(st.sym->name);
+			cls->name = strdup(dprof_symname(st.dso, st.sym->name));
 			cls->obj_size = st.sym->end - st.sym->start;
 			cls->cpu = acc->cpu;
 			cls->nr_objects = 1;

@@ -25,6 +25,7 @@
 #include "profile.h"
 #include "report.h"
 #include "samples.h"
+#include "symname.h"
 #include "workingset.h"
 
 static const char * const dprof_view_names[DPROF_VIEW__MAX] = {
@@ -62,9 +63,13 @@ int dprof_report__open(struct dprof_report *rep, const struct dprof_report_opts 
 
 	memset(rep, 0, sizeof(*rep));
 	rep->opts = *opts;
+	/* the few names shown are demangled, not whole symbol tables */
+	dprof_symname__setup();
 	err = dprof_replay__open(&rep->replay, opts->input_name, opts->force);
-	if (err)
+	if (err) {
+		dprof_symname__exit();
 		return err;
+	}
 	rep->replay.no_snapshot = opts->no_snapshot;
 	rep->replay.delivery_mode = opts->delivery;
 	rep->replay.prof.heap_wrappers = opts->heap_wrappers;
@@ -103,6 +108,7 @@ int dprof_report__open(struct dprof_report *rep, const struct dprof_report_opts 
 
 out_close:
 	dprof_replay__close(&rep->replay);
+	dprof_symname__exit();
 	return err;
 }
 
@@ -278,6 +284,7 @@ void dprof_report__close(struct dprof_report *rep)
 	debuginfo_cache__delete();
 	dprof_typeinfo__delete(rep->ti);
 	rep->ti = NULL;
+	dprof_symname__exit();
 }
 
 /* ---------------------------------------------------------------------- */

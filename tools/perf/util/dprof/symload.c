@@ -4,8 +4,9 @@
  *
  * The replay looks up a symbol in a file the first time a sample's code
  * or data falls in it, and perf then loads the file's whole symbol table
- * on the main thread: ~0.1 s for a large C++ library, whose names are
- * demangled one by one.  The first pass knows which files the samples
+ * on the main thread: tens of thousands of symbols for a large C++
+ * library (libLLVM: 45,000), their names left mangled (symname.c
+ * demangles those shown).  The first pass knows which files the samples
  * fall in; the replay hands their dsos over as it creates them, at their
  * mmap records, and this thread loads them (perf's dso__load() under the
  * dso's lock) while the replay goes on: when it needs one, it finds the
