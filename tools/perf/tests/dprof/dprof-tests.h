@@ -29,6 +29,7 @@ int test__dprof_bounds(struct test_suite *test, int subtest);
 int test__dprof_ip_times(struct test_suite *test, int subtest);
 int test__dprof_userfiles(struct test_suite *test, int subtest);
 int test__dprof_protobuf(struct test_suite *test, int subtest);
+int test__dprof_layouts(struct test_suite *test, int subtest);
 
 /* types.c, for btf.c too */
 const char *dprof_test__member(const struct dprof_type *t, u64 off,

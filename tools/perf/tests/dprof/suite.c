@@ -28,6 +28,7 @@ static struct test_case tests__dprof[] = {
 	TEST_CASE("dprof: objects and watch hits at the top of the address space", dprof_bounds),
 	TEST_CASE("dprof: BTF types and member lookup", dprof_btf),
 	TEST_CASE("dprof: protocol buffers encoder of --pprof", dprof_protobuf),
+	TEST_CASE("dprof: type layouts kept between reports", dprof_layouts),
 #ifdef HAVE_DWARF_SUPPORT
 	TEST_CASE("dprof: DWARF types and member lookup", dprof_types),
 #else

@@ -180,7 +180,7 @@ static bool layout__link_one(const struct dprof_layouts *l, u64 key,
  * Return: 0, or -EINVAL when one names a type that has no layout (a
  * damaged file, or one cut short): nothing may be used then.
  */
-int dprof_layouts__link(struct dprof_layouts *l)
+static int dprof_layouts__link(struct dprof_layouts *l)
 {
 	struct hashmap_entry *cur;
 	size_t bkt;
@@ -432,15 +432,60 @@ static bool layout__ok(const struct dprof_layout *n)
 	return true;
 }
 
+/* Is @key's layout there and to be written? */
+static bool layout__writable(const struct dprof_layouts *l, u64 key)
+{
+	const struct dprof_layout *n = dprof_layouts__find(l, key);
+
+	return !key || (n && !n->unwritten);
+}
+
+/*
+ * Leave out the layouts a line cannot hold and those that name a type not
+ * described (a walk that stopped halfway: out of memory, a type of more
+ * than LAYOUT_MAX_MEMBERS), then those that name them, until none is
+ * left to leave out: the file names no type it does not describe.
+ */
+static size_t layouts__mark_unwritten(struct dprof_layouts *l)
+{
+	struct hashmap_entry *cur;
+	size_t bkt, nr = 0;
+	bool again = true;
+	u32 i;
+
+	hashmap__for_each_entry(l->nodes, cur, bkt) {
+		struct dprof_layout *n = cur->pvalue;
+
+		n->unwritten = !layout__ok(n);
+		nr += n->unwritten;
+	}
+	while (again) {
+		again = false;
+		hashmap__for_each_entry(l->nodes, cur, bkt) {
+			struct dprof_layout *n = cur->pvalue;
+			bool ok = !n->unwritten && layout__writable(l, n->real_key) &&
+				  layout__writable(l, n->elem_key);
+
+			for (i = 0; ok && i < n->nr_members; i++)
+				ok = layout__writable(l, n->members[i].type_key);
+			if (!ok && !n->unwritten) {
+				n->unwritten = true;
+				nr++;
+				again = true;
+			}
+		}
+	}
+	return nr;
+}
+
 /**
  * dprof_layouts__save - keep the layouts for the next report
  * @l: the layouts
  * @tc: where reports keep them
  * @bid: the build id of the DWARF's file
  *
- * Written only when layouts were added since they were read, and only
- * when every type one names is described (a walk that ran out of memory
- * halfway leaves nothing to trust).
+ * Written only when layouts were added since they were read, without
+ * those that name a type not described (see layouts__mark_unwritten()).
  *
  * Return: 0, or a negative errno.
  */
@@ -449,28 +494,27 @@ int dprof_layouts__save(struct dprof_layouts *l, const struct dprof_typecache *t
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 8];
 	struct hashmap_entry *cur;
-	size_t bkt;
+	size_t bkt, left_out;
 	FILE *f;
 
 	if (!l || !tc || !l->learned)
 		return 0;
-	if (dprof_layouts__link(l))
-		return -EINVAL;
-	hashmap__for_each_entry(l->nodes, cur, bkt) {
-		if (!layout__ok(cur->pvalue))
-			return -EINVAL;
-	}
+	left_out = layouts__mark_unwritten(l);
+	if (left_out)
+		pr_debug("dprof: %zu type layouts not kept: incomplete\n", left_out);
 	if (dprof_typecache__path(tc, bid, "layout", path, sizeof(path)))
 		return -ENAMETOOLONG;
 	f = dprof_typecache__create(tc, path, "layout", tmp, sizeof(tmp));
 	if (!f)
 		return -EIO;
-	hashmap__for_each_entry(l->nodes, cur, bkt)
-		layout__fprintf(f, cur->pvalue);
+	hashmap__for_each_entry(l->nodes, cur, bkt) {
+		if (!((struct dprof_layout *)cur->pvalue)->unwritten)
+			layout__fprintf(f, cur->pvalue);
+	}
 	if (dprof_typecache__commit(f, tmp, path))
 		return -EIO;
 	l->learned = false;
-	pr_debug("dprof: %zu type layouts kept in %s\n", dprof_layouts__nr(l), path);
+	pr_debug("dprof: %zu type layouts kept in %s\n", dprof_layouts__nr(l) - left_out, path);
 	return 0;
 }
 

@@ -57,6 +57,7 @@ struct dprof_layout_member {
  * @elem: that layout, once linked
  * @dims: an array's bounds, outermost first (0: none given)
  * @nr_dims: how many
+ * @unwritten: left out of the file (dprof_layouts__save())
  */
 struct dprof_layout {
 	u64				key;
@@ -74,6 +75,7 @@ struct dprof_layout {
 	struct dprof_layout		*elem;
 	u64				dims[DPROF_TYPE_MAX_DIMS];
 	int				nr_dims;
+	bool				unwritten;
 };
 
 struct dprof_layouts *dprof_layouts__new(void);
@@ -90,7 +92,6 @@ int dprof_layout__set_names(struct dprof_layout *n, const char *die_name,
 			    const char *name);
 int dprof_layout__add_member(struct dprof_layout *n, const char *name, u64 start,
 			     u64 end, bool bitfield, u64 type_key);
-int dprof_layouts__link(struct dprof_layouts *l);
 
 /* @t as the type @n describes (valid while its layouts are) */
 void dprof_layout__type(const struct dprof_layout *n, struct dprof_type *t);
