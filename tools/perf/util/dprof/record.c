@@ -1038,9 +1038,11 @@ int dprof_record_args__init(struct dprof_record_args *a,
 			return -ENOMEM;
 		/*
 		 * data mmaps, so that user static data resolves; not -d,
-		 * whose data address and source are zero in every sample
+		 * whose data address and source are zero in every cpu-clock
+		 * sample, unless watch hits are recorded: their address is
+		 * the watched byte's
 		 */
-		a->argv[a->argc++] = "--data-mmap";
+		a->argv[a->argc++] = opts->watch ? "-d" : "--data-mmap";
 	} else if (!use_mem &&
 		   (!strcmp(opts->sampler, "soft") || (opts->no_kmem && !opts->watch))) {
 		/* the software sampler was asked for, or nothing else is recorded */
