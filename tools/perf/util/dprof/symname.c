@@ -6,8 +6,8 @@
  * library (libLLVM) costs ~50 ms of the demangler, on the replay's critical
  * path (symload.c), for the few names a report ever shows.  The replay
  * turns that off (dprof_symname__setup()) and demangles what it keeps or
- * prints here, the way perf's loading would have: C++, then OCaml, then
- * Java, a Rust name after the C++ demangler.  Each name is demangled once:
+ * prints here, with the loading's own demangler (symbol__demangle_name(),
+ * perf patch 0061).  Each name is demangled once:
  * the results are kept by name, not by symbol, as the same name stays
  * the same whichever symbol (inlined copy, other process) has it and
  * whatever perf has freed since.
@@ -19,12 +19,9 @@
 #include <linux/err.h>
 
 #include "util/debug.h"
-#include "util/demangle-cxx.h"
-#include "util/demangle-java.h"
-#include "util/demangle-ocaml.h"
-#include "util/demangle-rust.h"
 #include "util/dso.h"
 #include "util/hashmap.h"
+#include "util/symbol.h"
 #include "util/symbol_conf.h"
 #include "hashfn.h"
 #include "symname.h"
@@ -94,14 +91,7 @@ static char *dprof_symname__demangle(const char *name)
 		free(s);
 		return ret;
 	}
-	s = cxx_demangle_sym(name, verbose > 0, verbose > 0);
-	if (s) {
-		/* a Rust name comes out of the C++ demangler with its hash */
-		if (rust_is_mangled(s))
-			rust_demangle_sym(s);
-		return s;
-	}
-	return ocaml_demangle_sym(name) ?: java_demangle_sym(name, JAVA_DEMANGLE_NORET);
+	return symbol__demangle_name(name);
 }
 
 /**
