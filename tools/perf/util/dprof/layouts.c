@@ -75,15 +75,13 @@ static void layout__delete(struct dprof_layout *n)
 	free(n);
 }
 
+static void layouts__clear(struct dprof_layouts *l);
+
 void dprof_layouts__delete(struct dprof_layouts *l)
 {
-	struct hashmap_entry *cur;
-	size_t bkt;
-
 	if (!l)
 		return;
-	hashmap__for_each_entry(l->nodes, cur, bkt)
-		layout__delete(cur->pvalue);
+	layouts__clear(l);
 	hashmap__free(l->nodes);
 	free(l);
 }
