@@ -1748,13 +1748,13 @@ static void dw_layouts_save(struct dprof_dwarf *dw)
 
 /**
  * dprof_dwarf__keep - answer the lookups from what earlier reports found
- * @dw: a handle, just opened, not indexed
+ * @dw: a handle, not indexed (its DWARF opened or not)
  * @tc: where reports keep it (NULL: nowhere)
  *
  * Return: true when lookups were kept for @dw's file: its index is built
  * only when a lookup is not among them, and is not worth building ahead.
  */
-bool dprof_dwarf__keep(struct dprof_dwarf *dw, struct dprof_typecache *tc)
+static bool dprof_dwarf__keep(struct dprof_dwarf *dw, struct dprof_typecache *tc)
 {
 	struct build_id bid;
 	struct dw_memo *m;

@@ -67,7 +67,6 @@ struct dprof_dwarf_digest {
 
 struct dprof_dwarf *dprof_dwarf__new(const char *path);
 struct dprof_dwarf *dprof_dwarf__new_kept(const char *path, struct dprof_typecache *tc);
-bool dprof_dwarf__keep(struct dprof_dwarf *dw, struct dprof_typecache *tc);
 int dprof_dwarf__ready(struct dprof_dwarf *dw);
 bool dprof_dwarf__kept(const struct dprof_dwarf *dw);
 void dprof_dwarf__delete(struct dprof_dwarf *dw);
@@ -115,12 +114,6 @@ static inline void dprof_dwarf__delete(struct dprof_dwarf *dw __maybe_unused)
 static inline int dprof_dwarf__index(struct dprof_dwarf *dw __maybe_unused)
 {
 	return -ENOENT;
-}
-
-static inline bool dprof_dwarf__keep(struct dprof_dwarf *dw __maybe_unused,
-				     struct dprof_typecache *tc __maybe_unused)
-{
-	return false;
 }
 
 static inline int dprof_dwarf__ready(struct dprof_dwarf *dw __maybe_unused)

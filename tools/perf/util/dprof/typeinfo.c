@@ -301,7 +301,7 @@ static struct dprof_dwarf *dprof_typeinfo__dwarf_open(struct dprof_typeinfo *ti,
  * @ti: the type information of a report about to replay its recording
  *
  * Return: true when the kernel's DWARF lookups were kept by an earlier
- * report (dprof_dwarf__keep()): there is no walk to start.
+ * report (dprof_dwarf__new_kept()): there is no walk to start.
  *
  * With a vmlinux given (-k), perf loads the kernel's symbols from that
  * file and nothing else, and names the kernel's dso by it: the file the
