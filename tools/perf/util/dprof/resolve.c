@@ -422,29 +422,29 @@ int dprof_resolver__code(struct dprof_resolver *r, struct thread *thread,
 	dprof_code_key__init(&key, r, thread, ip, &rip);
 	if (!hashmap__find(r->code, &key, &c)) {
 		struct dprof_typecache_dso *cd = dprof_typecache__dso(r->tcache, key.dso);
+		int len;
 
+		/* read by an earlier report of the same binary: no copy */
+		len = dprof_typecache_dso__code(cd, rip, code, prev, prev_len);
+		if (len > 0) {
+			r->nr_code_kept++;
+			return len;
+		}
 		c = zalloc(sizeof(*c));
 		if (!c)
 			return -1;
 		c->key.dso = dso__get(key.dso);
 		c->key.ip = ip;
-		/* read by an earlier report of the same binary */
-		c->len = dprof_typecache_dso__find_code(cd, rip, c->bytes, c->prev,
-							&c->prev_len);
-		if (c->len > 0) {
-			r->nr_code_kept++;
+		c->len = thread__memcpy(thread, r->machine, c->bytes, ip,
+					sizeof(c->bytes), NULL);
+		if (c->len <= 0) {
+			c->len = -1;
+			r->nr_code_misses++;
 		} else {
-			c->len = thread__memcpy(thread, r->machine, c->bytes, ip,
-						sizeof(c->bytes), NULL);
-			if (c->len <= 0) {
-				c->len = -1;
-				r->nr_code_misses++;
-			} else {
-				dprof_code__find_prev(r, thread, ip, c);
-				if (cd)
-					dprof_typecache_dso__add_code(cd, rip, c->bytes, c->len,
-								      c->prev, c->prev_len);
-			}
+			dprof_code__find_prev(r, thread, ip, c);
+			if (cd)
+				dprof_typecache_dso__add_code(cd, rip, c->bytes, c->len,
+							      c->prev, c->prev_len);
 		}
 		if (hashmap__add(r->code, &c->key, c)) {
 			dprof_code__delete(c);

@@ -177,6 +177,20 @@ static void *tc_array__add(void **v, size_t *nr, size_t *alloc, size_t size)
 	return e;
 }
 
+/* Give back the room an array read whole grew into, in one piece */
+static void tc_array__trim(void **v, size_t nr, size_t *alloc, size_t size)
+{
+	void *e;
+
+	if (!nr || nr == *alloc)
+		return;
+	e = realloc(*v, nr * size);
+	if (e) {
+		*v = e;
+		*alloc = nr;
+	}
+}
+
 /* Sort an array by address: false when an address is there twice */
 static bool tc_array__sort_unique(void *v, size_t nr, size_t size)
 {
@@ -458,8 +472,14 @@ static void tc_dso__load(struct dprof_typecache *tc, struct dprof_typecache_dso 
 		pr_debug("dprof: %s does not parse, not used\n", cd->path);
 		err = -EINVAL;
 	}
-	if (err)
+	if (err) {
 		tc_dso__forget(cd);
+	} else {
+		tc_array__trim((void **)&cd->loaded.v, cd->loaded.nr, &cd->loaded.alloc,
+			       sizeof(*cd->loaded.v));
+		tc_array__trim((void **)&cd->code_loaded.v, cd->code_loaded.nr,
+			       &cd->code_loaded.alloc, sizeof(*cd->code_loaded.v));
+	}
 	pr_debug("dprof: %zu typings and %zu code reads of %s from %s\n", cd->loaded.nr,
 		 cd->code_loaded.nr, dso__long_name(cd->dso), cd->path);
 }
@@ -570,15 +590,15 @@ int dprof_typecache_dso__add(struct dprof_typecache_dso *cd, u64 rip,
 	return 0;
 }
 
-int dprof_typecache_dso__find_code(const struct dprof_typecache_dso *cd, u64 rip,
-				   u8 *bytes, u8 *prev, int *prev_len)
+int dprof_typecache_dso__code(const struct dprof_typecache_dso *cd, u64 rip,
+			      const u8 **bytes, const u8 **prev, int *prev_len)
 {
 	const struct tc_code *c = cd ? tc_codes__find(&cd->code_loaded, rip) : NULL;
 
 	if (!c)
 		return -ENOENT;
-	memcpy(bytes, c->bytes, c->len);
-	memcpy(prev, c->prev, c->prev_len);
+	*bytes = c->bytes;
+	*prev = c->prev;
 	*prev_len = c->prev_len;
 	return c->len;
 }

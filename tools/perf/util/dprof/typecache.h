@@ -52,12 +52,12 @@ int dprof_typecache_dso__add(struct dprof_typecache_dso *cd, u64 rip,
 #define DPROF_TC_CODE_MAX	16
 
 /*
- * The bytes at @rip a report read before (@bytes, DPROF_TC_CODE_MAX of
- * room) and those of the instruction before (@prev, as much room;
- * *@prev_len 0: not known): returns how many bytes at @rip, or -ENOENT.
+ * The bytes at @rip a report read before (*@bytes) and those of the
+ * instruction before (*@prev, *@prev_len of them; 0: not known), both in
+ * the cache until it is put: returns how many bytes at @rip, or -ENOENT.
  */
-int dprof_typecache_dso__find_code(const struct dprof_typecache_dso *cd, u64 rip,
-				   u8 *bytes, u8 *prev, int *prev_len);
+int dprof_typecache_dso__code(const struct dprof_typecache_dso *cd, u64 rip,
+			      const u8 **bytes, const u8 **prev, int *prev_len);
 int dprof_typecache_dso__add_code(struct dprof_typecache_dso *cd, u64 rip,
 				  const u8 *bytes, int len, const u8 *prev, int prev_len);
 
