@@ -59,6 +59,13 @@
  * only added to their peak.
  */
 #define DPROF_DELIVERY_AUTO_MIN	(512UL << 20)
+/*
+ * When no other thread runs beside the replay (the report's caller says
+ * so): the reader's thread gets the idle CPU from a smaller size.  On the
+ * make run demo's 6.3 MB it saved no time and the ring added 1.1 MB to the
+ * peak; on an 86 MB guest recording it was 5% faster.
+ */
+#define DPROF_DELIVERY_SPARE_MIN	(32UL << 20)
 /* how many times a side looks again before it sleeps */
 #define DPROF_DELIVERY_SPIN	256
 
@@ -353,7 +360,7 @@ int dprof_delivery_mode__parse(const char *str, enum dprof_delivery_mode *mode)
  *	     session->take_event and ->wait_taken are set to functions that
  *	     call dprof_delivery__take() and dprof_delivery__wait()
  * @mode: on, off, or auto: for a data section of DPROF_DELIVERY_AUTO_MIN
- *	  bytes or more
+ *	  bytes or more (DPROF_DELIVERY_SPARE_MIN with a spare CPU)
  *
  * Never for a pipe (its user events come with the others), a directory of
  * files or an AUX area recording (perf's decoders deliver what they
@@ -370,6 +377,8 @@ struct dprof_delivery *dprof_delivery__new(struct perf_session *session,
 	if (mode == DPROF_DELIVERY_OFF ||
 	    (mode == DPROF_DELIVERY_AUTO &&
 	     session->header.data_size < DPROF_DELIVERY_AUTO_MIN) ||
+	    (mode == DPROF_DELIVERY_SPARE &&
+	     session->header.data_size < DPROF_DELIVERY_SPARE_MIN) ||
 	    perf_data__is_pipe(session->data) || perf_data__is_dir(session->data) ||
 	    perf_header__has_feat(&session->header, HEADER_AUXTRACE) ||
 	    sysconf(_SC_NPROCESSORS_ONLN) < 2)

@@ -13,6 +13,7 @@ struct dprof_delivery;
 /* perf dprof report --event-thread */
 enum dprof_delivery_mode {
 	DPROF_DELIVERY_AUTO,	/* for a long recording */
+	DPROF_DELIVERY_SPARE,	/* auto, with a CPU nothing else needs */
 	DPROF_DELIVERY_ON,
 	DPROF_DELIVERY_OFF,
 };

@@ -103,7 +103,7 @@ int dprof_report__open(struct dprof_report *rep, const struct dprof_report_opts 
 	 */
 	if (dprof_typeinfo__prepare(rep->ti) &&
 	    rep->replay.delivery_mode == DPROF_DELIVERY_AUTO)
-		rep->replay.delivery_mode = DPROF_DELIVERY_ON;
+		rep->replay.delivery_mode = DPROF_DELIVERY_SPARE;
 	return 0;
 
 out_close:
