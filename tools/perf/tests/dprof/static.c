@@ -85,14 +85,14 @@ int test__dprof_static(struct test_suite *test __maybe_unused,
 		err = TEST_SKIP;
 		goto out;
 	}
-	pr_debug("resolved to %s+%#" PRIx64 "\n", st.sym->name, st.offset);
-	DPROF_TEST_STREQ("data symbol", st.sym->name, "dprof_test_data_var");
+	pr_debug("resolved to %s+%#" PRIx64 "\n", st.name, st.offset);
+	DPROF_TEST_STREQ("data symbol", st.name, "dprof_test_data_var");
 	DPROF_TEST_EQ_U64("data offset", st.offset, offsetof(struct dprof_test_static, tail));
 
 	addr = (u64)(unsigned long)&dprof_test_bss_var.pad[3];
 	TEST_ASSERT_VAL("bss resolved", !dprof_resolver__static(&res, thread, addr, &st));
-	pr_debug("resolved to %s+%#" PRIx64 "\n", st.sym->name, st.offset);
-	DPROF_TEST_STREQ("bss symbol", st.sym->name, "dprof_test_bss_var");
+	pr_debug("resolved to %s+%#" PRIx64 "\n", st.name, st.offset);
+	DPROF_TEST_STREQ("bss symbol", st.name, "dprof_test_bss_var");
 	DPROF_TEST_EQ_U64("bss offset", st.offset, offsetof(struct dprof_test_static, pad[3]));
 
 	/* a function is not static data */

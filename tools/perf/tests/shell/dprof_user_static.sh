@@ -4,16 +4,19 @@
 #
 # Record the dprof_struct workload (a global struct with two hot members)
 # with the software sampler and check that the data profile names the
-# struct and those members.
+# struct and those members.  The static's lookup is kept with the typings
+# of perf's binary: the next report answers it from the file.
 
 set -u
 
 err=0
 data=$(mktemp /tmp/__perf_test.dprof.data.XXXXX)
 out=$(mktemp /tmp/__perf_test.dprof.out.XXXXX)
+tc=$(mktemp -d /tmp/__perf_test.dprof.tc.XXXXX)
 
 cleanup() {
-	rm -f "${data}" "${data}.old" "${out}"
+	rm -f "${data}" "${data}.old" "${out}" "${out}".*
+	rm -rf "${tc}"
 	trap - EXIT TERM INT
 }
 
@@ -76,6 +79,40 @@ fi
 if ! grep -q '^# resolved ' "${out}" || ! grep -q '^# unresolved:' "${out}"; then
 	echo "dprof user static test [Failed: header]"
 	err=1
+fi
+
+# The static's lookup, kept: the next report answers it as the file says
+# (a library whose data alone the samples hit has its symbol table left
+# unloaded), and a file whose lookup lies outside its symbol is not used.
+for n in 1 2; do
+	perf dprof report --stdio -v -i "${data}" --type-cache-dir="${tc}" \
+		> "${out}.${n}" 2> "${out}.err${n}"
+done
+kept=$(sed -n 's/^dprof: \([0-9]*\) data lookups answered as an earlier report.s$/\1/p' \
+	"${out}.err2")
+file=$(grep -l '^s [0-9a-f]* [0-9a-f]* [0-9a-f]* dprof_hot$' "${tc}"/*.types 2>/dev/null | head -1)
+if [ -z "${file}" ] || [ "${kept:-0}" -eq 0 ]; then
+	echo "dprof user static test [Failed: the static's lookup not kept (${kept:-0} kept)]"
+	err=1
+elif ! cmp -s "${out}.1" "${out}.2"; then
+	echo "dprof user static test [Failed: the report with kept lookups differs]"
+	diff "${out}.1" "${out}.2" | head -5
+	err=1
+else
+	cp "${file}" "${out}.good"
+	sed 's/ dprof_hot$/ dprof_kept/' "${out}.good" > "${file}"
+	perf dprof report --stdio -i "${data}" --type-cache-dir="${tc}" > "${out}.3" 2>&1
+	if ! grep -qE '^  [^ ].* +static dprof_kept ' "${out}.3"; then
+		echo "dprof user static test [Failed: a kept lookup renamed is not the report's]"
+		err=1
+	fi
+	awk '$1 == "s" && $5 == "dprof_hot" { $2 = $4 } { print }' "${out}.good" > "${file}"
+	perf dprof report --stdio -v -i "${data}" --type-cache-dir="${tc}" \
+		> "${out}.4" 2> "${out}.err4"
+	if ! cmp -s "${out}.1" "${out}.4" || ! grep -q 'does not parse' "${out}.err4"; then
+		echo "dprof user static test [Failed: a lookup outside its symbol was used]"
+		err=1
+	fi
 fi
 
 if [ ${err} -ne 0 ]; then

@@ -1791,19 +1791,6 @@ static bool dprof_dwarf__keep(struct dprof_dwarf *dw, struct dprof_typecache *tc
 	return dprof_dwarf__kept(dw);
 }
 
-/*
- * Where perf's debuginfo__new() looks for a binary's debuginfo by its path
- * and build id, before the binary itself (whose build id says it is the
- * same file as when it was searched).
- */
-static const enum dso_binary_type dw_debuginfo_types[] = {
-	DSO_BINARY_TYPE__FEDORA_DEBUGINFO,
-	DSO_BINARY_TYPE__UBUNTU_DEBUGINFO,
-	DSO_BINARY_TYPE__OPENEMBEDDED_DEBUGINFO,
-	DSO_BINARY_TYPE__BUILDID_DEBUGINFO,
-	DSO_BINARY_TYPE__MIXEDUP_UBUNTU_DEBUGINFO,
-};
-
 static bool dw_nodwarf_parse(void *arg __maybe_unused, char *line __maybe_unused)
 {
 	return false;
@@ -1821,26 +1808,13 @@ static bool dw_nodwarf_kept(const struct dprof_typecache *tc, const char *path,
 			    struct build_id *bid)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
-	char buf[PATH_MAX], nil = '\0';
-	bool appeared = false;
-	struct dso *dso;
-	size_t i;
+	char buf[PATH_MAX];
 
 	if ((urls && *urls) ||
 	    dprof_typecache__path(tc, bid, "nodwarf", buf, sizeof(buf)) ||
 	    dprof_typecache__read(tc, buf, "nodwarf", dw_nodwarf_parse, NULL))
 		return false;
-	dso = dso__new(path);
-	if (!dso)
-		return false;
-	dso__set_build_id(dso, bid);
-	for (i = 0; !appeared && i < ARRAY_SIZE(dw_debuginfo_types); i++) {
-		appeared = dso__read_binary_type_filename(dso, dw_debuginfo_types[i], &nil,
-							  buf, sizeof(buf)) >= 0 &&
-			   !access(buf, R_OK);
-	}
-	dso__put(dso);
-	return !appeared;
+	return !dprof_typecache__has_debuginfo(path, bid);
 }
 
 /* Say so to the next report: @bid's binary has no DWARF. */

@@ -709,12 +709,12 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 
 	if (!dprof_resolver__static(&r->res, thread, acc->addr, &st)) {
 		cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_STATIC,
-						   st.sym->start, st.dso);
+						   st.start, st.dso);
 		if (!cls)
 			return -ENOMEM;
 		if (!cls->name) {
-			cls->name = strdup(dprof_symname(st.dso, st.sym->name));
-			cls->obj_size = st.sym->end - st.sym->start;
+			cls->name = strdup(dprof_symname(st.dso, st.name));
+			cls->obj_size = st.end - st.start;
 			cls->cpu = acc->cpu;
 			cls->nr_objects = 1;
 			cls->ws_bytes = cls->obj_size;

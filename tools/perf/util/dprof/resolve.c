@@ -175,6 +175,8 @@ void dprof_resolver__exit(struct dprof_resolver *r)
 		pr_debug("dprof: %" PRIu64 " typings and %" PRIu64
 			 " code reads found made by an earlier report\n",
 			 r->nr_typings_kept, r->nr_code_kept);
+		pr_debug("dprof: %" PRIu64 " data lookups answered as an earlier report's\n",
+			 r->nr_statics_kept);
 		dprof_typecache__save(r->tcache);
 		dprof_typecache__put(r->tcache);
 	}
@@ -522,21 +524,75 @@ static struct symbol *dprof_resolver__bss(struct thread *thread, u64 addr,
 	return sym;
 }
 
+/*
+ * The file a user data address is in and the address in the file's own
+ * terms: its mapping's, or for .bss past its last page the file mapping's
+ * right below (see dprof_resolver__bss()).  The dso is the thread's maps'.
+ */
+static struct dso *dprof_resolver__data_file(struct thread *thread, u64 addr, u64 *rip)
+{
+	struct addr_location al;
+	struct dso *dso = NULL;
+	struct map *prev;
+
+	addr_location__init(&al);
+	if (!thread__find_map_fb(thread, PERF_RECORD_MISC_USER, addr, &al))
+		goto out;
+	dso = map__dso(al.map);
+	if (dso && !is_anon_memory(dso__long_name(dso))) {
+		*rip = al.addr;
+		goto out;
+	}
+	dso = NULL;
+	prev = maps__find(thread__maps(thread), map__start(al.map) - 1);
+	if (prev && map__end(prev) == map__start(al.map) && map__dso(prev) &&
+	    !is_anon_memory(dso__long_name(map__dso(prev)))) {
+		dso = map__dso(prev);
+		*rip = map__map_ip(prev, addr);
+	}
+	map__put(prev);
+out:
+	addr_location__exit(&al);
+	return dso;
+}
+
 /**
  * dprof_resolver__static - the static data symbol that holds @addr
  * @r: the resolver
  * @thread: thread whose maps to search (the kernel maps are shared)
  * @addr: data address
  * @st: symbol, its DSO and the offset of @addr in it
+ *
+ * A user address an earlier report looked up in the same binary is
+ * answered as it was (see dprof_typecache_dso__static()): a library whose
+ * code no sample hit, only its data (relocations, a lookup table), has
+ * its symbol table left unloaded.
  */
 int dprof_resolver__static(struct dprof_resolver *r, struct thread *thread,
 			   u64 addr, struct dprof_static *st)
 {
 	u8 cpumode = machine__kernel_ip(r->machine, addr) ?
 		     PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	struct dprof_typecache_dso *cd = NULL;
 	struct addr_location al;
 	struct symbol *sym;
 	int ret = -ENOENT;
+	struct dso *file = NULL;
+	u64 rip = 0;
+
+	if (cpumode == PERF_RECORD_MISC_USER && r->tcache) {
+		file = dprof_resolver__data_file(thread, addr, &rip);
+		cd = file ? dprof_typecache__dso(r->tcache, file) : NULL;
+		if (cd && !dprof_typecache_dso__static(cd, rip, &st->start,
+						       &st->end, &st->name)) {
+			r->nr_statics_kept++;
+			if (!st->name)
+				return -ENOENT;
+			st->dso = file;
+			st->offset = rip - st->start;
+			return 0;
+		}
+	}
 
 	addr_location__init(&al);
 	sym = thread__find_symbol_fb(thread, cpumode, addr, &al);
@@ -544,11 +600,17 @@ int dprof_resolver__static(struct dprof_resolver *r, struct thread *thread,
 		sym = dprof_resolver__bss(thread, addr, &al);
 	if (sym && sym->type == STT_OBJECT && al.addr >= sym->start &&
 	    (al.addr < sym->end || sym->end == sym->start)) {
-		st->sym = sym;
+		st->name = sym->name;
+		st->start = sym->start;
+		st->end = sym->end;
 		st->dso = map__dso(al.map);
 		st->offset = al.addr - sym->start;
 		ret = 0;
 	}
+	if (cd && (ret || st->dso == file) &&
+	    dprof_typecache_dso__add_static(cd, rip, ret ? 0 : st->start,
+					    ret ? 0 : st->end, ret ? NULL : st->name))
+		ret = -ENOMEM;
 	addr_location__exit(&al);
 	return ret;
 }

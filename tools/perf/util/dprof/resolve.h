@@ -138,10 +138,13 @@ struct dprof_resolver {
 	struct dprof_typecache	*tcache;
 	u64			nr_typings_kept;
 	u64			nr_code_kept;
+	u64			nr_statics_kept;
 };
 
 struct dprof_static {
-	struct symbol	*sym;
+	const char	*name;		/* until the dso's symbols or the cache go */
+	u64		start;		/* the symbol's bounds in the dso */
+	u64		end;
 	struct dso	*dso;
 	u64		offset;		/* from the symbol start */
 };

@@ -18,6 +18,9 @@
  *	n <address>			no type there
  *	c <address> <bytes> [<bytes>]	the code there, and the instruction
  *					before it when known (hex)
+ *	s <address> [<start> <end> <name>]
+ *					the data symbol a user data address
+ *					fell in (its bounds, hex), or none
  *
  * The code is kept with the typings: finding the instruction before a
  * sampled one decodes its function from the start, and a report with its
@@ -84,6 +87,22 @@ struct tc_codes {
 	size_t		nr, alloc;
 };
 
+/*
+ * A static data lookup: a sample's address fell in a binary with no code
+ * sampled, whose symbol table would otherwise be loaded for it alone.
+ */
+struct tc_static {
+	u64		rip;		/* first: see tc_rip__cmp() */
+	u64		start;
+	u64		end;
+	char		*name;		/* NULL: no data symbol there */
+};
+
+struct tc_statics {
+	struct tc_static	*v;
+	size_t			nr, alloc;
+};
+
 struct dprof_typecache_dso {
 	struct dso		*dso;
 	char			path[PATH_MAX];	/* "": not cached */
@@ -95,6 +114,10 @@ struct dprof_typecache_dso {
 	struct tc_entries	learned;	/* this report's */
 	struct tc_codes		code_loaded;	/* as those */
 	struct tc_codes		code_learned;
+	struct tc_statics	static_loaded;	/* as those */
+	struct tc_statics	static_learned;
+	/* no debuginfo file: perf's symbol table is the binary's own */
+	bool			statics_ok;
 };
 
 struct dprof_typecache {
@@ -225,6 +248,45 @@ static const struct tc_entry *tc_entries__find(const struct tc_entries *es, u64 
 	return es->nr ? bsearch(&rip, es->v, es->nr, sizeof(*es->v), tc_rip__cmp) : NULL;
 }
 
+static void tc_statics__exit(struct tc_statics *ss)
+{
+	size_t i;
+
+	for (i = 0; i < ss->nr; i++)
+		free(ss->v[i].name);
+	zfree(&ss->v);
+	ss->nr = 0;
+	ss->alloc = 0;
+}
+
+static struct tc_static *tc_statics__add(struct tc_statics *ss, u64 rip, u64 start,
+					 u64 end, const char *name)
+{
+	struct tc_static *st;
+	char *copy = NULL;
+
+	if (name) {
+		copy = strdup(name);
+		if (!copy)
+			return NULL;
+	}
+	st = tc_array__add((void **)&ss->v, &ss->nr, &ss->alloc, sizeof(*st));
+	if (!st) {
+		free(copy);
+		return NULL;
+	}
+	st->rip = rip;
+	st->start = start;
+	st->end = end;
+	st->name = copy;
+	return st;
+}
+
+static const struct tc_static *tc_statics__find(const struct tc_statics *ss, u64 rip)
+{
+	return ss->nr ? bsearch(&rip, ss->v, ss->nr, sizeof(*ss->v), tc_rip__cmp) : NULL;
+}
+
 static void tc_dso__forget(struct dprof_typecache_dso *cd)
 {
 	struct hashmap_entry *cur;
@@ -241,6 +303,7 @@ static void tc_dso__forget(struct dprof_typecache_dso *cd)
 	zfree(&cd->code_loaded.v);
 	cd->code_loaded.nr = 0;
 	cd->code_loaded.alloc = 0;
+	tc_statics__exit(&cd->static_loaded);
 }
 
 static struct tc_code *tc_codes__add(struct tc_codes *cs, u64 rip)
@@ -296,6 +359,22 @@ static bool tc_dso__parse_code(struct dprof_typecache_dso *cd, const char *line)
 	return c->len > 0 && c->prev_len >= 0;
 }
 
+/* "s <address> [<start> <end> <name>]" */
+static bool tc_dso__parse_static(struct dprof_typecache_dso *cd, const char *line)
+{
+	u64 rip, start, end;
+	int n = 0, m = 0;
+
+	if (sscanf(line, "s %" SCNx64 "%n", &rip, &n) != 1 || !n)
+		return false;
+	if (!line[n])
+		return tc_statics__add(&cd->static_loaded, rip, 0, 0, NULL);
+	if (sscanf(line + n, " %" SCNx64 " %" SCNx64 " %n", &start, &end, &m) != 2 || !m ||
+	    !line[n + m] || line[n + m] == ' ' || rip < start || (rip >= end && end != start))
+		return false;
+	return tc_statics__add(&cd->static_loaded, rip, start, end, line + n + m);
+}
+
 /* One line of the file; false when it does not parse. */
 static bool tc_dso__parse(struct dprof_typecache_dso *cd, char *line,
 			  size_t *alloc_types)
@@ -330,6 +409,8 @@ static bool tc_dso__parse(struct dprof_typecache_dso *cd, char *line,
 		return !tc_entries__add(&cd->loaded, a, 0, NULL);
 	if (line[0] == 'c')
 		return tc_dso__parse_code(cd, line);
+	if (line[0] == 's')
+		return tc_dso__parse_static(cd, line);
 	return false;
 }
 
@@ -468,7 +549,9 @@ static void tc_dso__load(struct dprof_typecache *tc, struct dprof_typecache_dso 
 		return;
 	if (!err && (!tc_array__sort_unique(cd->loaded.v, cd->loaded.nr, sizeof(*cd->loaded.v)) ||
 		     !tc_array__sort_unique(cd->code_loaded.v, cd->code_loaded.nr,
-					    sizeof(*cd->code_loaded.v)))) {
+					    sizeof(*cd->code_loaded.v)) ||
+		     !tc_array__sort_unique(cd->static_loaded.v, cd->static_loaded.nr,
+					    sizeof(*cd->static_loaded.v)))) {
 		pr_debug("dprof: %s does not parse, not used\n", cd->path);
 		err = -EINVAL;
 	}
@@ -479,9 +562,12 @@ static void tc_dso__load(struct dprof_typecache *tc, struct dprof_typecache_dso 
 			       sizeof(*cd->loaded.v));
 		tc_array__trim((void **)&cd->code_loaded.v, cd->code_loaded.nr,
 			       &cd->code_loaded.alloc, sizeof(*cd->code_loaded.v));
+		tc_array__trim((void **)&cd->static_loaded.v, cd->static_loaded.nr,
+			       &cd->static_loaded.alloc, sizeof(*cd->static_loaded.v));
 	}
-	pr_debug("dprof: %zu typings and %zu code reads of %s from %s\n", cd->loaded.nr,
-		 cd->code_loaded.nr, dso__long_name(cd->dso), cd->path);
+	pr_debug("dprof: %zu typings, %zu code reads and %zu data lookups of %s from %s\n",
+		 cd->loaded.nr, cd->code_loaded.nr, cd->static_loaded.nr,
+		 dso__long_name(cd->dso), cd->path);
 }
 
 static void tc_dso__delete(struct dprof_typecache_dso *cd)
@@ -494,8 +580,52 @@ static void tc_dso__delete(struct dprof_typecache_dso *cd)
 	}
 	free(cd->learned.v);
 	free(cd->code_learned.v);
+	tc_statics__exit(&cd->static_learned);
 	dso__put(cd->dso);
 	free(cd);
+}
+
+/*
+ * Where perf's debuginfo__new() looks for a binary's debuginfo by its path
+ * and build id, before the binary itself (whose build id says it is the
+ * same file as when it was searched).
+ */
+static const enum dso_binary_type tc_debuginfo_types[] = {
+	DSO_BINARY_TYPE__FEDORA_DEBUGINFO,
+	DSO_BINARY_TYPE__UBUNTU_DEBUGINFO,
+	DSO_BINARY_TYPE__OPENEMBEDDED_DEBUGINFO,
+	DSO_BINARY_TYPE__BUILDID_DEBUGINFO,
+	DSO_BINARY_TYPE__MIXEDUP_UBUNTU_DEBUGINFO,
+};
+
+/**
+ * dprof_typecache__has_debuginfo - a debuginfo file of a binary is there
+ * @path: the binary
+ * @bid: its build id
+ *
+ * True when a file is where perf's debuginfo__new() looks for the
+ * binary's DWARF, and where dso__load() looks for a fuller symbol table
+ * than the binary's (a -dbgsym package installed): what a report found
+ * without one may be otherwise with it.
+ */
+bool dprof_typecache__has_debuginfo(const char *path, struct build_id *bid)
+{
+	char buf[PATH_MAX], nil = '\0';
+	bool found = false;
+	struct dso *dso;
+	size_t i;
+
+	dso = dso__new(path);
+	if (!dso)
+		return true;
+	dso__set_build_id(dso, bid);
+	for (i = 0; !found && i < ARRAY_SIZE(tc_debuginfo_types); i++) {
+		found = dso__read_binary_type_filename(dso, tc_debuginfo_types[i], &nil,
+						       buf, sizeof(buf)) >= 0 &&
+			!access(buf, R_OK);
+	}
+	dso__put(dso);
+	return found;
 }
 
 /*
@@ -544,10 +674,14 @@ struct dprof_typecache_dso *dprof_typecache__dso(struct dprof_typecache *tc,
 			return NULL;
 		}
 		if (tc_dso__cacheable(dso, &bid) &&
-		    !dprof_typecache__path(tc, &bid, "types", cd->path, sizeof(cd->path)))
+		    !dprof_typecache__path(tc, &bid, "types", cd->path, sizeof(cd->path))) {
 			tc_dso__load(tc, cd);
-		else
+			cd->statics_ok = dso__kernel(dso) == DSO_SPACE__USER &&
+					 !dprof_typecache__has_debuginfo(dso__long_name(dso),
+									 &bid);
+		} else {
 			cd->path[0] = '\0';
+		}
 	}
 	return cd->path[0] ? cd : NULL;
 }
@@ -603,6 +737,30 @@ int dprof_typecache_dso__code(const struct dprof_typecache_dso *cd, u64 rip,
 	return c->len;
 }
 
+int dprof_typecache_dso__static(const struct dprof_typecache_dso *cd, u64 rip,
+				u64 *start, u64 *end, const char **name)
+{
+	const struct tc_static *st = cd && cd->statics_ok ?
+				     tc_statics__find(&cd->static_loaded, rip) : NULL;
+
+	if (!st)
+		return -ENOENT;
+	*start = st->start;
+	*end = st->end;
+	*name = st->name;
+	return 0;
+}
+
+int dprof_typecache_dso__add_static(struct dprof_typecache_dso *cd, u64 rip,
+				    u64 start, u64 end, const char *name)
+{
+	if (!cd || !cd->statics_ok || tc_statics__find(&cd->static_loaded, rip) ||
+	    (name && (!*name || strchr(name, '\n') || rip < start ||
+		      (rip >= end && end != start))))
+		return 0;
+	return tc_statics__add(&cd->static_learned, rip, start, end, name) ? 0 : -ENOMEM;
+}
+
 int dprof_typecache_dso__add_code(struct dprof_typecache_dso *cd, u64 rip,
 				  const u8 *bytes, int len, const u8 *prev, int prev_len)
 {
@@ -619,6 +777,15 @@ int dprof_typecache_dso__add_code(struct dprof_typecache_dso *cd, u64 rip,
 	memcpy(c->bytes, bytes, len);
 	memcpy(c->prev, prev, prev_len);
 	return 0;
+}
+
+static void tc_write_static(FILE *f, const struct tc_static *st)
+{
+	if (st->name)
+		fprintf(f, "s %" PRIx64 " %" PRIx64 " %" PRIx64 " %s\n", st->rip, st->start,
+			st->end, st->name);
+	else
+		fprintf(f, "s %" PRIx64 "\n", st->rip);
 }
 
 static void tc_write_hex(FILE *f, const u8 *v, int n)
@@ -658,7 +825,8 @@ static int tc_dso__save(struct dprof_typecache *tc, struct dprof_typecache_dso *
 	FILE *f;
 	int err;
 
-	if ((!cd->learned.nr && !cd->code_learned.nr) || !cd->path[0])
+	if ((!cd->learned.nr && !cd->code_learned.nr && !cd->static_learned.nr) ||
+	    !cd->path[0])
 		return 0;
 	f = dprof_typecache__create(tc, cd->path, "types", tmp, sizeof(tmp));
 	if (!f)
@@ -692,6 +860,16 @@ static int tc_dso__save(struct dprof_typecache *tc, struct dprof_typecache_dso *
 		if (!k || cd->code_learned.v[k - 1].rip != cd->code_learned.v[k].rip)
 			tc_write_code(f, &cd->code_learned.v[k]);
 	}
+	for (k = 0; k < cd->static_loaded.nr; k++)
+		tc_write_static(f, &cd->static_loaded.v[k]);
+	if (cd->static_learned.nr)
+		qsort(cd->static_learned.v, cd->static_learned.nr,
+		      sizeof(*cd->static_learned.v), tc_rip__cmp);
+	for (k = 0; k < cd->static_learned.nr; k++) {
+		/* the same data mapped in two processes */
+		if (!k || cd->static_learned.v[k - 1].rip != cd->static_learned.v[k].rip)
+			tc_write_static(f, &cd->static_learned.v[k]);
+	}
 	err = dprof_typecache__commit(f, tmp, cd->path);
 	if (!err)
 		pr_debug("dprof: %zu typings of %s kept in %s\n", i + j,
@@ -719,6 +897,7 @@ void dprof_typecache__forget(struct dprof_typecache *tc)
 
 		cd->learned.nr = 0;
 		cd->code_learned.nr = 0;
+		tc_statics__exit(&cd->static_learned);
 	}
 }
 
@@ -741,7 +920,8 @@ int dprof_typecache__save(struct dprof_typecache *tc)
 		struct dprof_typecache_dso *cd = cur->pvalue;
 		int ret;
 
-		if (!cd->path[0] || (!cd->learned.nr && !cd->code_learned.nr))
+		if (!cd->path[0] ||
+		    (!cd->learned.nr && !cd->code_learned.nr && !cd->static_learned.nr))
 			continue;
 		ret = tc_dso__save(tc, cd);
 		if (ret)
@@ -749,6 +929,7 @@ int dprof_typecache__save(struct dprof_typecache *tc)
 		/* written: a second save has nothing new */
 		cd->learned.nr = 0;
 		cd->code_learned.nr = 0;
+		tc_statics__exit(&cd->static_learned);
 	}
 	return err;
 }

@@ -28,6 +28,7 @@ int dprof_typecache__read(const struct dprof_typecache *tc, const char *path,
 FILE *dprof_typecache__create(const struct dprof_typecache *tc, const char *path,
 			      const char *kind, char *tmp, size_t size);
 int dprof_typecache__commit(FILE *f, const char *tmp, const char *path);
+bool dprof_typecache__has_debuginfo(const char *path, struct build_id *bid);
 
 /* @dso's cache, loaded at the first call; NULL: @dso cannot be cached. */
 struct dprof_typecache_dso *dprof_typecache__dso(struct dprof_typecache *tc,
@@ -60,5 +61,16 @@ int dprof_typecache_dso__code(const struct dprof_typecache_dso *cd, u64 rip,
 			      const u8 **bytes, const u8 **prev, int *prev_len);
 int dprof_typecache_dso__add_code(struct dprof_typecache_dso *cd, u64 rip,
 				  const u8 *bytes, int len, const u8 *prev, int prev_len);
+
+/*
+ * The data symbol that held @rip (an address in @cd's dso) when a report
+ * looked before: 0 with its bounds and *@name (NULL: no data symbol
+ * there; in the cache until it is put), or -ENOENT.
+ */
+int dprof_typecache_dso__static(const struct dprof_typecache_dso *cd, u64 rip,
+				u64 *start, u64 *end, const char **name);
+/* Learn what perf's symbol table answered for @rip (@name NULL: none). */
+int dprof_typecache_dso__add_static(struct dprof_typecache_dso *cd, u64 rip,
+				    u64 start, u64 end, const char *name);
 
 #endif /* __PERF_DPROF_TYPECACHE_H */
