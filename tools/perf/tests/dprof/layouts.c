@@ -51,6 +51,7 @@ static struct dprof_layout *lay_add(struct dprof_layouts *l, u64 key, int tag,
  */
 static int lay_build(struct dprof_layouts *l)
 {
+	static const u64 two = 2;
 	struct dprof_layout *n;
 
 	if (!lay_add(l, 0x10, TAG_BASE, "int", "int", 4, DPROF_TYPE_KIND_OTHER, 0x10))
@@ -60,11 +61,9 @@ static int lay_build(struct dprof_layouts *l)
 	    dprof_layout__add_member(n, "b", 4, 8, false, 0x10))
 		return -1;
 	n = lay_add(l, 0x30, TAG_ARRAY, NULL, "int[2]", 8, DPROF_TYPE_KIND_ARRAY, 0x30);
-	if (!n)
+	if (!n || dprof_layout__set_dims(n, &two, 1))
 		return -1;
 	n->elem_key = 0x10;
-	n->dims[0] = 2;
-	n->nr_dims = 1;
 	if (!lay_add(l, 0x60, TAG_STRUCT, "Tpl<int, long>", "struct ns::Tpl<int, long>", 1,
 		     DPROF_TYPE_KIND_STRUCT, 0x60))
 		return -1;

@@ -2656,9 +2656,7 @@ static struct dprof_layout *dw_learn(struct dprof_dwarf *dw, Dwarf_Die *die, int
 		if (!dw_learn(dw, &elem.die, depth + 1))
 			return NULL;
 		n->elem_key = dw_die_key(dw, &elem.die);
-		n->nr_dims = nr;
-		memcpy(n->dims, dims, nr * sizeof(*dims));
-		return n;
+		return dprof_layout__set_dims(n, dims, nr) ? NULL : n;
 	default:
 		return n;
 	}

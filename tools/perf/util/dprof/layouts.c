@@ -29,6 +29,7 @@
 #include <string.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
+#include <linux/string.h>
 #include <linux/zalloc.h>
 
 #include "util/build-id.h"
@@ -70,8 +71,10 @@ static void layout__delete(struct dprof_layout *n)
 	for (i = 0; i < n->nr_members; i++)
 		free(n->members[i].name);
 	free(n->members);
+	if (n->name != n->die_name)
+		free(n->name);
 	free(n->die_name);
-	free(n->name);
+	free(n->dims);
 	free(n);
 }
 
@@ -126,11 +129,29 @@ int dprof_layout__set_names(struct dprof_layout *n, const char *die_name,
 		if (!n->die_name)
 			return -ENOMEM;
 	}
-	if (name) {
+	if (name && n->die_name && !strcmp(name, n->die_name)) {
+		n->name = n->die_name;	/* most types: one copy for both */
+	} else if (name) {
 		n->name = strdup(name);
 		if (!n->name)
 			return -ENOMEM;
 	}
+	return 0;
+}
+
+/* An array's bounds, outermost first: 0 or -ENOMEM */
+int dprof_layout__set_dims(struct dprof_layout *n, const u64 *dims, int nr)
+{
+	u64 *copy;
+
+	if (nr <= 0)
+		return 0;
+	copy = memdup(dims, nr * sizeof(*dims));
+	if (!copy)
+		return -ENOMEM;
+	free(n->dims);
+	n->dims = copy;
+	n->nr_dims = nr;
 	return 0;
 }
 
@@ -257,6 +278,10 @@ static bool layout__parse_type(struct dprof_layouts *l, char *line)
 	t->real_key = real;
 	t->has_size = strcmp(sizestr, "-");
 	t->size = size;
+	if (dname && name && !strcmp(dname, name)) {
+		free(name);
+		name = dname;
+	}
 	t->die_name = dname;
 	t->name = name;
 	l->cur = t;
@@ -287,9 +312,9 @@ static bool layout__parse_member(struct dprof_layouts *l, char *line)
 static bool layout__parse_array(struct dprof_layouts *l, char *line)
 {
 	struct dprof_layout *t = l->cur;
+	u64 elem, dims[DPROF_TYPE_MAX_DIMS];
 	char *pos, *end;
 	int i, nr, n = 0;
-	u64 elem;
 
 	if (!t || t->elem_key || t->nr_dims ||
 	    sscanf(line, "a %" SCNx64 " %d%n", &elem, &nr, &n) != 2 ||
@@ -299,14 +324,15 @@ static bool layout__parse_array(struct dprof_layouts *l, char *line)
 	for (i = 0; i < nr; i++) {
 		if (*pos != ' ')
 			return false;
-		t->dims[i] = strtoull(pos + 1, &end, 10);
+		dims[i] = strtoull(pos + 1, &end, 10);
 		if (end == pos + 1)
 			return false;
 		pos = end;
 	}
+	if (*pos || dprof_layout__set_dims(t, dims, nr))
+		return false;
 	t->elem_key = elem;
-	t->nr_dims = nr;
-	return !*pos;
+	return true;
 }
 
 static bool layouts__parse(void *arg, char *line)

@@ -61,20 +61,20 @@ struct dprof_layout_member {
  */
 struct dprof_layout {
 	u64				key;
-	int				tag;
 	char				*die_name;
-	char				*name;
+	char				*name;		/* may be @die_name */
 	u64				size;
-	bool				has_size;
-	int				kind;
 	u64				real_key;
 	struct dprof_layout		*real;
 	struct dprof_layout_member	*members;
-	u32				nr_members;
 	u64				elem_key;
 	struct dprof_layout		*elem;
-	u64				dims[DPROF_TYPE_MAX_DIMS];
+	u64				*dims;
+	int				tag;
+	int				kind;
+	u32				nr_members;
 	int				nr_dims;
+	bool				has_size;
 	bool				unwritten;
 };
 
@@ -88,6 +88,7 @@ size_t dprof_layouts__nr(const struct dprof_layouts *l);
 
 struct dprof_layout *dprof_layouts__find(const struct dprof_layouts *l, u64 key);
 struct dprof_layout *dprof_layouts__add(struct dprof_layouts *l, u64 key);
+int dprof_layout__set_dims(struct dprof_layout *n, const u64 *dims, int nr);
 int dprof_layout__set_names(struct dprof_layout *n, const char *die_name,
 			    const char *name);
 int dprof_layout__add_member(struct dprof_layout *n, const char *name, u64 start,
