@@ -14,8 +14,9 @@
 # damaged, is ignored and replaced.  The layouts of the rows' types are
 # kept too: the report after reads no DWARF, names members as the file
 # says, and ignores a file that names types it does not describe.  A
-# binary without DWARF is not searched again.  A recording cut short keeps
-# no typings.
+# binary without DWARF is not searched again.  The source lines of heap
+# allocation sites are kept too, and are what the next report names the
+# sites with.  A recording cut short keeps no typings.
 
 set -u
 
@@ -221,6 +222,38 @@ cmp -s "${dir}/cold" "${dir}/again" || fail "the file written after garbage diff
 grep -q '^dprof: 0 typings and [0-9]* code reads found' "${dir}/again.err" &&
 	fail "the file that replaced the garbage has no typings"
 grep -q '^e ' "${tc}/${bid}.index" || fail "the lookups' garbage was not replaced"
+
+# the source lines of a program's heap sites, kept: the next report names
+# the sites from the file (one renamed there is the report's), without
+# reading the DWARF lines
+if gcc -g -O1 -fno-inline -pthread -o "${dir}/heap" "${src}/heap.c" 2> "${dir}/cc.err" &&
+   perf dprof record --sampler=soft --no-kmem -o "${dir}/heap.data" \
+		-- "${dir}/heap" count 50 1 > "${dir}/heap.out" 2>&1; then
+	hbid=$(readelf -n "${dir}/heap" 2>/dev/null | sed -n 's/.*Build ID: *//p')
+	hfile="${tc}/${hbid}.types"
+	for n in 1 2 3; do
+		[ "${n}" = 3 ] &&
+			sed -E '/^l /s/heap\.c:/kept.c:/' "${dir}/heap2.types" > "${hfile}"
+		perf dprof report --stdio --sort=site -i "${dir}/heap.data" \
+			--type-cache-dir="${tc}" > "${dir}/heap${n}" 2>&1
+		[ "${n}" = 1 ] && cp "${hfile}" "${dir}/heap2.types" 2> /dev/null
+	done
+	if ! grep -qE '^  .* heap [a-z_]+ \(heap\.c:[0-9]+\)' "${dir}/heap1"; then
+		fail "no heap site named with its source line"
+		head -30 "${dir}/heap1"
+	elif ! grep -qE '^l [0-9a-f]+ 1 [0-9]+ .*heap\.c:[0-9]+$' "${dir}/heap2.types"; then
+		fail "no source line of a heap site kept"
+	elif ! cmp -s "${dir}/heap1" "${dir}/heap2"; then
+		fail "the report with the kept source lines differs"
+		diff "${dir}/heap1" "${dir}/heap2" | head -5
+	elif ! grep -qE '^  .* heap [a-z_]+ \(kept\.c:[0-9]+\)' "${dir}/heap3" ||
+	     grep -qE ' heap [a-z_]+ \(heap\.c:' "${dir}/heap3"; then
+		fail "source lines renamed in the kept file are not the report's: not read"
+	fi
+else
+	fail "build and record the heap program"
+	cat "${dir}/cc.err" "${dir}/heap.out"
+fi
 
 # a recording cut short keeps no typings: a record perf could not read can
 # have moved the maps the typing of a global variable goes by

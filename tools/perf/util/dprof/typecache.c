@@ -21,6 +21,13 @@
  *	s <address> [<start> <end> <name>]
  *					the data symbol a user data address
  *					fell in (its bounds, hex), or none
+ *	l <address> 1 <length> <line>	the source line of a call at the
+ *					address (a heap allocation's site)
+ *	I <address> <n> [<length> <string>]...
+ *					the functions inlined there and their
+ *					lines, in pairs (length -1: none)
+ *	D <0 or 1>			whether a debuginfo file of the binary
+ *					was there (see below)
  *
  * The code is kept with the typings: finding the instruction before a
  * sampled one decodes its function from the start, and a report with its
@@ -28,7 +35,10 @@
  * Addresses are the dso's own (map__map_ip()).  A file that does not
  * parse is ignored (and replaced); nothing in it is trusted beyond its
  * syntax and its two build ids.  A binary is cached only when the file
- * the report reads its DWARF from has its build id.
+ * the report reads its DWARF from has its build id.  Data symbols and
+ * source lines come from a binary's debuginfo file when there is one (a
+ * fuller symbol table, the DWARF lines): those kept are used only while
+ * there is one as there was.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -103,6 +113,26 @@ struct tc_statics {
 	size_t			nr, alloc;
 };
 
+/* Strings kept for an address: its source line, the functions inlined there */
+struct tc_strs {
+	u64		rip;		/* first: see tc_rip__cmp() */
+	u32		nr;
+	char		**v;		/* @nr strings, each may be NULL */
+};
+
+struct tc_strs_array {
+	struct tc_strs	*v;
+	size_t		nr, alloc;
+};
+
+static const char tc_strs_tag[DPROF_TC_STRS__NR] = {
+	[DPROF_TC_SRCLINE] = 'l',
+	[DPROF_TC_INLINES] = 'I',
+};
+
+#define TC_STRS_MAX	64
+#define TC_STR_MAX	4096
+
 struct dprof_typecache_dso {
 	struct dso		*dso;
 	char			path[PATH_MAX];	/* "": not cached */
@@ -116,9 +146,18 @@ struct dprof_typecache_dso {
 	struct tc_codes		code_learned;
 	struct tc_statics	static_loaded;	/* as those */
 	struct tc_statics	static_learned;
-	/* no debuginfo file: perf's symbol table is the binary's own */
-	bool			statics_ok;
+	struct tc_strs_array	strs_loaded[DPROF_TC_STRS__NR];
+	struct tc_strs_array	strs_learned[DPROF_TC_STRS__NR];
+	/* a debuginfo file of the binary is there, was there (-1: not said) */
+	bool			dbg_now;
+	int			dbg_file;
 };
+
+/* What the file kept from the symbol table and the DWARF lines still holds */
+static bool tc_dso__dbg_same(const struct dprof_typecache_dso *cd)
+{
+	return cd->dbg_file == cd->dbg_now;
+}
 
 struct dprof_typecache {
 	refcount_t		refcnt;
@@ -287,8 +326,59 @@ static const struct tc_static *tc_statics__find(const struct tc_statics *ss, u64
 	return ss->nr ? bsearch(&rip, ss->v, ss->nr, sizeof(*ss->v), tc_rip__cmp) : NULL;
 }
 
+static void tc_strs_array__exit(struct tc_strs_array *a)
+{
+	size_t i;
+	u32 j;
+
+	for (i = 0; i < a->nr; i++) {
+		for (j = 0; j < a->v[i].nr; j++)
+			free(a->v[i].v[j]);
+		free(a->v[i].v);
+	}
+	zfree(&a->v);
+	a->nr = 0;
+	a->alloc = 0;
+}
+
+/* An entry of @nr strings, copied (NULL ones stay NULL) */
+static int tc_strs_array__add(struct tc_strs_array *a, u64 rip, u32 nr,
+			      const char *const *v)
+{
+	struct tc_strs *e;
+	char **copy = calloc(nr ?: 1, sizeof(*copy));
+	u32 i;
+
+	if (!copy)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		copy[i] = v[i] ? strdup(v[i]) : NULL;
+		if (v[i] && !copy[i])
+			goto err;
+	}
+	e = tc_array__add((void **)&a->v, &a->nr, &a->alloc, sizeof(*e));
+	if (!e)
+		goto err;
+	e->rip = rip;
+	e->nr = nr;
+	e->v = copy;
+	return 0;
+err:
+	while (i--)
+		free(copy[i]);
+	free(copy);
+	return -ENOMEM;
+}
+
+static const struct tc_strs *tc_strs_array__find(const struct tc_strs_array *a, u64 rip)
+{
+	return a->nr ? bsearch(&rip, a->v, a->nr, sizeof(*a->v), tc_rip__cmp) : NULL;
+}
+
 static void tc_dso__forget(struct dprof_typecache_dso *cd)
 {
+	int k;
+
 	struct hashmap_entry *cur;
 	size_t bkt;
 
@@ -304,6 +394,9 @@ static void tc_dso__forget(struct dprof_typecache_dso *cd)
 	cd->code_loaded.nr = 0;
 	cd->code_loaded.alloc = 0;
 	tc_statics__exit(&cd->static_loaded);
+	for (k = 0; k < DPROF_TC_STRS__NR; k++)
+		tc_strs_array__exit(&cd->strs_loaded[k]);
+	cd->dbg_file = -1;
 }
 
 static struct tc_code *tc_codes__add(struct tc_codes *cs, u64 rip)
@@ -375,6 +468,47 @@ static bool tc_dso__parse_static(struct dprof_typecache_dso *cd, const char *lin
 	return tc_statics__add(&cd->static_loaded, rip, start, end, line + n + m);
 }
 
+/* "<tag> <address> <n> [<length> <string>]...": a length of -1 is a NULL */
+static bool tc_dso__parse_strs(struct dprof_typecache_dso *cd, int kind, const char *line)
+{
+	char *v[TC_STRS_MAX] = { NULL };
+	const char *pos;
+	char *end;
+	u64 rip;
+	int n = 0;
+	u32 nr, i;
+	bool ok = false;
+
+	if (sscanf(line + 1, " %" SCNx64 " %u%n", &rip, &nr, &n) != 2 || !n ||
+	    nr > TC_STRS_MAX)
+		return false;
+	pos = line + 1 + n;
+	for (i = 0; i < nr; i++) {
+		long len;
+
+		if (*pos != ' ')
+			goto out;
+		len = strtol(pos + 1, &end, 10);
+		if (end == pos + 1 || len < -1 || len > TC_STR_MAX)
+			goto out;
+		pos = end;
+		if (len < 0)
+			continue;
+		if (*pos != ' ' || strnlen(pos + 1, len) < (size_t)len)
+			goto out;
+		v[i] = strndup(pos + 1, len);
+		if (!v[i])
+			goto out;
+		pos += 1 + len;
+	}
+	ok = !*pos && !tc_strs_array__add(&cd->strs_loaded[kind], rip, nr,
+					   (const char *const *)v);
+out:
+	for (i = 0; i < nr; i++)
+		free(v[i]);
+	return ok;
+}
+
 /* One line of the file; false when it does not parse. */
 static bool tc_dso__parse(struct dprof_typecache_dso *cd, char *line,
 			  size_t *alloc_types)
@@ -411,6 +545,15 @@ static bool tc_dso__parse(struct dprof_typecache_dso *cd, char *line,
 		return tc_dso__parse_code(cd, line);
 	if (line[0] == 's')
 		return tc_dso__parse_static(cd, line);
+	if (line[0] == tc_strs_tag[DPROF_TC_SRCLINE])
+		return tc_dso__parse_strs(cd, DPROF_TC_SRCLINE, line);
+	if (line[0] == tc_strs_tag[DPROF_TC_INLINES])
+		return tc_dso__parse_strs(cd, DPROF_TC_INLINES, line);
+	if (line[0] == 'D' && (!strcmp(line, "D 0") || !strcmp(line, "D 1")) &&
+	    cd->dbg_file < 0) {
+		cd->dbg_file = line[2] == '1';
+		return true;
+	}
 	return false;
 }
 
@@ -551,7 +694,13 @@ static void tc_dso__load(struct dprof_typecache *tc, struct dprof_typecache_dso 
 		     !tc_array__sort_unique(cd->code_loaded.v, cd->code_loaded.nr,
 					    sizeof(*cd->code_loaded.v)) ||
 		     !tc_array__sort_unique(cd->static_loaded.v, cd->static_loaded.nr,
-					    sizeof(*cd->static_loaded.v)))) {
+					    sizeof(*cd->static_loaded.v)) ||
+		     !tc_array__sort_unique(cd->strs_loaded[DPROF_TC_SRCLINE].v,
+					    cd->strs_loaded[DPROF_TC_SRCLINE].nr,
+					    sizeof(struct tc_strs)) ||
+		     !tc_array__sort_unique(cd->strs_loaded[DPROF_TC_INLINES].v,
+					    cd->strs_loaded[DPROF_TC_INLINES].nr,
+					    sizeof(struct tc_strs)))) {
 		pr_debug("dprof: %s does not parse, not used\n", cd->path);
 		err = -EINVAL;
 	}
@@ -572,6 +721,8 @@ static void tc_dso__load(struct dprof_typecache *tc, struct dprof_typecache_dso 
 
 static void tc_dso__delete(struct dprof_typecache_dso *cd)
 {
+	int k;
+
 	if (!cd)
 		return;
 	if (cd->types) {
@@ -581,6 +732,8 @@ static void tc_dso__delete(struct dprof_typecache_dso *cd)
 	free(cd->learned.v);
 	free(cd->code_learned.v);
 	tc_statics__exit(&cd->static_learned);
+	for (k = 0; k < DPROF_TC_STRS__NR; k++)
+		tc_strs_array__exit(&cd->strs_learned[k]);
 	dso__put(cd->dso);
 	free(cd);
 }
@@ -666,6 +819,7 @@ struct dprof_typecache_dso *dprof_typecache__dso(struct dprof_typecache *tc,
 		if (!cd)
 			return NULL;
 		cd->dso = dso__get(dso);
+		cd->dbg_file = -1;
 		cd->types = hashmap__new(tc_type__hash, tc_type__equal, NULL);
 		if (IS_ERR(cd->types) || hashmap__add(tc->dsos, id, cd)) {
 			if (IS_ERR(cd->types))
@@ -675,10 +829,9 @@ struct dprof_typecache_dso *dprof_typecache__dso(struct dprof_typecache *tc,
 		}
 		if (tc_dso__cacheable(dso, &bid) &&
 		    !dprof_typecache__path(tc, &bid, "types", cd->path, sizeof(cd->path))) {
+			cd->dbg_now = dso__kernel(dso) != DSO_SPACE__USER ||
+				      dprof_typecache__has_debuginfo(dso__long_name(dso), &bid);
 			tc_dso__load(tc, cd);
-			cd->statics_ok = dso__kernel(dso) == DSO_SPACE__USER &&
-					 !dprof_typecache__has_debuginfo(dso__long_name(dso),
-									 &bid);
 		} else {
 			cd->path[0] = '\0';
 		}
@@ -740,7 +893,7 @@ int dprof_typecache_dso__code(const struct dprof_typecache_dso *cd, u64 rip,
 int dprof_typecache_dso__static(const struct dprof_typecache_dso *cd, u64 rip,
 				u64 *start, u64 *end, const char **name)
 {
-	const struct tc_static *st = cd && cd->statics_ok ?
+	const struct tc_static *st = cd && tc_dso__dbg_same(cd) ?
 				     tc_statics__find(&cd->static_loaded, rip) : NULL;
 
 	if (!st)
@@ -754,11 +907,41 @@ int dprof_typecache_dso__static(const struct dprof_typecache_dso *cd, u64 rip,
 int dprof_typecache_dso__add_static(struct dprof_typecache_dso *cd, u64 rip,
 				    u64 start, u64 end, const char *name)
 {
-	if (!cd || !cd->statics_ok || tc_statics__find(&cd->static_loaded, rip) ||
+	if (!cd || (tc_dso__dbg_same(cd) && tc_statics__find(&cd->static_loaded, rip)) ||
 	    (name && (!*name || strchr(name, '\n') || rip < start ||
 		      (rip >= end && end != start))))
 		return 0;
 	return tc_statics__add(&cd->static_learned, rip, start, end, name) ? 0 : -ENOMEM;
+}
+
+int dprof_typecache_dso__strs(const struct dprof_typecache_dso *cd,
+			      enum dprof_tc_strs kind, u64 rip, u32 *nr,
+			      const char *const **v)
+{
+	const struct tc_strs *e = cd && tc_dso__dbg_same(cd) ?
+				  tc_strs_array__find(&cd->strs_loaded[kind], rip) : NULL;
+
+	if (!e)
+		return -ENOENT;
+	*nr = e->nr;
+	*v = (const char *const *)e->v;
+	return 0;
+}
+
+int dprof_typecache_dso__add_strs(struct dprof_typecache_dso *cd,
+				  enum dprof_tc_strs kind, u64 rip, u32 nr,
+				  const char *const *v)
+{
+	u32 i;
+
+	if (!cd || nr > TC_STRS_MAX ||
+	    (tc_dso__dbg_same(cd) && tc_strs_array__find(&cd->strs_loaded[kind], rip)))
+		return 0;
+	for (i = 0; i < nr; i++) {
+		if (v[i] && (strlen(v[i]) > TC_STR_MAX || strchr(v[i], '\n')))
+			return 0;
+	}
+	return tc_strs_array__add(&cd->strs_learned[kind], rip, nr, v);
 }
 
 int dprof_typecache_dso__add_code(struct dprof_typecache_dso *cd, u64 rip,
@@ -786,6 +969,60 @@ static void tc_write_static(FILE *f, const struct tc_static *st)
 			st->end, st->name);
 	else
 		fprintf(f, "s %" PRIx64 "\n", st->rip);
+}
+
+static void tc_write_strs(FILE *f, int kind, const struct tc_strs *e)
+{
+	u32 i;
+
+	fprintf(f, "%c %" PRIx64 " %u", tc_strs_tag[kind], e->rip, e->nr);
+	for (i = 0; i < e->nr; i++) {
+		if (e->v[i])
+			fprintf(f, " %zu %s", strlen(e->v[i]), e->v[i]);
+		else
+			fprintf(f, " -1");
+	}
+	fputc('\n', f);
+}
+
+/* The kept entries of @kind that still hold, and the learned ones */
+static void tc_dso__save_strs(FILE *f, struct dprof_typecache_dso *cd, int kind)
+{
+	struct tc_strs_array *kept = &cd->strs_loaded[kind], *learned = &cd->strs_learned[kind];
+	size_t k;
+
+	for (k = 0; tc_dso__dbg_same(cd) && k < kept->nr; k++)
+		tc_write_strs(f, kind, &kept->v[k]);
+	if (learned->nr)
+		qsort(learned->v, learned->nr, sizeof(*learned->v), tc_rip__cmp);
+	for (k = 0; k < learned->nr; k++) {
+		/* the same code mapped in two processes */
+		if (!k || learned->v[k - 1].rip != learned->v[k].rip)
+			tc_write_strs(f, kind, &learned->v[k]);
+	}
+}
+
+static bool tc_dso__learned(const struct dprof_typecache_dso *cd)
+{
+	int k;
+
+	for (k = 0; k < DPROF_TC_STRS__NR; k++) {
+		if (cd->strs_learned[k].nr)
+			return true;
+	}
+	return cd->learned.nr || cd->code_learned.nr || cd->static_learned.nr;
+}
+
+/* Forget what was learned: saved, or not to be */
+static void tc_dso__learned_saved(struct dprof_typecache_dso *cd)
+{
+	int k;
+
+	cd->learned.nr = 0;
+	cd->code_learned.nr = 0;
+	tc_statics__exit(&cd->static_learned);
+	for (k = 0; k < DPROF_TC_STRS__NR; k++)
+		tc_strs_array__exit(&cd->strs_learned[k]);
 }
 
 static void tc_write_hex(FILE *f, const u8 *v, int n)
@@ -825,8 +1062,7 @@ static int tc_dso__save(struct dprof_typecache *tc, struct dprof_typecache_dso *
 	FILE *f;
 	int err;
 
-	if ((!cd->learned.nr && !cd->code_learned.nr && !cd->static_learned.nr) ||
-	    !cd->path[0])
+	if (!tc_dso__learned(cd) || !cd->path[0])
 		return 0;
 	f = dprof_typecache__create(tc, cd->path, "types", tmp, sizeof(tmp));
 	if (!f)
@@ -860,7 +1096,8 @@ static int tc_dso__save(struct dprof_typecache *tc, struct dprof_typecache_dso *
 		if (!k || cd->code_learned.v[k - 1].rip != cd->code_learned.v[k].rip)
 			tc_write_code(f, &cd->code_learned.v[k]);
 	}
-	for (k = 0; k < cd->static_loaded.nr; k++)
+	fprintf(f, "D %d\n", cd->dbg_now);
+	for (k = 0; tc_dso__dbg_same(cd) && k < cd->static_loaded.nr; k++)
 		tc_write_static(f, &cd->static_loaded.v[k]);
 	if (cd->static_learned.nr)
 		qsort(cd->static_learned.v, cd->static_learned.nr,
@@ -870,6 +1107,8 @@ static int tc_dso__save(struct dprof_typecache *tc, struct dprof_typecache_dso *
 		if (!k || cd->static_learned.v[k - 1].rip != cd->static_learned.v[k].rip)
 			tc_write_static(f, &cd->static_learned.v[k]);
 	}
+	tc_dso__save_strs(f, cd, DPROF_TC_SRCLINE);
+	tc_dso__save_strs(f, cd, DPROF_TC_INLINES);
 	err = dprof_typecache__commit(f, tmp, cd->path);
 	if (!err)
 		pr_debug("dprof: %zu typings of %s kept in %s\n", i + j,
@@ -895,9 +1134,7 @@ void dprof_typecache__forget(struct dprof_typecache *tc)
 	hashmap__for_each_entry(tc->dsos, cur, bkt) {
 		struct dprof_typecache_dso *cd = cur->pvalue;
 
-		cd->learned.nr = 0;
-		cd->code_learned.nr = 0;
-		tc_statics__exit(&cd->static_learned);
+		tc_dso__learned_saved(cd);
 	}
 }
 
@@ -920,16 +1157,13 @@ int dprof_typecache__save(struct dprof_typecache *tc)
 		struct dprof_typecache_dso *cd = cur->pvalue;
 		int ret;
 
-		if (!cd->path[0] ||
-		    (!cd->learned.nr && !cd->code_learned.nr && !cd->static_learned.nr))
+		if (!cd->path[0] || !tc_dso__learned(cd))
 			continue;
 		ret = tc_dso__save(tc, cd);
 		if (ret)
 			err = ret;
 		/* written: a second save has nothing new */
-		cd->learned.nr = 0;
-		cd->code_learned.nr = 0;
-		tc_statics__exit(&cd->static_learned);
+		tc_dso__learned_saved(cd);
 	}
 	return err;
 }

@@ -62,6 +62,25 @@ int dprof_typecache_dso__code(const struct dprof_typecache_dso *cd, u64 rip,
 int dprof_typecache_dso__add_code(struct dprof_typecache_dso *cd, u64 rip,
 				  const u8 *bytes, int len, const u8 *prev, int prev_len);
 
+/* Strings kept for an address of a binary: made from its DWARF lines */
+enum dprof_tc_strs {
+	DPROF_TC_SRCLINE,	/* get_srcline()'s */
+	DPROF_TC_INLINES,	/* the inlined functions' names and lines, in pairs */
+	DPROF_TC_STRS__NR,
+};
+
+/*
+ * What a report kept of @kind for @rip: 0 with *@nr strings at *@v (each
+ * may be NULL; in the cache until it is put), or -ENOENT.
+ */
+int dprof_typecache_dso__strs(const struct dprof_typecache_dso *cd,
+			      enum dprof_tc_strs kind, u64 rip, u32 *nr,
+			      const char *const **v);
+/* Learn @nr strings at @v for @rip: 0, or -ENOMEM. */
+int dprof_typecache_dso__add_strs(struct dprof_typecache_dso *cd,
+				  enum dprof_tc_strs kind, u64 rip, u32 nr,
+				  const char *const *v);
+
 /*
  * The data symbol that held @rip (an address in @cd's dso) when a report
  * looked before: 0 with its bounds and *@name (NULL: no data symbol
