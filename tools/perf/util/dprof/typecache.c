@@ -98,8 +98,8 @@ struct tc_codes {
 };
 
 /*
- * A static data lookup: a sample's address fell in a binary with no code
- * sampled, whose symbol table would otherwise be loaded for it alone.
+ * A user data address looked up in a binary's symbol table: kept, so that
+ * a binary whose data alone the samples hit has its table left unloaded.
  */
 struct tc_static {
 	u64		rip;		/* first: see tc_rip__cmp() */
