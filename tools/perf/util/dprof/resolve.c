@@ -1711,6 +1711,17 @@ int dprof_resolver__typed(struct dprof_resolver *r __maybe_unused,
 		struct dprof_typecache_dso *cd = dprof_typecache__dso(r->tcache, key.dso);
 		int err = -ENOENT;
 
+		/*
+		 * Kernel code an earlier report typed: answered from the cache
+		 * each time, without an entry of its own (kernel names need no
+		 * canonical copy, and the cache holds the dso).
+		 */
+		if (key.dso && dso__kernel(key.dso) != DSO_SPACE__USER &&
+		    !dprof_typecache_dso__find(cd, rip, t)) {
+			r->nr_typings_kept++;
+			dso__put(t->dso);
+			return t->type_name ? 0 : -ENOENT;
+		}
 		e = zalloc(sizeof(*e));
 		if (!e)
 			return -ENOMEM;
