@@ -686,7 +686,7 @@ static bool tc_dso__parse_line(void *arg, char *line)
 /* The typings a report made before with this perf: none when it cannot. */
 static void tc_dso__load(struct dprof_typecache *tc, struct dprof_typecache_dso *cd)
 {
-	int err = dprof_typecache__read(tc, cd->path, "types", tc_dso__parse_line, cd);
+	int k, err = dprof_typecache__read(tc, cd->path, "types", tc_dso__parse_line, cd);
 
 	if (err == -ENOENT)
 		return;
@@ -713,6 +713,9 @@ static void tc_dso__load(struct dprof_typecache *tc, struct dprof_typecache_dso 
 			       &cd->code_loaded.alloc, sizeof(*cd->code_loaded.v));
 		tc_array__trim((void **)&cd->static_loaded.v, cd->static_loaded.nr,
 			       &cd->static_loaded.alloc, sizeof(*cd->static_loaded.v));
+		for (k = 0; k < DPROF_TC_STRS__NR; k++)
+			tc_array__trim((void **)&cd->strs_loaded[k].v, cd->strs_loaded[k].nr,
+				       &cd->strs_loaded[k].alloc, sizeof(struct tc_strs));
 	}
 	pr_debug("dprof: %zu typings, %zu code reads and %zu data lookups of %s from %s\n",
 		 cd->loaded.nr, cd->code_loaded.nr, cd->static_loaded.nr,
