@@ -332,7 +332,7 @@ static int cmd_dprof_record(int argc, const char **argv)
 	OPT_BOOLEAN(0, "kmem-per-task", &opts.kmem_per_task,
 		    "the slab address set of the workload's tasks only, not of every CPU"),
 	OPT_BOOLEAN(0, "no-prune", &opts.no_prune,
-		    "keep the kmem events of every object, not only of those samples touched"),
+		    "keep the file as recorded: every kmem event, the samples' registers"),
 	OPT_STRING(0, "kmem-events", &opts.kmem_mode, "map|objects",
 		   "map: slab caches from the slab map, kmalloc per object; objects: all"),
 	OPT_STRING(0, "vmlinux", &symbol_conf.vmlinux_name, "file",

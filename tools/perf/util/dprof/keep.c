@@ -36,6 +36,7 @@
 #include "util/session.h"
 #include "util/thread.h"
 #include "util/tool.h"
+#include "decoded.h"
 #include "ea.h"
 #include "keep.h"
 #include "resolve.h"
@@ -45,6 +46,7 @@ struct dprof_keep_tool {
 	struct perf_tool	tool;
 	struct dprof_touches	*t;
 	struct dprof_resolver	res;
+	bool			decoded_file;
 };
 
 static int dprof_touches__add(struct dprof_touch **v, size_t *nr, size_t *alloc,
@@ -77,6 +79,30 @@ static int dprof_keep__addr(struct dprof_touches *t, struct machine *machine, u3
 	return dprof_touches__add(&t->t, &t->nr, &t->alloc, pid, addr, time);
 }
 
+/* Note how @sample of the sampler was decoded, for the pass to write it so. */
+static int dprof_keep__decode(struct dprof_touches *t, const struct perf_sample *sample,
+			      u64 addr, u32 word)
+{
+	struct dprof_decode *e;
+
+	if (t->nr_dec == t->alloc_dec) {
+		size_t n = t->alloc_dec ? 2 * t->alloc_dec : 4096;
+
+		e = realloc(t->dec, n * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		t->dec = e;
+		t->alloc_dec = n;
+	}
+	e = &t->dec[t->nr_dec++];
+	e->time = sample->time;
+	e->addr = addr;
+	e->cpu = sample->cpu;
+	e->tid = sample->tid;
+	e->word = word;
+	return 0;
+}
+
 /* The data address of an access sample, as dprof_replay__access() finds it. */
 static int dprof_keep__sample(const struct perf_tool *tool, union perf_event *event __maybe_unused,
 			      struct perf_sample *sample, struct evsel *evsel,
@@ -84,18 +110,30 @@ static int dprof_keep__sample(const struct perf_tool *tool, union perf_event *ev
 {
 	struct dprof_keep_tool *k = container_of(tool, struct dprof_keep_tool, tool);
 	struct dprof_touches *t = k->t;
+	bool soft = evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR;
+	bool note = dprof_decoded__can(evsel);
 	struct thread *thread;
-	struct dprof_ea ea;
-	int why, err = 0;
-	u64 ip;
+	struct dprof_decoded d;
+	int ret, err = 0;
 
 	if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT || evsel__is_dummy_event(evsel) ||
 	    strstarts(evsel__name(evsel), DPROF_WATCH_PMU "/"))
 		return 0;
 	t->nr_samples++;
-	if (!(evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR) ||
-	    !sample->intr_regs.regs) {
-		if (sample->addr)
+	if (k->decoded_file && dprof_decoded__evsel(evsel)) {
+		/* written decoded already: the report reads the same */
+		ret = dprof_decoded__unpack(evsel, sample, &d);
+		if (ret < 0)
+			return 0;
+		if (ret > 0)
+			return d.why == DPROF_EA_OK ?
+			       dprof_keep__addr(t, machine, sample->pid, d.ea.addr, sample->time) : 0;
+		soft = true;
+	}
+	if (!soft || !sample->intr_regs.regs) {
+		if (soft && note)
+			return dprof_keep__decode(t, sample, 0, DPROF_DEC_NO_REGS);
+		if (sample->addr && !soft)
 			err = dprof_keep__addr(t, machine, sample->pid, sample->addr,
 					       sample->time);
 		return err;
@@ -103,19 +141,65 @@ static int dprof_keep__sample(const struct perf_tool *tool, union perf_event *ev
 	thread = machine__findnew_thread(machine, sample->pid, sample->tid);
 	if (!thread)
 		return -ENOMEM;
-	why = dprof_resolver__sample_ea(&k->res, thread, sample, &ea, &ip);
-	if (why < 0 && machine__kernel_ip(machine, sample->ip)) {
-		t->nr_kernel_undecided++;
-		err = dprof_touches__add(&t->kundecided, &t->nr_kundecided,
-					 &t->alloc_kundecided, 0, 0, sample->time);
-	} else if (why < 0) {
-		err = dprof_touches__add(&t->undecided, &t->nr_undecided, &t->alloc_undecided,
-					 sample->pid, 0, sample->time);
-	} else if (why == DPROF_EA_OK) {
-		err = dprof_keep__addr(t, machine, sample->pid, ea.addr, sample->time);
+	if (dprof_decoded__from_regs(&k->res, thread, sample, &d) < 0) {
+		if (machine__kernel_ip(machine, sample->ip)) {
+			t->nr_kernel_undecided++;
+			err = dprof_touches__add(&t->kundecided, &t->nr_kundecided,
+						 &t->alloc_kundecided, 0, 0, sample->time);
+		} else {
+			err = dprof_touches__add(&t->undecided, &t->nr_undecided,
+						 &t->alloc_undecided, sample->pid, 0, sample->time);
+		}
+		if (!err && note)
+			err = dprof_keep__decode(t, sample, 0, DPROF_DEC_REGS);
+	} else {
+		if (d.why == DPROF_EA_OK)
+			err = dprof_keep__addr(t, machine, sample->pid, d.ea.addr, sample->time);
+		if (!err && note)
+			err = dprof_keep__decode(t, sample, d.ea.addr,
+						 dprof_decoded__word(&d, sample->ip));
 	}
 	thread__put(thread);
 	return err;
+}
+
+/* By cpu, tid, time: the order the pass that writes them looks them up in */
+static int dprof_decode__cmp(const void *a, const void *b)
+{
+	const struct dprof_decode *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/*
+ * Sort the decodings for their lookup.  Two samples of one key (never
+ * seen: a thread is sampled once at a time) keep their registers both.
+ */
+static void dprof_touches__sort_dec(struct dprof_touches *t)
+{
+	size_t i;
+
+	qsort(t->dec, t->nr_dec, sizeof(*t->dec), dprof_decode__cmp);
+	for (i = 1; i < t->nr_dec; i++) {
+		if (dprof_decode__cmp(&t->dec[i - 1], &t->dec[i]))
+			continue;
+		t->dec[i - 1].word = DPROF_DEC_REGS;
+		t->dec[i].word = DPROF_DEC_REGS;
+	}
+	for (i = 0; i < t->nr_dec; i++)
+		t->nr_dec_regs += !!(t->dec[i].word & DPROF_DEC_REGS);
+}
+
+const struct dprof_decode *dprof_touches__decode(const struct dprof_touches *t, u32 cpu,
+						 u32 tid, u64 time)
+{
+	const struct dprof_decode key = { .cpu = cpu, .tid = tid, .time = time };
+
+	return bsearch(&key, t->dec, t->nr_dec, sizeof(key), dprof_decode__cmp);
 }
 
 static int dprof_touch__cmp(const void *a, const void *b)
@@ -154,6 +238,7 @@ int dprof_touches__read(struct dprof_touches *t, const char *output)
 		return PTR_ERR(session);
 	/* a recording's pages go back once read: the pass after this maps it too */
 	session->drop_read_data = true;
+	k.decoded_file = dprof_decoded__file(session);
 	err = dprof_resolver__init(&k.res, &session->machines.host);
 	if (!err) {
 		err = perf_session__process_events(session);
@@ -166,6 +251,7 @@ int dprof_touches__read(struct dprof_touches *t, const char *output)
 	qsort(t->undecided, t->nr_undecided, sizeof(*t->undecided), dprof_touch__cmp);
 	qsort(t->kt, t->nr_kt, sizeof(*t->kt), dprof_touch__cmp);
 	qsort(t->kundecided, t->nr_kundecided, sizeof(*t->kundecided), dprof_touch__cmp);
+	dprof_touches__sort_dec(t);
 	if (t->nr_kernel_undecided)
 		pr_debug("dprof: %" PRIu64
 			 " kernel samples not decoded at record time (no kernel code bytes)\n",
@@ -179,6 +265,7 @@ void dprof_touches__exit(struct dprof_touches *t)
 	free(t->undecided);
 	free(t->kt);
 	free(t->kundecided);
+	free(t->dec);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -15,6 +15,18 @@
  * its samples, not with the program's allocations.
  */
 
+/*
+ * The decoding of one software-sampler sample (see decoded.h), found by
+ * the sample's @cpu, @tid and @time: the record-end pass writes @word and
+ * @addr in place of its registers.
+ */
+struct dprof_decode {
+	u64	time;
+	u64	addr;
+	u32	cpu, tid;
+	u32	word;
+};
+
 /* A sample's data address in process @pid at @time. */
 struct dprof_touch {
 	u64	addr;
@@ -35,6 +47,9 @@ struct dprof_touch {
  *	time (pid 0: a kernel object is every process's)
  * @kundecided: the times of the kernel samples whose code could not be
  *	read (pid 0): a kernel object alive then may be theirs
+ * @dec: the software sampler's samples decoded, sorted by cpu, tid, time
+ * @nr_dec_regs: ... of them, those that keep their registers (undecided,
+ *	or two samples of one key)
  */
 struct dprof_touches {
 	struct dprof_touch	*t;
@@ -47,11 +62,18 @@ struct dprof_touches {
 	size_t			nr_kt, alloc_kt;
 	struct dprof_touch	*kundecided;
 	size_t			nr_kundecided, alloc_kundecided;
+	struct dprof_decode	*dec;
+	size_t			nr_dec, alloc_dec;
+	u64			nr_dec_regs;
 };
 
 /* Decode the access samples of the recording @output: 0, or a negative errno. */
 int dprof_touches__read(struct dprof_touches *t, const char *output);
 void dprof_touches__exit(struct dprof_touches *t);
+
+/* The decoding of the sample of @tid on @cpu at @time, or NULL */
+const struct dprof_decode *dprof_touches__decode(const struct dprof_touches *t, u32 cpu,
+						 u32 tid, u64 time);
 
 /*
  * A sample of process @pid fell in [@addr, @addr + @size) between @from

@@ -60,8 +60,10 @@
 #include "util/sample.h"
 #include "util/session.h"
 #include "util/symbol.h"
+#include "util/synthetic-events.h"
 #include "util/tool.h"
 #include "addrset.h"
+#include "decoded.h"
 #include "hashfn.h"
 #include "keep.h"
 #include "prune.h"
@@ -128,6 +130,7 @@ struct dprof_life {
 
 struct dprof_kev_evsel {
 	enum dprof_kev_kind	kind;
+	bool			decode;	/* the sampler's, written decoded */
 	struct dprof_kmem_fields f;
 };
 
@@ -143,6 +146,9 @@ struct dprof_prune {
 	size_t			nr_lives, alloc_lives;
 	struct dprof_addrset	as, dead;
 	u32			cur;		/* the life being inserted */
+	int			nr_decode;	/* samplers written decoded */
+	struct dprof_decoded_feat *dfeat;	/* ... their section */
+	u64			decoded, dec_regs; /* samples so, with registers */
 	u64			now;
 	bool			done;
 };
@@ -154,9 +160,12 @@ static struct dprof_kev_evsel *dprof_prune__evsel(struct dprof_prune *p, struct 
 	return p->evsels[evsel->core.idx].kind ? &p->evsels[evsel->core.idx] : NULL;
 }
 
-/* The kmem events' fields; a watch (object histories) says no. */
+/*
+ * The kmem events' fields, and the samplers that can be written decoded;
+ * a watch (object histories) says @watch.
+ */
 static int dprof_prune__scan_evlist(struct dprof_prune *p, struct evlist *evlist,
-				    bool *kmem)
+				    bool *kmem, bool *watch)
 {
 	struct evsel *evsel;
 	size_t i;
@@ -165,12 +174,15 @@ static int dprof_prune__scan_evlist(struct dprof_prune *p, struct evlist *evlist
 	p->evsels = calloc(p->nr_evsels, sizeof(*p->evsels));
 	if (!p->evsels)
 		return -ENOMEM;
-	*kmem = false;
+	*kmem = *watch = false;
 	evlist__for_each_entry(evlist, evsel) {
 		struct dprof_kev_evsel *k = &p->evsels[evsel->core.idx];
 
-		if (strstarts(evsel__name(evsel), DPROF_WATCH_PMU "/"))
-			return -EBUSY;
+		*watch |= strstarts(evsel__name(evsel), DPROF_WATCH_PMU "/");
+		if (dprof_decoded__can(evsel)) {
+			k->decode = true;
+			p->nr_decode++;
+		}
 		if (evsel->core.attr.type != PERF_TYPE_TRACEPOINT)
 			continue;
 		for (i = 0; i < ARRAY_SIZE(dprof_kev_names); i++) {
@@ -859,98 +871,323 @@ static int dprof_prune__write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+#define DPROF_PRUNE_OUT_BUF	(1U << 20)
+
+/* The file written, through a buffer: a decoded sample is a write of its own. */
+struct dprof_prune_out {
+	int	fd;
+	u8	*buf;
+	size_t	len;
+	int	err;
+};
+
+static void dprof_prune_out__flush(struct dprof_prune_out *o)
+{
+	if (!o->err && o->len)
+		o->err = dprof_prune__write_all(o->fd, o->buf, o->len);
+	o->len = 0;
+}
+
+static void dprof_prune_out__write(struct dprof_prune_out *o, const void *buf, size_t len)
+{
+	if (o->len + len > DPROF_PRUNE_OUT_BUF)
+		dprof_prune_out__flush(o);
+	if (o->err)
+		return;
+	if (len >= DPROF_PRUNE_OUT_BUF) {
+		o->err = dprof_prune__write_all(o->fd, buf, len);
+		return;
+	}
+	memcpy(o->buf + o->len, buf, len);
+	o->len += len;
+}
+
+/* The sample types of a sampler's samples written decoded. */
+static u64 dprof_prune__decoded_type(u64 type)
+{
+	return (type & ~PERF_SAMPLE_REGS_INTR) | PERF_SAMPLE_ADDR | PERF_SAMPLE_RAW;
+}
+
+/*
+ * The sampler's sample @event, written decoded to @out: its registers
+ * replaced by the data address and the word the keep pass found for it
+ * (decoded.h), or kept after the word when it found none.
+ */
+static int dprof_prune__decode_sample(struct dprof_prune *p, const struct dprof_touches *t,
+				      struct evsel *evsel, const union perf_event *event,
+				      union perf_event *out)
+{
+	u64 type = dprof_prune__decoded_type(evsel->core.attr.sample_type);
+	u64 read_format = evsel->core.attr.read_format;
+	u64 raw[1 + 1 + 64];	/* the word, padded; the ABI; the registers */
+	const struct dprof_decode *dec;
+	struct perf_sample sample;
+	size_t size, nr_regs;
+	u32 word;
+	int err;
+
+	err = evsel__parse_sample(evsel, (union perf_event *)event, &sample);
+	if (err)
+		return err;
+	dec = dprof_touches__decode(t, sample.cpu, sample.tid, sample.time);
+	word = dec ? dec->word : DPROF_DEC_REGS;
+	if (!sample.intr_regs.regs)
+		word = DPROF_DEC_NO_REGS;
+	sample.addr = (word & (DPROF_DEC_REGS | DPROF_DEC_NO_REGS)) ? 0 : dec->addr;
+	/* the word then the registers: raw data starts 4 bytes into a u64 */
+	memcpy((u8 *)raw + 4, &word, sizeof(word));
+	sample.raw_data = (u8 *)raw + 4;
+	sample.raw_size = sizeof(word);
+	if (word & DPROF_DEC_REGS) {
+		nr_regs = hweight64(sample.intr_regs.mask);
+		if (nr_regs > 64)
+			return -EINVAL;
+		raw[1] = sample.intr_regs.abi;
+		memcpy(&raw[2], sample.intr_regs.regs, nr_regs * sizeof(u64));
+		sample.raw_size += (1 + nr_regs) * sizeof(u64);
+		p->dec_regs++;
+	}
+	size = perf_event__sample_event_size(&sample, type, read_format);
+	if (size >= PERF_SAMPLE_MAX_SIZE)
+		return -E2BIG;
+	out->header = event->header;
+	out->header.size = size;
+	err = perf_event__synthesize_sample(out, type, read_format, &sample);
+	if (!err)
+		p->decoded++;
+	return err;
+}
+
+/*
+ * The section HEADER_EVENT_DESC at @off (@len bytes) keeps a copy of each
+ * attr: the decoded samplers' sample types set in it as in the attrs, at
+ * @pos in the file written.  Return: 0, or -EINVAL when it is damaged.
+ */
+static int dprof_prune__patch_desc(struct dprof_prune *p, int fd, u64 off, u64 len, u64 pos)
+{
+	const u8 *d = p->map + off;
+	u32 nre, sz, nr, slen, i;
+	u64 at = 2 * sizeof(u32), type;
+
+	if (len < at)
+		return -EINVAL;
+	memcpy(&nre, d, sizeof(nre));
+	memcpy(&sz, d + sizeof(u32), sizeof(sz));
+	if (sz < offsetof(struct perf_event_attr, sample_type) + sizeof(u64))
+		return -EINVAL;
+	for (i = 0; i < nre && (int)i < p->nr_evsels; i++) {
+		if (len - at < (u64)sz + 2 * sizeof(u32))
+			return -EINVAL;
+		if (p->evsels[i].decode) {
+			memcpy(&type, d + at + offsetof(struct perf_event_attr, sample_type),
+			       sizeof(type));
+			type = dprof_prune__decoded_type(type);
+			if (pwrite(fd, &type, sizeof(type),
+				   pos + at + offsetof(struct perf_event_attr, sample_type)) !=
+			    sizeof(type))
+				return -errno ?: -EIO;
+		}
+		at += sz;
+		memcpy(&nr, d + at, sizeof(nr));
+		memcpy(&slen, d + at + sizeof(u32), sizeof(slen));
+		at += 2 * sizeof(u32);
+		if (len - at < slen || (len - at - slen) / sizeof(u64) < nr)
+			return -EINVAL;
+		at += slen + (u64)nr * sizeof(u64);
+	}
+	return 0;
+}
+
+/*
+ * The decoded samplers' attrs in the file written to @fd, and their
+ * copies in the feature section of the old table @sec (of @feat), which
+ * moved by @shift.
+ */
+static int dprof_prune__patch_attrs(struct dprof_prune *p, int fd,
+				    const struct perf_file_header *fh,
+				    const struct perf_file_section *sec,
+				    const unsigned long *feat, u64 shift)
+{
+	const size_t at = offsetof(struct perf_event_attr, sample_type);
+	int i, bit, j = 0;
+	u64 type;
+
+	if (fh->attr_size < at + sizeof(type) ||
+	    fh->attrs.size / fh->attr_size != (u64)p->nr_evsels ||
+	    fh->attrs.offset + fh->attrs.size > fh->data.offset)
+		return -EINVAL;
+	for (i = 0; i < p->nr_evsels; i++) {
+		u64 off = fh->attrs.offset + i * fh->attr_size + at;
+
+		if (!p->evsels[i].decode)
+			continue;
+		memcpy(&type, p->map + off, sizeof(type));
+		type = dprof_prune__decoded_type(type);
+		if (pwrite(fd, &type, sizeof(type), off) != sizeof(type))
+			return -errno ?: -EIO;
+	}
+	for_each_set_bit(bit, feat, HEADER_FEAT_BITS) {
+		if (bit == HEADER_EVENT_DESC)
+			return dprof_prune__patch_desc(p, fd, sec[j].offset, sec[j].size,
+						       sec[j].offset + shift);
+		j++;
+	}
+	return 0;
+}
+
+/**
+ * struct dprof_prune_feat - a feature section the pass adds
+ * @bit: its feature bit
+ * @blob, @len: its contents
+ */
+struct dprof_prune_feat {
+	int		bit;
+	const void	*blob;
+	size_t		len;
+};
+
 /*
  * @path written again to @tmp: the data section without the records at
- * @drop (sorted), the features after it with the summary @blob added.
+ * @drop (sorted), the samplers' samples marked in p->evsels decoded as
+ * @t says, the features after it with @add[0..@nr_add) (sorted by bit)
+ * added.
  */
 static int dprof_prune__write(struct dprof_prune *p, const char *tmp, const u64 *drop,
-			      size_t nr_drop, const void *blob, size_t blob_len)
+			      size_t nr_drop, const struct dprof_touches *t,
+			      const struct dprof_prune_feat *add, int nr_add)
 {
 	struct perf_file_header fh;
 	struct perf_file_section *sec = NULL;
+	struct dprof_prune_out o = { .fd = -1, };
 	DECLARE_BITMAP(feat, HEADER_FEAT_BITS);
+	DECLARE_BITMAP(all, HEADER_FEAT_BITS);
 	u64 data_end, off, run, new_size = 0, feat_end, tail, pos, given = 0;
-	int nr, idx, i, fd, err;
+	union perf_event *ev = NULL;
+	int nr, nr_all, i, j, k, bit, err = 0;
 	size_t d = 0;
 	static const u8 zero[8];
 
 	memcpy(&fh, p->map, sizeof(fh));
 	memcpy(feat, fh.adds_features, sizeof(feat));
+	memcpy(all, feat, sizeof(all));
+	for (k = 0; k < nr_add; k++)
+		set_bit(add[k].bit, all);
 	data_end = fh.data.offset + fh.data.size;
 	nr = bitmap_weight(feat, HEADER_FEAT_BITS);
-	idx = bitmap_weight(feat, DPROF_KMEM_FEAT);
-	if (data_end + nr * sizeof(*sec) > p->map_len)
+	nr_all = bitmap_weight(all, HEADER_FEAT_BITS);
+	if (data_end + nr * sizeof(*sec) > p->map_len || nr_all != nr + nr_add)
 		return -EINVAL;
-	sec = calloc(nr + 1, sizeof(*sec));
-	if (!sec)
-		return -ENOMEM;
+	/* the old table, then the new one after it */
+	sec = calloc(nr + nr_all, sizeof(*sec));
+	o.buf = malloc(DPROF_PRUNE_OUT_BUF);
+	ev = malloc(PERF_SAMPLE_MAX_SIZE);
+	if (!sec || !o.buf || !ev) {
+		err = -ENOMEM;
+		goto out_free;
+	}
 	memcpy(sec, p->map + data_end, nr * sizeof(*sec));
 	feat_end = data_end + nr * sizeof(*sec);
 	for (i = 0; i < nr; i++) {
 		if (sec[i].offset < feat_end || sec[i].offset > p->map_len ||
 		    sec[i].size > p->map_len - sec[i].offset) {
-			free(sec);
-			return -EINVAL;
+			err = -EINVAL;
+			goto out_free;
 		}
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		free(sec);
-		return -errno;
+	o.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (o.fd < 0) {
+		err = -errno;
+		goto out_free;
 	}
 	/* the header and attributes as they were; the data size comes last */
-	err = dprof_prune__write_all(fd, p->map, fh.data.offset);
-	for (off = run = fh.data.offset; off < data_end && !err;) {
+	dprof_prune_out__write(&o, p->map, fh.data.offset);
+	for (off = run = fh.data.offset; off < data_end && !o.err && !err;) {
 		const union perf_event *event = (const void *)(p->map + off);
 		u64 size = dprof_prune__record_size(event, data_end - off);
+		struct evsel *evsel = NULL;
 
 		if (!size) {
 			err = -EINVAL;
 			break;
 		}
 		if (d < nr_drop && drop[d] == off) {
-			err = dprof_prune__write_all(fd, p->map + run, off - run);
+			dprof_prune_out__write(&o, p->map + run, off - run);
 			new_size += off - run;
 			run = off + size;
 			d++;
+		} else if (p->nr_decode && event->header.type == PERF_RECORD_SAMPLE) {
+			evsel = evlist__event2evsel(p->session->evlist, (union perf_event *)event);
+		}
+		if (evsel && evsel->core.idx < p->nr_evsels && p->evsels[evsel->core.idx].decode) {
+			dprof_prune_out__write(&o, p->map + run, off - run);
+			new_size += off - run;
+			run = off + size;
+			err = dprof_prune__decode_sample(p, t, evsel, event, ev);
+			if (!err) {
+				dprof_prune_out__write(&o, ev, ev->header.size);
+				new_size += ev->header.size;
+			}
 		}
 		off += size;
 		dprof_prune__give_back(p, &given, min(off, run));
 	}
 	if (!err) {
-		err = dprof_prune__write_all(fd, p->map + run, data_end - run);
+		dprof_prune_out__write(&o, p->map + run, data_end - run);
 		new_size += data_end - run;
 	}
-	/* the table one entry longer, the sections after it moved as much */
-	tail = fh.data.offset + new_size + (nr + 1) * sizeof(*sec);
-	for (i = 0; i < nr; i++)
-		sec[i].offset = sec[i].offset - feat_end + tail;
+	if (p->dfeat) {
+		p->dfeat->samples = p->decoded;
+		p->dfeat->with_regs = p->dec_regs;
+	}
+	/*
+	 * The new table, nr_add entries longer: the old sections after it,
+	 * moved as much, then the added ones, each 8-aligned.
+	 */
+	tail = fh.data.offset + new_size + nr_all * sizeof(*sec);
 	pos = tail + (p->map_len - feat_end);
-	memmove(&sec[idx + 1], &sec[idx], (nr - idx) * sizeof(*sec));
-	sec[idx].offset = (pos + 7) & ~7ULL;
-	sec[idx].size = blob_len;
-	if (!err)
-		err = dprof_prune__write_all(fd, sec, (nr + 1) * sizeof(*sec));
-	if (!err)
-		err = dprof_prune__write_all(fd, p->map + feat_end, p->map_len - feat_end);
-	if (!err)
-		err = dprof_prune__write_all(fd, zero, sec[idx].offset - pos);
-	if (!err)
-		err = dprof_prune__write_all(fd, blob, blob_len);
+	i = j = k = 0;
+	for_each_set_bit(bit, all, HEADER_FEAT_BITS) {
+		struct perf_file_section *n = &sec[nr + j++];
+
+		if (k < nr_add && add[k].bit == bit) {
+			pos = (pos + 7) & ~7ULL;
+			n->offset = pos;
+			n->size = add[k++].len;
+			pos += n->size;
+		} else {
+			n->offset = sec[i].offset - feat_end + tail;
+			n->size = sec[i++].size;
+		}
+	}
+	dprof_prune_out__write(&o, &sec[nr], nr_all * sizeof(*sec));
+	dprof_prune_out__write(&o, p->map + feat_end, p->map_len - feat_end);
+	pos = tail + (p->map_len - feat_end);
+	for (k = 0; k < nr_add; k++) {
+		dprof_prune_out__write(&o, zero, ((pos + 7) & ~7ULL) - pos);
+		pos = (pos + 7) & ~7ULL;
+		dprof_prune_out__write(&o, add[k].blob, add[k].len);
+		pos += add[k].len;
+	}
+	dprof_prune_out__flush(&o);
+	err = err ?: o.err;
+	if (!err && p->nr_decode)
+		err = dprof_prune__patch_attrs(p, o.fd, &fh, sec, feat, tail - feat_end);
 	if (!err) {
 		fh.data.size = new_size;
-		set_bit(DPROF_KMEM_FEAT, feat);
-		memcpy(fh.adds_features, feat, sizeof(feat));
-		if (pwrite(fd, &fh, sizeof(fh), 0) != sizeof(fh))
+		memcpy(fh.adds_features, all, sizeof(all));
+		if (pwrite(o.fd, &fh, sizeof(fh), 0) != sizeof(fh))
 			err = -errno ?: -EIO;
 	}
-	if (!err && fsync(fd))
+	if (!err && fsync(o.fd))
 		err = -errno;
-	if (close(fd) && !err)
+	if (close(o.fd) && !err)
 		err = -errno;
-	free(sec);
 	if (err)
 		unlink(tmp);
+out_free:
+	free(sec);
+	free(o.buf);
+	free(ev);
 	return err;
 }
 
@@ -1023,12 +1260,20 @@ out_err:
 	return NULL;
 }
 
-static int dprof_prune__check(struct dprof_prune *p, struct dprof_kmem_pruned *out)
+/*
+ * What the pass can do to the file: *@kmem, leave out kmem events (else
+ * out->kmem_why_not says why not); p->nr_decode, write samples decoded.
+ * Return: 1 when neither (out->why_not says why), 0, or a negative errno.
+ */
+static int dprof_prune__check(struct dprof_prune *p, struct dprof_kmem_pruned *out,
+			      bool *kmem)
 {
 	struct perf_header *ph = &p->session->header;
-	bool kmem;
+	struct evsel *evsel;
+	bool watch;
 	int err;
 
+	*kmem = false;
 	if (perf_data__is_pipe(p->session->data) || perf_data__is_dir(p->session->data)) {
 		out->why_not = "not a perf.data file";
 		return 1;
@@ -1037,25 +1282,33 @@ static int dprof_prune__check(struct dprof_prune *p, struct dprof_kmem_pruned *o
 		out->why_not = "written on a machine of the other byte order";
 		return 1;
 	}
-	if (test_bit(DPROF_KMEM_FEAT, ph->adds_features)) {
-		out->why_not = "pruned already";
-		return 1;
-	}
 	if (perf_header__has_feat(ph, HEADER_AUXTRACE) ||
 	    perf_header__has_feat(ph, HEADER_COMPRESSED)) {
 		out->why_not = "an AUX area or compressed recording";
 		return 1;
 	}
-	err = dprof_prune__scan_evlist(p, p->session->evlist, &kmem);
-	if (err == -EBUSY) {
-		out->why_not = "slab_watch events (object histories) follow every object";
+	err = dprof_prune__scan_evlist(p, p->session->evlist, kmem, &watch);
+	if (err)
+		return err;
+	if (watch)
+		out->kmem_why_not = "slab_watch events (object histories) follow every object";
+	else if (!*kmem)
+		out->kmem_why_not = "no kmem allocation events";
+	else if (test_bit(DPROF_KMEM_FEAT, ph->adds_features))
+		out->kmem_why_not = "pruned already";
+	*kmem = !out->kmem_why_not;
+	if (test_bit(DPROF_DECODED_FEAT, ph->adds_features) || p->nr_decode != 1) {
+		/* one sampler: the keep pass's decodings are found by sample alone */
+		evlist__for_each_entry(p->session->evlist, evsel)
+			p->evsels[evsel->core.idx].decode = false;
+		p->nr_decode = 0;
+	}
+	if (!*kmem && !p->nr_decode) {
+		out->why_not = test_bit(DPROF_DECODED_FEAT, ph->adds_features) ?
+			       "pruned already" : out->kmem_why_not;
 		return 1;
 	}
-	if (!err && !kmem) {
-		out->why_not = "no kmem allocation events";
-		return 1;
-	}
-	return err;
+	return 0;
 }
 
 int dprof_kmem__prune(const char *path, const struct dprof_touches *touches,
@@ -1069,7 +1322,11 @@ int dprof_kmem__prune(const char *path, const struct dprof_touches *touches,
 	struct dprof_prune p = { .session = NULL, };
 	struct hashmap *sums = NULL, *firsts = NULL;
 	struct dprof_kmem_feat feat = { .version = 1, };
+	struct dprof_decoded_feat dfeat = { .version = 1, };
+	struct dprof_prune_feat add[2];
 	struct perf_tool tool;
+	int nr_add = 0;
+	bool kmem;
 	u64 *drop = NULL;
 	size_t i, nr_drop = 0, blob_len = 0;
 	void *blob = NULL;
@@ -1083,7 +1340,7 @@ int dprof_kmem__prune(const char *path, const struct dprof_touches *touches,
 	p.session = perf_session__new(&data, &tool);
 	if (IS_ERR(p.session))
 		return PTR_ERR(p.session);
-	err = dprof_prune__check(&p, out);
+	err = dprof_prune__check(&p, out, &kmem);
 	if (err) {
 		err = err > 0 ? 0 : err;
 		goto out;
@@ -1099,19 +1356,21 @@ int dprof_kmem__prune(const char *path, const struct dprof_touches *touches,
 		err = -errno;
 		goto out;
 	}
-	err = dprof_prune__read(&p, p.session->header.data_offset,
-				p.session->header.data_size);
-	if (err == -EOPNOTSUPP) {
-		out->why_not = "compressed records";
-		err = 0;
-		goto out;
+	if (kmem) {
+		err = dprof_prune__read(&p, p.session->header.data_offset,
+					p.session->header.data_size);
+		if (err == -EOPNOTSUPP) {
+			out->why_not = "compressed records";
+			err = 0;
+			goto out;
+		}
+		if (err)
+			goto out;
+		qsort(p.ev, p.nr, sizeof(*p.ev), dprof_kev__cmp);
+		err = dprof_prune__follow(&p);
+		if (err)
+			goto out;
 	}
-	if (err)
-		goto out;
-	qsort(p.ev, p.nr, sizeof(*p.ev), dprof_kev__cmp);
-	err = dprof_prune__follow(&p);
-	if (err)
-		goto out;
 	if (!touches) {
 		char *kcore = dprof_prune__use_kcore(p.session);
 
@@ -1158,24 +1417,42 @@ int dprof_kmem__prune(const char *path, const struct dprof_touches *touches,
 	out->dropped_events = nr_drop;
 	out->size_before = p.map_len;
 	out->size_after = p.map_len;
-	if (!nr_drop) {
-		out->why_not = "no object to leave out";
+	if (kmem && !nr_drop)
+		out->kmem_why_not = "no object to leave out";
+	if (!nr_drop && !p.nr_decode) {
+		out->why_not = out->kmem_why_not;
 		goto out;
 	}
-	qsort(drop, nr_drop, sizeof(*drop), dprof_u64__cmp);
-	memcpy(feat.magic, DPROF_KMEM_FEAT_MAGIC, sizeof(feat.magic));
-	feat.dropped_events = nr_drop;
-	feat.dropped_objects = out->dropped_objects;
-	feat.kept_objects = out->objects - out->dropped_objects;
-	feat.samples = touches->nr_samples;
-	feat.kernel_undecided = touches->nr_kernel_undecided;
-	blob = dprof_prune__encode(&p, sums, firsts, &feat, &blob_len);
-	if (!blob || asprintf(&tmp, "%s.dprof-prune", path) < 0) {
+	if (p.nr_decode) {
+		memcpy(dfeat.magic, DPROF_DECODED_FEAT_MAGIC, sizeof(dfeat.magic));
+		p.dfeat = &dfeat;
+		add[nr_add++] = (struct dprof_prune_feat){
+			DPROF_DECODED_FEAT, &dfeat, sizeof(dfeat),
+		};
+	}
+	if (nr_drop) {
+		qsort(drop, nr_drop, sizeof(*drop), dprof_u64__cmp);
+		memcpy(feat.magic, DPROF_KMEM_FEAT_MAGIC, sizeof(feat.magic));
+		feat.dropped_events = nr_drop;
+		feat.dropped_objects = out->dropped_objects;
+		feat.kept_objects = out->objects - out->dropped_objects;
+		feat.samples = touches->nr_samples;
+		feat.kernel_undecided = touches->nr_kernel_undecided;
+		blob = dprof_prune__encode(&p, sums, firsts, &feat, &blob_len);
+		if (!blob) {
+			err = -ENOMEM;
+			goto out;
+		}
+		add[nr_add++] = (struct dprof_prune_feat){ DPROF_KMEM_FEAT, blob, blob_len, };
+	}
+	if (asprintf(&tmp, "%s.dprof-prune", path) < 0) {
 		tmp = NULL;
 		err = -ENOMEM;
 		goto out;
 	}
-	err = dprof_prune__write(&p, tmp, drop, nr_drop, blob, blob_len);
+	err = dprof_prune__write(&p, tmp, drop, nr_drop, touches, add, nr_add);
+	out->decoded = p.decoded;
+	out->decoded_regs = p.dec_regs;
 	if (!err && rename(tmp, path)) {
 		err = -errno;
 		unlink(tmp);
@@ -1208,20 +1485,33 @@ int dprof_kmem__prune_say(const char *path, struct dprof_touches *read)
 	int err = dprof_kmem__prune(path, NULL, read, &pr);
 
 	if (err) {
-		pr_err("dprof: cannot leave out the kmem events no sample touched in %s (%s): kept as recorded\n",
+		pr_err("dprof: cannot rewrite %s without the kmem events no sample touched, nor with the samples decoded (%s): kept as recorded\n",
 		       path, strerror(-err));
 		return err;
 	}
 	if (pr.why_not) {
-		pr_debug("dprof: kmem events all kept: %s\n", pr.why_not);
+		pr_debug("dprof: the recording kept as it is: %s\n", pr.why_not);
 		return 0;
 	}
-	pr_info("[ perf dprof: kmem events of %" PRIu64 " objects: %" PRIu64
-		" objects left out (no sample's address in them), %" PRIu64 " of %" PRIu64
-		" events; %.3f MB written, %.3f MB before ]\n",
-		pr.objects, pr.dropped_objects, pr.dropped_events, pr.events,
+	if (pr.kmem_why_not)
+		pr_debug("dprof: kmem events all kept: %s\n", pr.kmem_why_not);
+	else
+		pr_info("[ perf dprof: kmem events of %" PRIu64 " objects: %" PRIu64
+			" objects left out (no sample's address in them), %" PRIu64 " of %" PRIu64
+			" events ]\n",
+			pr.objects, pr.dropped_objects, pr.dropped_events, pr.events);
+	if (pr.decoded)
+		pr_info("[ perf dprof: %" PRIu64
+			" access samples written with their data address in place of their registers%s ]\n",
+			pr.decoded - pr.decoded_regs,
+			pr.decoded_regs ? "" : " (all)");
+	if (pr.decoded_regs)
+		pr_info("[ perf dprof: %" PRIu64
+			" access samples kept their registers: not decoded when recorded (no code bytes) ]\n",
+			pr.decoded_regs);
+	pr_info("[ perf dprof: %.3f MB written, %.3f MB before ]\n",
 		pr.size_after / 1048576.0, pr.size_before / 1048576.0);
-	if (pr.kernel_undecided)
+	if (pr.kernel_undecided && !pr.kmem_why_not)
 		pr_info("[ perf dprof: %" PRIu64
 			" kernel samples had no code bytes (no /proc/kcore or vmlinux): the kmem objects alive at their times were kept ]\n",
 			pr.kernel_undecided);

@@ -7,8 +7,10 @@
  * for the slab objects some access sample's data address fell in during
  * their life; the others counted, per cache and call site, in a header
  * feature section of their own (DPROF_KMEM_FEAT), which perf's readers
- * skip.  The file is rewritten, as perf inject does, and stays a
- * perf.data that perf report and perf script read.
+ * skip.  The software sampler's samples are written decoded (decoded.h):
+ * the data address in place of the registers it was decoded from.  The
+ * file is rewritten, as perf inject does, and stays a perf.data that perf
+ * report and perf script read.
  */
 #include <linux/types.h>
 #include <stdbool.h>
@@ -82,14 +84,19 @@ struct dprof_kmem_sum {
  * @dropped_events, @dropped_objects: ... left out
  * @size_before, @size_after: the file's bytes
  * @kernel_undecided: kernel samples with no code bytes (see keep.h)
+ * @decoded: the sampler's samples written decoded (decoded.h)
+ * @decoded_regs: ... of them, those that kept their registers
  * @why_not: NULL, or why the file was left as it was
+ * @kmem_why_not: NULL, or why its kmem events were all kept
  */
 struct dprof_kmem_pruned {
 	u64		events, objects;
 	u64		dropped_events, dropped_objects;
 	u64		size_before, size_after;
 	u64		kernel_undecided;
+	u64		decoded, decoded_regs;
 	const char	*why_not;
+	const char	*kmem_why_not;
 };
 
 /*

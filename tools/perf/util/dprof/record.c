@@ -1062,10 +1062,13 @@ int dprof_record_args__init(struct dprof_record_args *a,
 	}
 	if (!opts->no_kmem && dprof_record_args__kmem(a, regs, &desc, opts, system_wide)) {
 		snapshot = dprof_record_args__snapshot(a, argc, argv, regs);
-		/* at the end, the objects no sample touched are left out */
-		if (!opts->no_prune)
-			a->kmem_prune = dprof_record__output(argc, argv);
 	}
+	/*
+	 * At the end, the objects no sample touched are left out, and the
+	 * software sampler's samples are written decoded (prune.h).
+	 */
+	if (!opts->no_prune)
+		a->prune = dprof_record__output(argc, argv);
 	if (watches || snapshot) {
 		ret = dprof_monitor__init(&a->monitor, watches ? opts->watch : NULL,
 					  watches ? opts->watch_histories : 0,
@@ -1135,8 +1138,8 @@ int dprof_record_args__done(struct dprof_record_args *a, int record_err)
 	 * samples it decoded serve the heap log's store too: decoding them
 	 * is most of what either pass costs.
 	 */
-	if (!record_err && a->kmem_prune)
-		dprof_kmem__prune_say(a->kmem_prune, &touches);
+	if (!record_err && a->prune)
+		dprof_kmem__prune_say(a->prune, &touches);
 	err = dprof_recorder__done(&a->recorder, record_err,
 				   touches.nr_samples ? &touches : NULL);
 	dprof_touches__exit(&touches);

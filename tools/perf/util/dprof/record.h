@@ -35,7 +35,8 @@ struct dprof_watch_spec;
  * @watch_histories: stop once each --watch item followed that many objects
  * @no_kmem: do not record the slab address set
  * @kmem_per_task: record it for the target's tasks only, not on every CPU
- * @no_prune: keep every kmem event (not only the objects samples touched)
+ * @no_prune: keep every kmem event (not only the objects samples touched),
+ *	and the software sampler's registers
  * @kmem_mode: --kmem-events: "map" (slab caches from the slab map, kmalloc per
  *	       object), "objects" (every object's events, the default)
  * @no_heap: do not record the user-space allocator (recorder or uprobes)
@@ -142,7 +143,7 @@ struct dprof_record_args {
 	int			nr_specs;
 	bool			kmem_cpu_wide;	/* the address set on every CPU */
 	bool			kmem_map;	/* slab caches from the slab map */
-	const char		*kmem_prune;	/* the output whose kmem events to prune */
+	const char		*prune;		/* the output to prune (prune.h) */
 };
 
 /* @argc/@argv: perf record's own options and the workload. */

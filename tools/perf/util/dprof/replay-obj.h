@@ -230,6 +230,7 @@ struct dprof_replay {
 	struct dprof_delivery	*delivery;
 	enum dprof_delivery_mode delivery_mode;
 	bool			no_snapshot;
+	bool			decoded;	/* samples written decoded (decoded.h) */
 	struct dprof_profile	prof;
 	struct dprof_resolver	res;
 	struct list_head	sinks;

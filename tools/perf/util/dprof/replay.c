@@ -60,6 +60,7 @@
 #include "hashfn.h"
 #include "sink.h"
 #include "ea.h"
+#include "decoded.h"
 #include "delivery.h"
 #include "watch.h"
 #include "symload.h"
@@ -68,7 +69,6 @@
 #include "typecache.h"
 
 /* x86-64 THREAD_SIZE with KASAN off; stack slots are not a data type */
-#define DPROF_STACK_SPAN	(16 * 1024)
 
 /*
  * The event sources, in the order they are asked: the recorder's log is
@@ -809,16 +809,21 @@ static int dprof_replay__resolve_percpu(struct dprof_replay *r, struct thread *t
  */
 static int dprof_replay__soft_access(struct dprof_replay *r, struct thread *thread,
 				     struct evsel *evsel, struct perf_sample *sample,
-				     struct dprof_access *acc)
+				     struct dprof_access *acc, const struct dprof_decoded *dec)
 {
+	struct dprof_decoded own;
 	struct dprof_ea ea;
 	int why;
 	bool skid;
-	u64 sp;
 
-	why = dprof_resolver__sample_ea(&r->res, thread, sample, &ea, &acc->ip);
-	if (why < 0)
-		return dprof_replay__unresolved(r, acc, DPROF_UNRES_NO_CODE);
+	if (!dec) {
+		if (dprof_decoded__from_regs(&r->res, thread, sample, &own) < 0)
+			return dprof_replay__unresolved(r, acc, DPROF_UNRES_NO_CODE);
+		dec = &own;
+	}
+	why = dec->why;
+	ea = dec->ea;
+	acc->ip = dec->ip;
 	skid = acc->ip != sample->ip;
 	if (why == DPROF_EA_OK || why == DPROF_EA_SEGMENT) {
 		r->prof.nr_decoded++;
@@ -857,8 +862,7 @@ static int dprof_replay__soft_access(struct dprof_replay *r, struct thread *thre
 	}
 
 	acc->addr = ea.addr;
-	if (!dprof_ea__stack_pointer(&sample->intr_regs, &sp) &&
-	    (acc->addr - sp < DPROF_STACK_SPAN || sp - acc->addr < DPROF_STACK_SPAN))
+	if (dec->near_sp)
 		return dprof_replay__resolve_stack(r, thread, evsel, acc);
 	return dprof_replay__resolve_addr(r, thread, evsel, acc);
 }
@@ -891,9 +895,19 @@ static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
 		return -ENOMEM;
 	acc.thread = thread;
 
-	if (evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR &&
+	if (r->decoded && dprof_decoded__evsel(evsel)) {
+		struct dprof_decoded dec;
+
+		ret = dprof_decoded__unpack(evsel, sample, &dec);
+		if (ret > 0)
+			ret = dprof_replay__soft_access(r, thread, evsel, sample, &acc, &dec);
+		else if (!ret && sample->intr_regs.regs)
+			ret = dprof_replay__soft_access(r, thread, evsel, sample, &acc, NULL);
+		else
+			ret = dprof_replay__unresolved(r, &acc, DPROF_UNRES_NO_ADDR);
+	} else if (evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR &&
 	    sample->intr_regs.regs) {
-		ret = dprof_replay__soft_access(r, thread, evsel, sample, &acc);
+		ret = dprof_replay__soft_access(r, thread, evsel, sample, &acc, NULL);
 	} else if (sample->addr) {
 		acc.addr = sample->addr;
 		ret = dprof_replay__resolve_addr(r, thread, evsel, &acc);
@@ -1102,7 +1116,8 @@ static void dprof_replay__scan_evlist(struct dprof_replay *r, struct evlist *evl
 			dprof_replay__watch_add(r, evsel);
 			continue;
 		}
-		if (type & PERF_SAMPLE_REGS_INTR)
+		if ((type & PERF_SAMPLE_REGS_INTR) ||
+		    (r->decoded && dprof_decoded__evsel(evsel)))
 			r->rec.has_soft = true;
 		else if (type & PERF_SAMPLE_ADDR)
 			r->rec.has_mem_pmu = true;
@@ -1321,6 +1336,7 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 		if (err)
 			goto out_delete;
 	}
+	r->decoded = dprof_decoded__file(r->session);
 	dprof_replay__scan_evlist(r, r->session->evlist);
 
 	symbol_conf.try_vmlinux_path = true;
