@@ -8,9 +8,12 @@
 # as many objects as it samples at perf's default rate, not the hundred
 # times as many of a busy server on hardware.  Prune a copy of the file as record does at its end
 # (perf dprof prune: the kmem events of the objects no sample's data
-# address fell in left out, counted in a summary).  The guest has
-# /proc/kcore, so its kernel samples are decoded.  Then check:
-#  - no kernel sample was left undecoded (kcore read for its code);
+# address fell in left out, counted in a summary; the sampler's samples
+# written with their decoded data address in place of their registers).
+# The guest has /proc/kcore, so its kernel samples are decoded.  Then check:
+#  - no kernel sample was left undecoded (kcore read for its code), and
+#    every sample was written decoded: no registers in the file (perf
+#    evlist), and perf script shows the samples' data addresses;
 #  - the file shrinks by a large factor;
 #  - the report of the pruned file is the report of the whole one: every
 #    row (samples, objects, the Objects bound) and the header's
@@ -63,6 +66,19 @@ if [ -z "$dropped" ] || [ "$dropped" = 0 ]; then
 fi
 grep -q 'had no code bytes' "${job}/prune.out" &&
 	fail "kernel samples not decoded with /proc/kcore: $(cat "${job}/prune.out")"
+grep -q '^\[ perf dprof: [0-9]* access samples written with their data address in place of their registers (all) \]' \
+	"${job}/prune.out" || fail "the samples were not all written decoded: $(cat "${job}/prune.out")"
+types=$("$perf_bin" evlist -v -i "${job}/pruned.data" 2> /dev/null | grep '^cpu-clock:' |
+	sed -n 's/.*sample_type: \([A-Z_|]*\).*/\1/p')
+case "|$types|" in
+*"|REGS_INTR|"*|"||") fail "the pruned file's sampler: sample_type ${types:-not found}" ;;
+*"|ADDR|"*"|RAW|"*) ;;
+*) fail "the pruned file's sampler has no ADDR and RAW: $types" ;;
+esac
+# a decoded sample's data address is what perf script shows
+"$perf_bin" script -i "${job}/pruned.data" -F sw:event,addr 2> /dev/null |
+	awk '$1 == "cpu-clock:" && $2 ~ /^ffff[0-9a-f]{12}$/ { n++ } END { exit !n }' ||
+	fail "perf script shows no kernel data address of a decoded sample"
 [ -e "${job}/again.cmp" ] && fail "a second prune changed the file"
 
 full=$(stat -c %s "${job}/full.data")

@@ -231,6 +231,7 @@ struct dprof_replay {
 	enum dprof_delivery_mode delivery_mode;
 	bool			no_snapshot;
 	bool			decoded;	/* samples written decoded (decoded.h) */
+	u64			nr_bad_decoded;	/* ... with a damaged word */
 	struct dprof_profile	prof;
 	struct dprof_resolver	res;
 	struct list_head	sinks;

@@ -876,8 +876,9 @@ static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
 		.time	= sample->time,
 		.cpu	= sample->cpu,
 	};
+	struct dprof_decoded dec;
 	struct thread *thread;
-	int ret;
+	int ret, decoded = -1;
 
 	/*
 	 * perf record -d samples data_src for every event, so cpu-clock's
@@ -888,6 +889,14 @@ static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
 	    evsel->core.attr.type != PERF_TYPE_SOFTWARE &&
 	    !dprof_replay__decode_data_src(r, &acc, evsel, sample))
 		return 0;	/* counted in r->rec.mem.no_memop */
+	/* written decoded (decoded.h): a damaged word is a damaged record */
+	if (r->decoded && dprof_decoded__evsel(evsel)) {
+		decoded = dprof_decoded__unpack(evsel, sample, &dec);
+		if (decoded < 0) {
+			r->nr_bad_decoded++;
+			return 0;
+		}
+	}
 	dprof_profile__count(&r->prof, &acc);
 
 	thread = machine__findnew_thread(machine, sample->pid, sample->tid);
@@ -895,16 +904,13 @@ static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
 		return -ENOMEM;
 	acc.thread = thread;
 
-	if (r->decoded && dprof_decoded__evsel(evsel)) {
-		struct dprof_decoded dec;
-
-		ret = dprof_decoded__unpack(evsel, sample, &dec);
-		if (ret > 0)
-			ret = dprof_replay__soft_access(r, thread, evsel, sample, &acc, &dec);
-		else if (!ret && sample->intr_regs.regs)
-			ret = dprof_replay__soft_access(r, thread, evsel, sample, &acc, NULL);
-		else
-			ret = dprof_replay__unresolved(r, &acc, DPROF_UNRES_NO_ADDR);
+	if (decoded > 0) {
+		ret = dprof_replay__soft_access(r, thread, evsel, sample, &acc, &dec);
+	} else if (!decoded) {
+		/* it kept its registers, or had none */
+		ret = sample->intr_regs.regs ?
+		      dprof_replay__soft_access(r, thread, evsel, sample, &acc, NULL) :
+		      dprof_replay__unresolved(r, &acc, DPROF_UNRES_NO_ADDR);
 	} else if (evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR &&
 	    sample->intr_regs.regs) {
 		ret = dprof_replay__soft_access(r, thread, evsel, sample, &acc, NULL);
@@ -1471,7 +1477,7 @@ int dprof_replay__run(struct dprof_replay *r, const char *path)
 	r->rec.nr_lost = r->session->evlist->stats.total_lost +
 			 r->session->evlist->stats.total_lost_samples;
 	/* perf's reader skipped these, or stopped there: the report says so */
-	r->rec.nr_damaged = r->session->evlist->stats.nr_damaged +
+	r->rec.nr_damaged = r->session->evlist->stats.nr_damaged + r->nr_bad_decoded +
 			    r->session->evlist->stats.nr_unknown_events +
 			    r->session->evlist->stats.nr_unknown_id;
 	r->rec.unreadable_offset = r->session->evlist->stats.unreadable_offset;
