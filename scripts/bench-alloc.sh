@@ -40,6 +40,10 @@
 #   - frees of unknown objects, as on the host (goal 1%)
 #   - the server's throughput while 'perf dprof record -a --no-heap'
 #     records the guest, against 'perf record -a -e cpu-clock' (goal 0.9x)
+#   - the file of that 'record -a' in MB per 1k requests, against the same
+#     with --no-prune (kmem events per object, the sampler's registers: the
+#     recording as it was before the record-end pass; goal 0.1x), and with
+#     --kmem-events=map; 'perf record -a -e cpu-clock''s for scale
 # runtime allocator: CPython 3.11 running python/alloc.py (a dict/list/str
 #   churn through pymalloc, which the recorder wraps: about 3.5 million
 #   allocations a second, PY_ROUNDS rounds of work, default 150):
@@ -485,6 +489,7 @@ under() {
 	drive > "/mnt/$tag.rps" || return 1
 	kill -INT $ppid
 	wait $ppid
+	stat -c %s /tmp/A.data > "/mnt/$tag.size"
 	rm -f /tmp/A.data
 	stop $pid
 }
@@ -501,12 +506,16 @@ for i in \$(seq $reps); do
 		under P\$i record -a -e cpu-clock || exit 1
 		under D\$i dprof record -a --no-heap || exit 1
 	fi
+	# the file as recorded before the record-end pass, and with the slab map
+	under O\$i dprof record -a --no-heap --no-prune || exit 1
+	under M\$i dprof record -a --no-heap --kmem-events=map || exit 1
 done
 EOF
 }
 
 bench_guest_redis() {
 	local i s_size=() n_size=() d_wall=() p_wall=() unk=() r_dprof=() r_perf=()
+	local a_d=() a_o=() a_m=() a_p=() lost k
 	local g=$tmp/guest vmlinux=$BUILD_DIR/kernel/vmlinux hdr kallocs kfrees ufrees
 
 	echo "server in the guest: $redis_dir/redis-server, redis-benchmark -n $guest_requests" \
@@ -545,8 +554,21 @@ bench_guest_redis() {
 		unk+=("$(div "$((100 * ufrees))" "$((kallocs + kfrees))" 2)")
 		r_dprof+=("$(cat "$g/D$i.rps")")
 		r_perf+=("$(cat "$g/P$i.rps")")
+		# MB per 1k requests (SETs and GETs) of each -a recording
+		k=$((2 * guest_requests / 1000))
+		a_d+=("$(div "$(cat "$g/D$i.size")" "$((k * 1048576))" 3)")
+		a_o+=("$(div "$(cat "$g/O$i.size")" "$((k * 1048576))" 3)")
+		a_m+=("$(div "$(cat "$g/M$i.size")" "$((k * 1048576))" 3)")
+		a_p+=("$(div "$(cat "$g/P$i.size")" "$((k * 1048576))" 3)")
 	done
 	server_rows
+	row "-a file (MB / 1k requests)" "$(median "${a_d[@]}")" "$(median "${a_o[@]}")" \
+		"<= 0.1" "--no-prune: as recorded (dprof: pruned, samples decoded)"
+	row "-a file, slab map" "$(median "${a_m[@]}")" "$(median "${a_o[@]}")" \
+		"<= 0.1" "--no-prune (dprof: --kmem-events=map)"
+	echo "  -a file of perf record -a -e cpu-clock: $(median "${a_p[@]}") MB / 1k requests"
+	lost=$(cat "$g"/[DOM]*.err | grep -ci 'lost' || true)
+	echo "  lines telling of lost events in the -a recordings' output: $lost"
 	echo "  last run, launched: $(sed -n 's/^\[ perf dprof: \(kmem events of .*\) \]$/\1/p' \
 		"$g/S$reps.err")"
 	echo "  last run, -a: $(sed -n 's/^\[ perf dprof: \(kmem events of .*\) \]$/\1/p' \

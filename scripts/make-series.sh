@@ -124,6 +124,7 @@ group_of() {
 	tools/perf/util/dprof/delivery.*|tools/perf/util/dprof/heaplog*|\
 	tools/perf/util/dprof/recorder.*|tools/perf/util/dprof/replay-heaplog.*|\
 	tools/perf/util/dprof/keep.*|tools/perf/util/dprof/prune.*|\
+	tools/perf/util/dprof/decoded.*|\
 	tools/perf/dprof-preload/*|tools/perf/Makefile.perf)
 		echo 48-report ;;
 	tools/perf/util/dprof/*)

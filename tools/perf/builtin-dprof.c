@@ -397,7 +397,8 @@ out:
 
 /*
  * perf dprof prune: what record does at its end, on a recording made with
- * --no-prune: the kmem events of objects no sample touched left out.
+ * --no-prune: the kmem events of objects no sample touched left out, the
+ * software sampler's samples written decoded.
  */
 static int cmd_dprof_prune(int argc, const char **argv)
 {

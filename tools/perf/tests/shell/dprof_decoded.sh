@@ -39,7 +39,7 @@ if ! dprof_user_twins; then
 fi
 
 sampler_types() {
-	perf evlist -v -i "$1" 2> /dev/null | grep '^cpu-clock:' |
+	perf evlist -v -i "$1" 2> /dev/null | grep -m1 '^cpu-clock[/:]' |
 		sed -n 's/.*sample_type: \([A-Z_|]*\).*/\1/p'
 }
 
@@ -64,7 +64,7 @@ case "|$(sampler_types "${full}")|" in
 esac
 cp "${full}" "${pruned}"
 perf dprof prune -i "${pruned}" > "${dir}/prune.out" 2>&1 || fail "perf dprof prune"
-decoded=$(sed -n 's/^\[ perf dprof: \([0-9]*\) access samples written with their data address.*/\1/p' \
+decoded=$(sed -n 's/^\[ perf dprof: \([0-9]*\) access samples written with their .*/\1/p' \
 	"${dir}/prune.out")
 regs=$(sed -n 's/^\[ perf dprof: \([0-9]*\) access samples kept their registers.*/\1/p' \
 	"${dir}/prune.out")

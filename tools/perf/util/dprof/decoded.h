@@ -16,6 +16,7 @@
  * DPROF_DECODED_FEAT marks the file, so that a reader knows a software
  * event's raw data as this word.
  */
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <stdbool.h>
 #include "ea.h"
@@ -44,16 +45,16 @@ struct dprof_decoded_feat {
 };
 
 /* The word: what the decoding of a sample's registers said */
-#define DPROF_DEC_WHY		0xffU		/* enum dprof_ea_reason */
+#define DPROF_DEC_WHY		GENMASK(7, 0)	/* enum dprof_ea_reason */
 #define DPROF_DEC_BACK_SHIFT	8		/* skid: bytes stepped back */
-#define DPROF_DEC_BACK		(0xfU << DPROF_DEC_BACK_SHIFT)
-#define DPROF_DEC_WRITE		(1U << 12)	/* the operand is written */
-#define DPROF_DEC_SEG_FS	(1U << 13)	/* %fs-relative */
-#define DPROF_DEC_SEG_GS	(1U << 14)	/* %gs-relative */
-#define DPROF_DEC_NEAR_SP	(1U << 15)	/* within the stack span of %sp */
-#define DPROF_DEC_REGS		(1U << 16)	/* not decoded: the registers follow */
-#define DPROF_DEC_NO_REGS	(1U << 17)	/* the sample had no registers */
-#define DPROF_DEC_KNOWN		((1U << 18) - 1)
+#define DPROF_DEC_BACK		GENMASK(11, DPROF_DEC_BACK_SHIFT)
+#define DPROF_DEC_WRITE		BIT(12)		/* the operand is written */
+#define DPROF_DEC_SEG_FS	BIT(13)		/* %fs-relative */
+#define DPROF_DEC_SEG_GS	BIT(14)		/* %gs-relative */
+#define DPROF_DEC_NEAR_SP	BIT(15)		/* within the stack span of %sp */
+#define DPROF_DEC_REGS		BIT(16)		/* not decoded: the registers follow */
+#define DPROF_DEC_NO_REGS	BIT(17)		/* the sample had no registers */
+#define DPROF_DEC_KNOWN		GENMASK(17, 0)
 
 /* An address this close to the stack pointer is on the stack. */
 #define DPROF_STACK_SPAN	(16 * 1024)

@@ -125,9 +125,10 @@ static int dprof_keep__sample(const struct perf_tool *tool, union perf_event *ev
 		ret = dprof_decoded__unpack(evsel, sample, &d);
 		if (ret < 0)
 			return 0;
+		if (ret > 0 && d.why != DPROF_EA_OK)
+			return 0;
 		if (ret > 0)
-			return d.why == DPROF_EA_OK ?
-			       dprof_keep__addr(t, machine, sample->pid, d.ea.addr, sample->time) : 0;
+			return dprof_keep__addr(t, machine, sample->pid, d.ea.addr, sample->time);
 		soft = true;
 	}
 	if (!soft || !sample->intr_regs.regs) {

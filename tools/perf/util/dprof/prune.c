@@ -871,7 +871,7 @@ static int dprof_prune__write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-#define DPROF_PRUNE_OUT_BUF	(1U << 20)
+#define DPROF_PRUNE_OUT_BUF	(1024 * 1024)
 
 /* The file written, through a buffer: a decoded sample is a write of its own. */
 struct dprof_prune_out {
@@ -1145,7 +1145,9 @@ static int dprof_prune__write(struct dprof_prune *p, const char *tmp, const u64 
 	 */
 	tail = fh.data.offset + new_size + nr_all * sizeof(*sec);
 	pos = tail + (p->map_len - feat_end);
-	i = j = k = 0;
+	i = 0;
+	j = 0;
+	k = 0;
 	for_each_set_bit(bit, all, HEADER_FEAT_BITS) {
 		struct perf_file_section *n = &sec[nr + j++];
 

@@ -1060,9 +1060,8 @@ int dprof_record_args__init(struct dprof_record_args *a,
 			return ret;
 		watches = ret > 0;
 	}
-	if (!opts->no_kmem && dprof_record_args__kmem(a, regs, &desc, opts, system_wide)) {
+	if (!opts->no_kmem && dprof_record_args__kmem(a, regs, &desc, opts, system_wide))
 		snapshot = dprof_record_args__snapshot(a, argc, argv, regs);
-	}
 	/*
 	 * At the end, the objects no sample touched are left out, and the
 	 * software sampler's samples are written decoded (prune.h).
