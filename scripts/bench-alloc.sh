@@ -515,7 +515,7 @@ EOF
 
 bench_guest_redis() {
 	local i s_size=() n_size=() d_wall=() p_wall=() unk=() r_dprof=() r_perf=()
-	local a_d=() a_o=() a_m=() a_p=() lost k
+	local a_d=() a_o=() a_m=() a_p=() r_map=() lost k
 	local g=$tmp/guest vmlinux=$BUILD_DIR/kernel/vmlinux hdr kallocs kfrees ufrees
 
 	echo "server in the guest: $redis_dir/redis-server, redis-benchmark -n $guest_requests" \
@@ -560,12 +560,15 @@ bench_guest_redis() {
 		a_o+=("$(div "$(cat "$g/O$i.size")" "$((k * 1048576))" 3)")
 		a_m+=("$(div "$(cat "$g/M$i.size")" "$((k * 1048576))" 3)")
 		a_p+=("$(div "$(cat "$g/P$i.size")" "$((k * 1048576))" 3)")
+		r_map+=("$(cat "$g/M$i.rps")")
 	done
 	server_rows
 	row "-a file (MB / 1k requests)" "$(median "${a_d[@]}")" "$(median "${a_o[@]}")" \
 		"<= 0.1" "--no-prune: as recorded (dprof: pruned, samples decoded)"
 	row "-a file, slab map" "$(median "${a_m[@]}")" "$(median "${a_o[@]}")" \
 		"<= 0.1" "--no-prune (dprof: --kmem-events=map)"
+	row "throughput, slab map" "$(median "${r_map[@]}")" "$(median "${r_perf[@]}")" \
+		">= 0.9" "perf record -a -e cpu-clock (dprof: -a --no-heap --kmem-events=map)"
 	echo "  -a file of perf record -a -e cpu-clock: $(median "${a_p[@]}") MB / 1k requests"
 	lost=$(cat "$g"/[DOM]*.err | grep -ci 'lost' || true)
 	echo "  lines telling of lost events in the -a recordings' output: $lost"

@@ -99,7 +99,7 @@ int dprof_decoded__unpack(const struct evsel *evsel, struct perf_sample *sample,
 	if (!raw || sample->raw_size < sizeof(word))
 		return -EINVAL;
 	memcpy(&word, raw, sizeof(word));
-	if (word & ~DPROF_DEC_KNOWN)
+	if ((word & ~DPROF_DEC_KNOWN) || (word & DPROF_DEC_WHY) >= DPROF_EA__MAX)
 		return -EINVAL;
 	memset(&sample->intr_regs, 0, sizeof(sample->intr_regs));
 	if (word & DPROF_DEC_NO_REGS)
