@@ -463,9 +463,9 @@ void dprof_profile__count(struct dprof_profile *prof, struct dprof_access *acc)
 		prof->slice_t0 = acc->time;
 	}
 	since = acc->time > prof->slice_t0 ? acc->time - prof->slice_t0 : 0;
-	while (s->gen < 40 && since / (DPROF_SLICE_NS << s->gen) >= DPROF_SLICES)
+	while (s->gen < 40 && since / ((u64)DPROF_SLICE_NS << s->gen) >= DPROF_SLICES)
 		dprof_slices__fold(s, s->gen + 1);
-	acc->slice = min_t(u64, since / (DPROF_SLICE_NS << s->gen), DPROF_SLICES - 1);
+	acc->slice = min_t(u64, since / ((u64)DPROF_SLICE_NS << s->gen), DPROF_SLICES - 1);
 	acc->slice_gen = s->gen;
 	dprof_slices__count(s, acc->slice, acc->slice_gen, acc->level_known && acc->miss);
 
