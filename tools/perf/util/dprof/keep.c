@@ -97,7 +97,6 @@ static int dprof_keep__decode(struct dprof_touches *t, const struct perf_sample 
 	e = &t->dec[t->nr_dec++];
 	e->time = sample->time;
 	e->addr = addr;
-	e->cpu = sample->cpu;
 	e->tid = sample->tid;
 	e->word = word;
 	return 0;
@@ -164,21 +163,20 @@ static int dprof_keep__sample(const struct perf_tool *tool, union perf_event *ev
 	return err;
 }
 
-/* By cpu, tid, time: the order the pass that writes them looks them up in */
+/* By tid, time: the order the pass that writes them looks them up in */
 static int dprof_decode__cmp(const void *a, const void *b)
 {
 	const struct dprof_decode *x = a, *y = b;
 
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
 /*
- * Sort the decodings for their lookup.  Two samples of one key (never
- * seen: a thread is sampled once at a time) keep their registers both.
+ * Sort the decodings for their lookup.  Two samples of one key (a task
+ * is sampled once at a time, but each CPU's idle task is tid 0) keep
+ * their registers both.
  */
 static void dprof_touches__sort_dec(struct dprof_touches *t)
 {
@@ -195,10 +193,10 @@ static void dprof_touches__sort_dec(struct dprof_touches *t)
 		t->nr_dec_regs += !!(t->dec[i].word & DPROF_DEC_REGS);
 }
 
-const struct dprof_decode *dprof_touches__decode(const struct dprof_touches *t, u32 cpu,
-						 u32 tid, u64 time)
+const struct dprof_decode *dprof_touches__decode(const struct dprof_touches *t, u32 tid,
+						 u64 time)
 {
-	const struct dprof_decode key = { .cpu = cpu, .tid = tid, .time = time };
+	const struct dprof_decode key = { .tid = tid, .time = time };
 
 	return bsearch(&key, t->dec, t->nr_dec, sizeof(key), dprof_decode__cmp);
 }

@@ -17,13 +17,14 @@
 
 /*
  * The decoding of one software-sampler sample (see decoded.h), found by
- * the sample's @cpu, @tid and @time: the record-end pass writes @word and
- * @addr in place of its registers.
+ * the sample's @tid and @time (24 bytes a sample: two samples of one key,
+ * idle tasks on two CPUs at the same nanosecond, keep their registers):
+ * the record-end pass writes @word and @addr in place of its registers.
  */
 struct dprof_decode {
 	u64	time;
 	u64	addr;
-	u32	cpu, tid;
+	u32	tid;
 	u32	word;
 };
 
@@ -47,7 +48,7 @@ struct dprof_touch {
  *	time (pid 0: a kernel object is every process's)
  * @kundecided: the times of the kernel samples whose code could not be
  *	read (pid 0): a kernel object alive then may be theirs
- * @dec: the software sampler's samples decoded, sorted by cpu, tid, time
+ * @dec: the software sampler's samples decoded, sorted by tid, time
  * @nr_dec_regs: ... of them, those that keep their registers (undecided,
  *	or two samples of one key)
  */
@@ -71,9 +72,9 @@ struct dprof_touches {
 int dprof_touches__read(struct dprof_touches *t, const char *output);
 void dprof_touches__exit(struct dprof_touches *t);
 
-/* The decoding of the sample of @tid on @cpu at @time, or NULL */
-const struct dprof_decode *dprof_touches__decode(const struct dprof_touches *t, u32 cpu,
-						 u32 tid, u64 time);
+/* The decoding of the sample of @tid at @time, or NULL */
+const struct dprof_decode *dprof_touches__decode(const struct dprof_touches *t, u32 tid,
+						 u64 time);
 
 /*
  * A sample of process @pid fell in [@addr, @addr + @size) between @from

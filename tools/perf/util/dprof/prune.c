@@ -929,7 +929,7 @@ static int dprof_prune__decode_sample(struct dprof_prune *p, const struct dprof_
 	err = evsel__parse_sample(evsel, (union perf_event *)event, &sample);
 	if (err)
 		return err;
-	dec = dprof_touches__decode(t, sample.cpu, sample.tid, sample.time);
+	dec = dprof_touches__decode(t, sample.tid, sample.time);
 	word = dec ? dec->word : DPROF_DEC_REGS;
 	if (!sample.intr_regs.regs)
 		word = DPROF_DEC_NO_REGS;
