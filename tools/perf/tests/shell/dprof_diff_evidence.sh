@@ -12,7 +12,8 @@
 # bound over a share's variance measured from its variation over the
 # recording's time slices (batch means); against B, struct alpha must
 # rank first, flagged, growing, and one other type at most be flagged.
-# The numbers come from --json.
+# The numbers come from --json.  When a check fails, the recordings are
+# made again and the second attempt decides (see attempt below).
 
 set -u
 
@@ -42,34 +43,8 @@ stop_load() {
 	load_pids=""
 }
 trap 'stop_load; trap_cleanup' EXIT TERM INT
-# (bash 5's clock: without it, no load)
-[ -n "${EPOCHREALTIME:-}" ] ||
-	echo "${dprof_test}: no \${EPOCHREALTIME}: no load beside the recordings"
-[ -n "${EPOCHREALTIME:-}" ] && for cpu in $(seq "$(nproc)"); do
-	bursty &
-	load_pids="${load_pids} $!"
-done
-
-for run in "a1 1" "a2 1" "b 2"; do
-	set -- ${run}
-	if ! perf dprof record --sampler=soft --no-kmem --no-heap -c 20000 -o "${dir}/$1.data" \
-			-- "${dir}/touch" types 1000 400 "$2" > "${dir}/rec.out" 2>&1; then
-		echo "${dprof_test} [Failed: record $1]"
-		cat "${dir}/rec.out"
-		exit 1
-	fi
-done
-stop_load
-for d in "a1 a2" "a1 b"; do
-	set -- ${d}
-	if ! perf dprof diff --json "${dir}/$1.data" "${dir}/$2.data" > "${dir}/$1-$2.json" \
-			2> "${dir}/diff.err"; then
-		echo "${dprof_test} [Failed: diff $1 $2: $(cat "${dir}/diff.err")]"
-		exit 1
-	fi
-done
-
-python3 - "${dir}/a1-a2.json" "${dir}/a1-b.json" <<'PY' || err=1
+# the checks of one attempt's diffs, from --json
+cat > "${dir}/check.py" <<'PY'
 import json, sys
 
 same, changed = (json.load(open(f)) for f in sys.argv[1:])
@@ -126,6 +101,52 @@ for b in bad:
     print("dprof diff evidence test [Failed: %s]" % b)
 sys.exit(1 if bad else 0)
 PY
+
+# attempt: the recordings beside the load, their diffs, the checks;
+# return 1 when a check fails (said)
+attempt() {
+	# (bash 5's clock: without it, no load)
+	[ -n "${EPOCHREALTIME:-}" ] ||
+		echo "${dprof_test}: no \${EPOCHREALTIME}: no load beside the recordings"
+	[ -n "${EPOCHREALTIME:-}" ] && for cpu in $(seq "$(nproc)"); do
+		bursty &
+		load_pids="${load_pids} $!"
+	done
+
+	# a first run, not compared, so that the three compared start alike (the
+	# program's pages and perf's files in the page cache)
+	for run in "warm 1" "a1 1" "a2 1" "b 2"; do
+		set -- ${run}
+		if ! perf dprof record --sampler=soft --no-kmem --no-heap -c 20000 -o "${dir}/$1.data" \
+				-- "${dir}/touch" types 1000 400 "$2" > "${dir}/rec.out" 2>&1; then
+			echo "${dprof_test} [Failed: record $1]"
+			cat "${dir}/rec.out"
+			exit 1
+		fi
+	done
+	stop_load
+	for d in "a1 a2" "a1 b"; do
+		set -- ${d}
+		if ! perf dprof diff --json "${dir}/$1.data" "${dir}/$2.data" > "${dir}/$1-$2.json" \
+				2> "${dir}/diff.err"; then
+			echo "${dprof_test} [Failed: diff $1 $2: $(cat "${dir}/diff.err")]"
+			exit 1
+		fi
+	done
+	python3 "${dir}/check.py" "${dir}/a1-a2.json" "${dir}/a1-b.json"
+}
+
+# The bound is a 95% family-wise level over the types of one pair, and a
+# type's share also moves from run to run by more than its variation
+# within a run shows (where the timer's interrupt lands in a short
+# function: rnd()'s stack slot, "long unsigned int" here).  Looped 20
+# times, with this perf and with the one before it, one attempt in 20
+# flagged a second type.  A second attempt decides then: a tool that is
+# wrong, not unlucky, fails both.
+if ! attempt; then
+	echo "${dprof_test}: attempt 1 failed, recording again"
+	attempt || err=1
+fi
 
 [ ${err} -eq 0 ] && echo "${dprof_test} [Success]"
 cleanup
