@@ -117,8 +117,9 @@ attempt() {
 	# program's pages and perf's files in the page cache)
 	for run in "warm 1" "a1 1" "a2 1" "b 2"; do
 		set -- ${run}
-		if ! perf dprof record --sampler=soft --no-kmem --no-heap -c 20000 -o "${dir}/$1.data" \
-				-- "${dir}/touch" types 1000 400 "$2" > "${dir}/rec.out" 2>&1; then
+		if ! perf dprof record --sampler=soft --no-kmem --no-heap -c 20000 \
+				-o "${dir}/$1.data" -- "${dir}/touch" types 1000 400 "$2" \
+				> "${dir}/rec.out" 2>&1; then
 			echo "${dprof_test} [Failed: record $1]"
 			cat "${dir}/rec.out"
 			exit 1
@@ -127,8 +128,8 @@ attempt() {
 	stop_load
 	for d in "a1 a2" "a1 b"; do
 		set -- ${d}
-		if ! perf dprof diff --json "${dir}/$1.data" "${dir}/$2.data" > "${dir}/$1-$2.json" \
-				2> "${dir}/diff.err"; then
+		if ! perf dprof diff --json "${dir}/$1.data" "${dir}/$2.data" \
+				> "${dir}/$1-$2.json" 2> "${dir}/diff.err"; then
 			echo "${dprof_test} [Failed: diff $1 $2: $(cat "${dir}/diff.err")]"
 			exit 1
 		fi
