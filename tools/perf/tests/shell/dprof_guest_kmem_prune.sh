@@ -27,6 +27,14 @@
 #  - perf script reads the pruned file, and it holds the whole file's
 #    kmem events less those the prune said it left out;
 #  - a second prune leaves the file as it is.
+# Then the same workload launched under record (its kmem events CPU-wide,
+# its samples per task, no slab events: a freed object's memory stays its
+# cache's until another object's free takes it), pruned with -k: its
+# report is the whole file's too, and the prune keeps at most half as
+# many objects again as the report counts sampled, and 20: a sample in a
+# live object keeps that object alone, not every object whose memory it
+# once was, and an object whose free took a freed one's memory is kept
+# only when that one is.
 #
 # Needs (else skipped): DPROF_KERNEL, DPROF_VMLINUX, DPROF_RUN_IN_VM, as in
 # dprof_guest_slab.sh, gcc.
@@ -58,6 +66,11 @@ cp /tmp/full.data /tmp/vmlinux.data
 "$PERF_GUEST" dprof prune -i /tmp/pruned.data > /mnt/prune.out 2>&1 || exit
 "$PERF_GUEST" dprof prune -k "$VMLINUX" -i /tmp/vmlinux.data > /mnt/prune-k.out 2>&1 || exit
 cp /tmp/pruned.data /tmp/again.data
+"$PERF_GUEST" dprof record -F 250 --no-heap --no-prune -o /tmp/task-full.data -- \
+	sh /mnt/echo.sh "$CONNS" "$MSGS" 2> /mnt/record-task.err || exit
+cp /tmp/task-full.data /tmp/task.data
+"$PERF_GUEST" dprof prune -k "$VMLINUX" -i /tmp/task.data > /mnt/prune-task.out 2>&1 || exit
+cp /tmp/task-full.data /tmp/task.data /mnt/
 "$PERF_GUEST" dprof prune -v -i /tmp/again.data > /mnt/again.out 2>&1 || exit
 cmp -s /tmp/pruned.data /tmp/again.data || echo differ > /mnt/again.cmp
 cp /tmp/full.data /tmp/pruned.data /tmp/vmlinux.data /mnt/
@@ -133,6 +146,29 @@ if [ -z "$a" ] || [ "$a" != "$b" ]; then
 	fail "allocation counts: '${a}' vs '${b}'"
 fi
 
+# launched: the same report, and the objects kept are about those sampled
+for f in task-full task; do
+	"$perf_bin" dprof report --json -i "${job}/${f}.data" --vmlinux "$DPROF_VMLINUX" \
+		2> /dev/null | sed 's/"input": "[^"]*"//; s/"left_out": [0-9]*, //g' \
+		> "${job}/${f}.json"
+done
+if [ ! -s "${job}/task-full.json" ] || ! cmp -s "${job}/task-full.json" "${job}/task.json"; then
+	fail "launched: the --json reports of the whole and the pruned file differ"
+fi
+line_t=$(grep -m1 '^\[ perf dprof: kmem events of' "${job}/prune-task.out")
+kept=$(echo "$line_t" |
+	sed -n 's/.* of \([0-9]*\) objects: \([0-9]*\) objects left out .*/\1 \2/p' |
+	awk '{ print $1 - $2 }')
+# the objects sampled of the slab and kmalloc rows
+sampled=$(tr '{' '\n' < "${job}/task-full.json" |
+	awk '/"kind": "(slab|kmalloc)"/ && match($0, /"objects": [0-9]+/) {
+		n += substr($0, RSTART + 11, RLENGTH - 11) } END { print n + 0 }')
+if [ -z "$kept" ] || [ "$sampled" = 0 ]; then
+	fail "launched: no prune line or no sampled slab object: ${line_t:-none}"
+elif [ "$kept" -gt $((sampled + sampled / 2 + 20)) ]; then
+	fail "launched: the prune kept $kept objects, $sampled sampled"
+fi
+
 kmem_events() {
 	"$perf_bin" script -i "$1" -F event 2> "${job}/script.err" | grep -c 'kmem:'
 }
@@ -144,10 +180,11 @@ n_pruned=$(kmem_events "${job}/pruned.data") || fail "perf script of the pruned 
 	fail "perf script: $n_pruned kmem events of $n_full, the prune left out ${dropped:-?}"
 
 if [ $err -ne 0 ]; then
-	cat "${job}/vm.log" "${job}/record.err" "${job}/prune.out"
+	cat "${job}/vm.log" "${job}/record.err" "${job}/prune.out" "${job}/prune-task.out"
 else
 	echo "$line"
 	echo "file: $full -> $pruned bytes; kmem events in perf script: $n_full -> $n_pruned"
+	echo "launched: $kept objects kept, $sampled sampled"
 	echo "${dprof_test} [Success]"
 fi
 cleanup

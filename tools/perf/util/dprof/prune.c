@@ -128,6 +128,21 @@ struct dprof_life {
 	bool	keep;
 };
 
+/*
+ * Life @by, freed over the dead object of life @dead (another range):
+ * the replay lets @dead go from its dead set there, so @by is kept when
+ * @dead is (see dprof_prune__dead_release()).
+ */
+struct dprof_took {
+	u32	dead, by;
+};
+
+/* a kernel sample's time, and its index in dprof_touches::kt */
+struct dprof_ksample {
+	u64	time;
+	u32	k;
+};
+
 struct dprof_kev_evsel {
 	enum dprof_kev_kind	kind;
 	bool			decode;	/* the sampler's, written decoded */
@@ -145,6 +160,16 @@ struct dprof_prune {
 	struct dprof_life	*lives;
 	size_t			nr_lives, alloc_lives;
 	struct dprof_addrset	as, dead;
+	struct dprof_took	*took;		/* in time order */
+	size_t			nr_took, alloc_took;
+	/*
+	 * The kernel samples, in time order (indexes into touches->kt), the
+	 * next to place, and whether a live object held each one's address
+	 */
+	const struct dprof_touches *touches;
+	struct dprof_ksample	*korder;
+	size_t			knext;
+	bool			*kcovered;
 	u32			cur;		/* the life being inserted */
 	int			nr_decode;	/* samplers written decoded */
 	struct dprof_decoded_feat *dfeat;	/* ... their section */
@@ -398,6 +423,24 @@ static void dprof_prune__as_release(struct dprof_addrset *as, struct dprof_obj *
 	}
 }
 
+static void dprof_prune__took(struct dprof_prune *p, u32 dead, u32 by)
+{
+	if (p->nr_took == p->alloc_took) {
+		size_t n = p->alloc_took ? 2 * p->alloc_took : 4096;
+		struct dprof_took *t = realloc(p->took, n * sizeof(*t));
+
+		if (!t) {
+			/* no room to defer: kept, as if the dead life were */
+			p->lives[by].keep = true;
+			return;
+		}
+		p->took = t;
+		p->alloc_took = n;
+	}
+	p->took[p->nr_took].dead = dead;
+	p->took[p->nr_took++].by = by;
+}
+
 /* A freed object leaves the dead set: another's free or its slab's took its place. */
 static void dprof_prune__dead_release(struct dprof_addrset *as, struct dprof_obj *obj,
 				      bool freed)
@@ -410,15 +453,31 @@ static void dprof_prune__dead_release(struct dprof_addrset *as, struct dprof_obj
 	dprof_life__leave(p, id);
 	/*
 	 * Another range took its place: without the life that took it the
-	 * replay would keep this one longer.  A free at the same bytes (the
-	 * next object there) changes nothing a sample could see.
+	 * replay would keep this one longer, if it keeps this one at all:
+	 * decided once the samples said which lives are kept.  A free at the
+	 * same bytes (the next object there) changes nothing a sample could
+	 * see.
 	 */
 	if (!freed && p->cur != DPROF_PRUNE_NONE) {
 		const struct dprof_life *cur = &p->lives[p->cur];
 
 		if (cur->start == DPROF_PRUNE_NONE || p->ev[cur->start].ptr != obj->base ||
 		    cur->size != obj->size)
-			p->lives[p->cur].keep = true;
+			dprof_prune__took(p, id, p->cur);
+	}
+}
+
+/*
+ * Kept lives keep the lives that took their place in the dead set; the
+ * pairs are in time order, so one pass carries a keep down a chain.
+ */
+static void dprof_prune__keep_took(struct dprof_prune *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_took; i++) {
+		if (p->lives[p->took[i].dead].keep)
+			p->lives[p->took[i].by].keep = true;
 	}
 }
 
@@ -543,6 +602,62 @@ static int dprof_prune__slab_free(struct dprof_prune *p, const struct dprof_kev 
 	return 0;
 }
 
+/*
+ * The kernel samples before @time: one in a live object is that object's,
+ * as the replay resolves it (its life is kept); the others may be a dead
+ * object's, whose life keeps them by time (see dprof_prune__kmem_keep()).
+ * A live object allocated at the sample's nanosecond may come after it:
+ * the sample is not its alone.
+ */
+static void dprof_prune__place_samples(struct dprof_prune *p, u64 time)
+{
+	const struct dprof_touch *kt = p->touches->kt;
+
+	for (; p->knext < p->touches->nr_kt; p->knext++) {
+		u32 k = p->korder[p->knext].k;
+		struct dprof_obj *obj;
+		u32 id;
+
+		if (kt[k].time >= time)
+			break;
+		obj = dprof_addrset__find(&p->as, kt[k].addr);
+		if (!obj || obj->alloc_time >= kt[k].time)
+			continue;
+		id = dprof_obj__life(obj);
+		if (id == DPROF_PRUNE_NONE)
+			continue;
+		p->lives[id].keep = true;
+		p->kcovered[k] = true;
+	}
+}
+
+static int dprof_ksample__cmp(const void *a, const void *b)
+{
+	const struct dprof_ksample *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* The kernel samples in time order, for dprof_prune__place_samples() */
+static int dprof_prune__order_samples(struct dprof_prune *p)
+{
+	size_t i, n = p->touches->nr_kt;
+
+	p->korder = malloc((n + 1) * sizeof(*p->korder));
+	p->kcovered = calloc(n + 1, sizeof(*p->kcovered));
+	if (!p->korder || !p->kcovered)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		p->korder[i].time = p->touches->kt[i].time;
+		p->korder[i].k = i;
+	}
+	qsort(p->korder, n, sizeof(*p->korder), dprof_ksample__cmp);
+	p->knext = 0;
+	return 0;
+}
+
 /* Each kmem event in time order: the lives, and what else keeps them. */
 static int dprof_prune__follow(struct dprof_prune *p)
 {
@@ -564,6 +679,7 @@ static int dprof_prune__follow(struct dprof_prune *p)
 		struct dprof_kev *e = &p->ev[i];
 		long id = -1, from = 0;
 
+		dprof_prune__place_samples(p, e->time);
 		p->now = e->time;
 		if (e->kind == DPROF_KEV_SLAB_FREE) {
 			err = dprof_prune__slab_free(p, e);
@@ -599,6 +715,8 @@ next:
 		if (!err)
 			err = hashmap__set(last, e->ptr, (long)e->time, NULL, NULL);
 	}
+	if (!err)
+		dprof_prune__place_samples(p, UINT64_MAX);
 	for (i = 0; i < p->nr_lives; i++) {
 		if (p->lives[i].present)
 			p->lives[i].to = UINT64_MAX;
@@ -614,6 +732,40 @@ out:
 	if (!IS_ERR(parked))
 		hashmap__free(parked);
 	return err;
+}
+
+/*
+ * The lives the samples keep.  A sample in a live object kept that life
+ * (dprof_prune__place_samples()); one in no live object may be a dead
+ * object's (the replay's "what it was") or an earlier one's: every life
+ * whose bytes held its address about its time keeps it.  Then the lives
+ * that took the place of a kept dead one.
+ */
+static int dprof_prune__kmem_keep(struct dprof_prune *p)
+{
+	struct dprof_touches rest = *p->touches;
+	struct dprof_touch *kt;
+	size_t i, n = 0;
+
+	kt = malloc((p->touches->nr_kt + 1) * sizeof(*kt));
+	if (!kt)
+		return -ENOMEM;
+	for (i = 0; i < p->touches->nr_kt; i++) {
+		if (!p->kcovered[i])
+			kt[n++] = p->touches->kt[i];
+	}
+	rest.kt = kt;
+	rest.nr_kt = n;
+	for (i = 0; i < p->nr_lives; i++) {
+		struct dprof_life *l = &p->lives[i];
+
+		if (!l->keep && l->start != DPROF_PRUNE_NONE)
+			l->keep = dprof_touches__any_kernel(&rest, p->ev[l->start].ptr,
+							    l->size, l->from, l->to);
+	}
+	free(kt);
+	dprof_prune__keep_took(p);
+	return 0;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1358,21 +1510,6 @@ int dprof_kmem__prune(const char *path, const struct dprof_touches *touches,
 		err = -errno;
 		goto out;
 	}
-	if (kmem) {
-		err = dprof_prune__read(&p, p.session->header.data_offset,
-					p.session->header.data_size);
-		if (err == -EOPNOTSUPP) {
-			out->why_not = "compressed records";
-			err = 0;
-			goto out;
-		}
-		if (err)
-			goto out;
-		qsort(p.ev, p.nr, sizeof(*p.ev), dprof_kev__cmp);
-		err = dprof_prune__follow(&p);
-		if (err)
-			goto out;
-	}
 	if (!touches) {
 		char *kcore = dprof_prune__use_kcore(p.session);
 
@@ -1387,15 +1524,30 @@ int dprof_kmem__prune(const char *path, const struct dprof_touches *touches,
 			goto out;
 		touches = &own;
 	}
+	p.touches = touches;
+	if (kmem) {
+		err = dprof_prune__read(&p, p.session->header.data_offset,
+					p.session->header.data_size);
+		if (err == -EOPNOTSUPP) {
+			out->why_not = "compressed records";
+			err = 0;
+			goto out;
+		}
+		if (err)
+			goto out;
+		qsort(p.ev, p.nr, sizeof(*p.ev), dprof_kev__cmp);
+		err = dprof_prune__order_samples(&p);
+		if (!err)
+			err = dprof_prune__follow(&p);
+		if (!err)
+			err = dprof_prune__kmem_keep(&p);
+		if (err)
+			goto out;
+	}
 	out->kernel_undecided = touches->nr_kernel_undecided;
 	for (i = 0; i < p.nr_lives; i++) {
-		struct dprof_life *l = &p.lives[i];
-
-		if (!l->keep && l->start != DPROF_PRUNE_NONE)
-			l->keep = dprof_touches__any_kernel(touches, p.ev[l->start].ptr,
-							    l->size, l->from, l->to);
 		out->objects++;
-		out->dropped_objects += !l->keep;
+		out->dropped_objects += !p.lives[i].keep;
 	}
 	out->events = p.nr;
 	drop = calloc(p.nr + 1, sizeof(*drop));
@@ -1466,6 +1618,9 @@ out:
 		munmap((void *)p.map, p.map_len);
 	free(p.ev);
 	free(p.lives);
+	free(p.took);
+	free(p.korder);
+	free(p.kcovered);
 	free(p.evsels);
 	free(drop);
 	free(blob);
