@@ -111,6 +111,7 @@ struct dprof_kev {
 	u32	life_id;/* ... its life (DPROF_PRUNE_NONE: none) */
 	u32	start;	/* an end: the event that started its object */
 	u8	kind;
+	bool	unknown;/* a free of no object the replay knows */
 };
 
 /* sizes over DPROF_PRUNE_OBJ_MAX are one value over it, which no object takes */
@@ -171,6 +172,7 @@ struct dprof_prune {
 	size_t			knext;
 	bool			*kcovered;
 	u32			cur;		/* the life being inserted */
+	bool			snapshot;	/* the slab snapshot's event */
 	int			nr_decode;	/* samplers written decoded */
 	struct dprof_decoded_feat *dfeat;	/* ... their section */
 	u64			decoded, dec_regs; /* samples so, with registers */
@@ -204,6 +206,7 @@ static int dprof_prune__scan_evlist(struct dprof_prune *p, struct evlist *evlist
 		struct dprof_kev_evsel *k = &p->evsels[evsel->core.idx];
 
 		*watch |= strstarts(evsel__name(evsel), DPROF_WATCH_PMU "/");
+		p->snapshot |= !strcmp(evsel__name(evsel), DPROF_SNAPSHOT_TRACEPOINT);
 		if (dprof_decoded__can(evsel)) {
 			k->decode = true;
 			p->nr_decode++;
@@ -550,6 +553,8 @@ static int dprof_prune__end(struct dprof_prune *p, struct hashmap *parked, u32 i
 	} else if (id != DPROF_PRUNE_NONE) {
 		/* an end the replay counts as of an unknown or earlier object */
 		p->lives[id].keep = true;
+	} else {
+		e->unknown = !put;
 	}
 	if (put && hashmap__add(parked, e->ptr, 0) == -ENOMEM)
 		return -ENOMEM;
@@ -927,6 +932,27 @@ static int dprof_prune__count(struct dprof_prune *p, struct hashmap *sums, u32 i
 	name = c.name && *c.name ? c.name : dprof_kmem__strval(k->f.name, &sample);
 	if (!n->s.name[0] && name && *name)
 		snprintf(n->s.name, sizeof(n->s.name), "%s", name);
+	return 0;
+}
+
+/*
+ * Free @i of no object the replay knows, in a recording without the slab
+ * snapshot: only the header's counts and its task's, in the sum of its
+ * task's unknown frees.
+ */
+static int dprof_prune__count_unknown(struct dprof_prune *p, struct hashmap *sums, u32 i)
+{
+	struct dprof_kmem_class_of c = { .call_site = 0, };
+	struct dprof_kmem_sum_node *n;
+	struct perf_sample sample;
+
+	if (!dprof_prune__parse(p, p->ev[i].off, &sample))
+		return -EINVAL;
+	n = dprof_prune__sum(sums, &c, sample.pid, sample.tid);
+	if (!n)
+		return -ENOMEM;
+	n->s.flags |= DPROF_KMEM_SUM_UNKNOWN;
+	n->s.frees++;
 	return 0;
 }
 
@@ -1561,9 +1587,16 @@ int dprof_kmem__prune(const char *path, const struct dprof_touches *touches,
 	for (i = 0; i < p.nr && !err; i++) {
 		u32 id = p.ev[i].life_id;
 
-		if (id == DPROF_PRUNE_NONE || p.lives[id].keep)
+		/*
+		 * without the snapshot, a free of no known object is a count;
+		 * with it, it tells the snapshot's object free
+		 */
+		if (id == DPROF_PRUNE_NONE && p.ev[i].unknown && !p.snapshot)
+			err = dprof_prune__count_unknown(&p, sums, i);
+		else if (id == DPROF_PRUNE_NONE || p.lives[id].keep)
 			continue;
-		err = dprof_prune__count(&p, sums, i, &feat.flags);
+		else
+			err = dprof_prune__count(&p, sums, i, &feat.flags);
 		drop[nr_drop++] = p.ev[i].off;
 	}
 	if (err)

@@ -51,6 +51,11 @@ struct dprof_kmem_feat {
 /* sum flags */
 #define DPROF_KMEM_SUM_KMALLOC	0x1	/* a kmalloc class, else a slab cache's */
 #define DPROF_KMEM_SUM_FIRST	0x2	/* the class's first start was left out */
+/*
+ * no class: @frees of no object the recording knew, by task, in a
+ * recording without the slab snapshot (where they are counts only)
+ */
+#define DPROF_KMEM_SUM_UNKNOWN	0x4
 
 #define DPROF_KMEM_NAME_LEN	40
 

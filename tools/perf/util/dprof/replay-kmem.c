@@ -666,6 +666,24 @@ static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr)
 /* ---------------------------------------------------------------------- */
 /* the objects left out at record time (prune.c)                          */
 
+/* @s's frees of no known object (DPROF_KMEM_SUM_UNKNOWN): dprof_replay__end_obj()'s counts */
+static int dprof_replay__kmem_sum_unknown(struct dprof_replay *r, struct machine *machine,
+					  const struct dprof_kmem_sum *s)
+{
+	struct thread *thread = machine__find_thread(machine, s->pid, s->tid);
+
+	r->rec.nr_frees += s->frees;
+	r->rec.nr_free_unknown += s->frees;
+	if (thread && thread__comm_set(thread)) {
+		r->rec.tasks.ends += s->frees;
+		r->rec.tasks.free_unknown += s->frees;
+	} else {
+		r->rec.nr_kmem_others += s->frees;
+	}
+	thread__put(thread);
+	return 0;
+}
+
 /*
  * @s's counts, as the events left out would have made them: the class's
  * allocations and the bound of its Objects estimate, its lifetimes, the
@@ -679,6 +697,8 @@ static int dprof_replay__kmem_sum(struct dprof_replay *r, struct machine *machin
 	struct dprof_class *cls;
 	struct thread *thread;
 
+	if (s->flags & DPROF_KMEM_SUM_UNKNOWN)
+		return dprof_replay__kmem_sum_unknown(r, machine, s);
 	cls = dprof_profile__findnew_class(&r->prof,
 					   kmalloc ? DPROF_KIND_KMALLOC : DPROF_KIND_SLAB,
 					   dprof_kmem_key(s->call_site, s->bytes_alloc), NULL);
