@@ -51,6 +51,9 @@ struct dprof_touch {
  * @dec: the software sampler's samples decoded, sorted by tid, time
  * @nr_dec_regs: ... of them, those that keep their registers (undecided,
  *	or two samples of one key)
+ * @nr_perf_kernel: access samples whose ip is in perf's own kernel code
+ *	(perf_*, __perf_*: writing events, switching them with tasks): what
+ *	recording cost the kernel
  */
 struct dprof_touches {
 	struct dprof_touch	*t;
@@ -66,6 +69,7 @@ struct dprof_touches {
 	struct dprof_decode	*dec;
 	size_t			nr_dec, alloc_dec;
 	u64			nr_dec_regs;
+	u64			nr_perf_kernel;
 };
 
 /* Decode the access samples of the recording @output: 0, or a negative errno. */

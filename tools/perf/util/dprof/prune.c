@@ -173,6 +173,7 @@ struct dprof_prune {
 	bool			*kcovered;
 	u32			cur;		/* the life being inserted */
 	bool			snapshot;	/* the slab snapshot's event */
+	bool			cache_alloc;	/* kmem_cache_alloc's */
 	int			nr_decode;	/* samplers written decoded */
 	struct dprof_decoded_feat *dfeat;	/* ... their section */
 	u64			decoded, dec_regs; /* samples so, with registers */
@@ -229,6 +230,7 @@ static int dprof_prune__scan_evlist(struct dprof_prune *p, struct evlist *evlist
 			if (!k->f.ptr || !(evsel->core.attr.sample_type & PERF_SAMPLE_TIME))
 				k->kind = DPROF_KEV_NONE;
 			*kmem |= k->kind == DPROF_KEV_ALLOC || k->kind == DPROF_KEV_KMALLOC;
+			p->cache_alloc |= k->kind == DPROF_KEV_ALLOC;
 		}
 	}
 	return 0;
@@ -1576,6 +1578,8 @@ int dprof_kmem__prune(const char *path, const struct dprof_touches *touches,
 		out->dropped_objects += !p.lives[i].keep;
 	}
 	out->events = p.nr;
+	if (p.snapshot && p.cache_alloc && touches->nr_samples)
+		out->perf_share = (double)touches->nr_perf_kernel / touches->nr_samples;
 	drop = calloc(p.nr + 1, sizeof(*drop));
 	sums = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 	firsts = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
@@ -1701,6 +1705,9 @@ int dprof_kmem__prune_say(const char *path, struct dprof_touches *read)
 			pr.decoded_regs);
 	pr_info("[ perf dprof: %.3f MB written, %.3f MB before ]\n",
 		pr.size_after / 1048576.0, pr.size_before / 1048576.0);
+	if (pr.perf_share >= DPROF_KMEM_BUSY_SHARE)
+		pr_info("[ perf dprof: %.1f%% of the samples in perf's own kernel code, writing an event per slab object: --kmem-events=map costs the workload less (the slab map types the slab caches' objects, without their lifetimes) ]\n",
+			100 * pr.perf_share);
 	if (pr.kernel_undecided && !pr.kmem_why_not)
 		pr_info("[ perf dprof: %" PRIu64
 			" kernel samples had no code bytes (no /proc/kcore or vmlinux): the kmem objects alive at their times were kept ]\n",
