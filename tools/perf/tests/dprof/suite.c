@@ -29,6 +29,8 @@ static struct test_case tests__dprof[] = {
 	TEST_CASE("dprof: BTF types and member lookup", dprof_btf),
 	TEST_CASE("dprof: protocol buffers encoder of --pprof", dprof_protobuf),
 	TEST_CASE("dprof: type layouts kept between reports", dprof_layouts),
+	TEST_CASE("dprof: samples of a task that had not run since its previous one",
+		  dprof_still),
 #ifdef HAVE_DWARF_SUPPORT
 	TEST_CASE("dprof: DWARF types and member lookup", dprof_types),
 #else

@@ -8,12 +8,15 @@
  * the word the pass writes in their place and its reading back.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <linux/err.h>
 #include <linux/bitmap.h>
 #include <linux/bitops.h>
 #include <linux/kernel.h>
 
 #include "util/evsel.h"
+#include "util/hashmap.h"
 #include "util/header.h"
 #include "util/sample.h"
 #include "util/session.h"
@@ -48,6 +51,8 @@ u32 dprof_decoded__word(const struct dprof_decoded *d, u64 sample_ip)
 		word |= DPROF_DEC_SEG_GS;
 	if (d->near_sp)
 		word |= DPROF_DEC_NEAR_SP;
+	if (d->still)
+		word |= DPROF_DEC_STILL;
 	return word;
 }
 
@@ -63,6 +68,76 @@ void dprof_decoded__from_word(struct dprof_decoded *d, u32 word, u64 addr, u64 s
 	else if (word & DPROF_DEC_SEG_GS)
 		d->ea.seg = 'g';
 	d->near_sp = word & DPROF_DEC_NEAR_SP;
+	d->still = word & DPROF_DEC_STILL;
+}
+
+struct dprof_still_regs {
+	u64	ip;
+	u64	mask;
+	u64	regs[];
+};
+
+static size_t dprof_still__hash(long key, void *ctx __maybe_unused)
+{
+	return (u64)key * 0x9e3779b97f4a7c15ULL >> 20;
+}
+
+static bool dprof_still__equal(long a, long b, void *ctx __maybe_unused)
+{
+	return a == b;
+}
+
+void dprof_still__init(struct dprof_still *s)
+{
+	s->last = hashmap__new(dprof_still__hash, dprof_still__equal, NULL);
+	if (IS_ERR(s->last))
+		s->last = NULL;
+}
+
+void dprof_still__exit(struct dprof_still *s)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!s->last)
+		return;
+	hashmap__for_each_entry(s->last, cur, bkt)
+		free(cur->pvalue);
+	hashmap__free(s->last);
+	s->last = NULL;
+}
+
+bool dprof_still__sample(struct dprof_still *s, const struct perf_sample *sample)
+{
+	const struct regs_dump *r = &sample->intr_regs;
+	long key = sample->tid ? (long)sample->tid : -1L - (long)sample->cpu;
+	struct dprof_still_regs *last = NULL;
+	size_t nr = hweight64(r->mask);
+	bool same;
+
+	if (!s->last || !r->regs || !nr)
+		return false;
+	hashmap__find(s->last, key, &last);
+	same = last && last->ip == sample->ip && last->mask == r->mask &&
+	       !memcmp(last->regs, r->regs, nr * sizeof(u64));
+	if (same)
+		return true;
+	if (!last || last->mask != r->mask) {
+		struct dprof_still_regs *n = malloc(sizeof(*n) + nr * sizeof(u64));
+
+		if (!n)
+			return false;
+		if (hashmap__set(s->last, key, n, NULL, &last)) {
+			free(n);
+			return false;
+		}
+		free(last);
+		last = n;
+	}
+	last->ip = sample->ip;
+	last->mask = r->mask;
+	memcpy(last->regs, r->regs, nr * sizeof(u64));
+	return false;
 }
 
 bool dprof_decoded__file(struct perf_session *session)
@@ -102,8 +177,9 @@ int dprof_decoded__unpack(const struct evsel *evsel, struct perf_sample *sample,
 	if ((word & ~DPROF_DEC_KNOWN) || (word & DPROF_DEC_WHY) >= DPROF_EA__MAX)
 		return -EINVAL;
 	memset(&sample->intr_regs, 0, sizeof(sample->intr_regs));
+	d->still = word & DPROF_DEC_STILL;
 	if (word & DPROF_DEC_NO_REGS)
-		return sample->raw_size == sizeof(word) ? 0 : -EINVAL;
+		return sample->raw_size == sizeof(word) && !d->still ? 0 : -EINVAL;
 	if (!(word & DPROF_DEC_REGS)) {
 		if (sample->raw_size != sizeof(word))
 			return -EINVAL;

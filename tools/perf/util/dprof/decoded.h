@@ -21,6 +21,9 @@
 #include <stdbool.h>
 #include "ea.h"
 
+struct hashmap;
+struct perf_sample;
+
 struct evsel;
 struct perf_sample;
 struct perf_session;
@@ -54,7 +57,8 @@ struct dprof_decoded_feat {
 #define DPROF_DEC_NEAR_SP	BIT(15)		/* within the stack span of %sp */
 #define DPROF_DEC_REGS		BIT(16)		/* not decoded: the registers follow */
 #define DPROF_DEC_NO_REGS	BIT(17)		/* the sample had no registers */
-#define DPROF_DEC_KNOWN		GENMASK(17, 0)
+#define DPROF_DEC_STILL		BIT(18)		/* see struct dprof_still */
+#define DPROF_DEC_KNOWN		GENMASK(18, 0)
 
 /* An address this close to the stack pointer is on the stack. */
 #define DPROF_STACK_SPAN	(16 * 1024)
@@ -65,13 +69,35 @@ struct dprof_decoded_feat {
  * @ea: the access (its address, direction and segment)
  * @ip: its instruction: the sampled one, or the one before (skid)
  * @near_sp: @ea.addr is within DPROF_STACK_SPAN of the stack pointer
+ * @still: the task had not run since its previous sample (struct dprof_still)
  */
 struct dprof_decoded {
 	int		why;
 	struct dprof_ea	ea;
 	u64		ip;
 	bool		near_sp;
+	bool		still;
 };
+
+/*
+ * A sample whose task had not run since its previous one: the same ip and
+ * every register the same.  cpu-clock counts time, and where the host
+ * takes a virtual CPU away (steal time) the timer fires again with the
+ * task where it was, many times a second on a busy host: such a sample
+ * is the previous one's access again, no new draw of the accesses, and
+ * the estimate of the objects touched, which counts how often each was
+ * sampled, must not take it for one.  (A spin loop whose registers do not
+ * change between turns looks the same: its object is counted once.)
+ * Keyed by task; the idle tasks, tid 0 on every CPU, by CPU.
+ */
+struct dprof_still {
+	struct hashmap	*last;		/* task -> struct dprof_still_regs * */
+};
+
+void dprof_still__init(struct dprof_still *s);
+void dprof_still__exit(struct dprof_still *s);
+/* @sample (with its interrupt registers) is its task's previous one again */
+bool dprof_still__sample(struct dprof_still *s, const struct perf_sample *sample);
 
 /*
  * Decode @sample's access from its registers, as the report does.

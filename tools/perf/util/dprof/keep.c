@@ -48,6 +48,7 @@ struct dprof_keep_tool {
 	struct perf_tool	tool;
 	struct dprof_touches	*t;
 	struct dprof_resolver	res;
+	struct dprof_still	still;
 	bool			decoded_file;
 };
 
@@ -131,6 +132,7 @@ static int dprof_keep__sample(const struct perf_tool *tool, union perf_event *ev
 	struct thread *thread;
 	struct dprof_decoded d;
 	int ret, err = 0;
+	bool still;
 
 	if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT || evsel__is_dummy_event(evsel) ||
 	    strstarts(evsel__name(evsel), DPROF_WATCH_PMU "/"))
@@ -156,6 +158,7 @@ static int dprof_keep__sample(const struct perf_tool *tool, union perf_event *ev
 					       sample->time);
 		return err;
 	}
+	still = dprof_still__sample(&k->still, sample);
 	thread = machine__findnew_thread(machine, sample->pid, sample->tid);
 	if (!thread)
 		return -ENOMEM;
@@ -169,8 +172,10 @@ static int dprof_keep__sample(const struct perf_tool *tool, union perf_event *ev
 						 &t->alloc_undecided, sample->pid, 0, sample->time);
 		}
 		if (!err && note)
-			err = dprof_keep__decode(t, sample, 0, DPROF_DEC_REGS);
+			err = dprof_keep__decode(t, sample, 0, DPROF_DEC_REGS |
+						 (still ? DPROF_DEC_STILL : 0));
 	} else {
+		d.still = still;
 		if (d.why == DPROF_EA_OK)
 			err = dprof_keep__addr(t, machine, sample->pid, d.ea.addr, sample->time);
 		if (!err && note)
@@ -258,7 +263,9 @@ int dprof_touches__read(struct dprof_touches *t, const char *output)
 	k.decoded_file = dprof_decoded__file(session);
 	err = dprof_resolver__init(&k.res, &session->machines.host);
 	if (!err) {
+		dprof_still__init(&k.still);
 		err = perf_session__process_events(session);
+		dprof_still__exit(&k.still);
 		dprof_resolver__exit(&k.res);
 	}
 	perf_session__delete(session);

@@ -96,6 +96,7 @@ struct dprof_access {
 	bool	miss;
 	bool	hitm;		/* snoop hit a modified line elsewhere */
 	bool	remote;		/* data from another node */
+	bool	still;		/* its task had not run since its previous sample */
 	u32	slice;		/* its time slice, at the width of ... */
 	u32	slice_gen;	/* ... the recording's then (dprof_profile__count()) */
 	struct thread *thread;	/* the sampled thread, while replayed */

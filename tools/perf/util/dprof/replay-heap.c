@@ -699,7 +699,8 @@ static int dprof_replay__heap_typed(struct dprof_replay *r, struct thread *threa
 		cls->alloc_size = obj->size;
 	r->prof.heap_typed++;
 	/* a new object at a freed one's address is another instance */
-	err = dprof_class__touch_base(cls, (obj->base + inst) ^
+	err = acc->still ? 0 :
+	      dprof_class__touch_base(cls, (obj->base + inst) ^
 				      (obj->alloc_time * GOLDEN_RATIO_64),
 				      typed->type_size, acc->cpu);
 	if (!err)
@@ -735,8 +736,10 @@ static int dprof_replay__heap_access(struct dprof_replay *r, struct thread *thre
 	/* the site's own row: what no operand type places */
 	r->prof.heap_untyped[why]++;
 	cls = obj->priv;
-	dprof_obj__sampled(obj);
-	dprof_obj__mark_bounce(obj, acc->cpu);
+	if (!acc->still) {
+		dprof_obj__sampled(obj);
+		dprof_obj__mark_bounce(obj, acc->cpu);
+	}
 	err = dprof_replay__count_access(r, cls, thread, offset, acc);
 	return err ?: dprof_replay__heap_hit(r, obj, acc);
 }

@@ -890,8 +890,10 @@ static int dprof_kmem__access(struct dprof_replay *r, struct thread *thread,
 		return err ?: 1;
 	}
 	r->prof.resolved_earlier += obj->earlier;
-	dprof_obj__sampled(obj);
-	dprof_obj__mark_bounce(obj, acc->cpu);
+	if (!acc->still) {
+		dprof_obj__sampled(obj);
+		dprof_obj__mark_bounce(obj, acc->cpu);
+	}
 	err = dprof_replay__count_access(r, obj->priv, thread, acc->addr - obj->base, acc);
 	return err ?: 1;
 }

@@ -18,6 +18,7 @@
 #include "util/data.h"
 #include "util/tool.h"
 #include "addrset.h"
+#include "decoded.h"
 #include "delivery.h"
 #include "datasrc.h"
 #include "profile.h"
@@ -231,6 +232,7 @@ struct dprof_replay {
 	enum dprof_delivery_mode delivery_mode;
 	bool			no_snapshot;
 	bool			decoded;	/* samples written decoded (decoded.h) */
+	struct dprof_still	still;		/* ... else, which samples are still */
 	u64			nr_bad_decoded;	/* ... with a damaged word */
 	struct dprof_profile	prof;
 	struct dprof_resolver	res;

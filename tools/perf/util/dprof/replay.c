@@ -718,7 +718,7 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 			cls->cpu = acc->cpu;
 			cls->nr_objects = 1;
 			cls->ws_bytes = cls->obj_size;
-		} else if (cls->cpu != acc->cpu && !cls->nr_bounced) {
+		} else if (cls->cpu != acc->cpu && !cls->nr_bounced && !acc->still) {
 			cls->nr_bounced = 1;
 		}
 		return dprof_replay__count_access(r, cls, thread, st.offset, acc);
@@ -733,8 +733,8 @@ static int dprof_replay__resolve_addr(struct dprof_replay *r, struct thread *thr
 		/* a slab object all the same: the snapshot was not used */
 		if (dprof_addrset__find(&r->slabs, acc->addr))
 			r->prof.typed_in_slab++;
-		if (dprof_class__touch_base(cls, acc->addr - typed.offset,
-					    typed.type_size, acc->cpu))
+		if (!acc->still && dprof_class__touch_base(cls, acc->addr - typed.offset,
+							   typed.type_size, acc->cpu))
 			return -ENOMEM;
 		return dprof_replay__count_access(r, cls, thread, typed.offset, acc);
 	}
@@ -768,8 +768,8 @@ static int dprof_replay__resolve_stack(struct dprof_replay *r, struct thread *th
 	cls = dprof_replay__typed_class(r, DPROF_KIND_STACK, &typed);
 	if (!cls)
 		return -ENOMEM;
-	if (dprof_class__touch_base(cls, acc->addr - typed.offset,
-				    typed.type_size, acc->cpu))
+	if (!acc->still && dprof_class__touch_base(cls, acc->addr - typed.offset,
+						   typed.type_size, acc->cpu))
 		return -ENOMEM;
 	return dprof_replay__count_access(r, cls, thread, typed.offset, acc);
 }
@@ -904,6 +904,11 @@ static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
 		return -ENOMEM;
 	acc.thread = thread;
 
+	/* a task that had not run since its previous sample: no new draw */
+	if (decoded >= 0)
+		acc.still = dec.still;
+	else if (evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR)
+		acc.still = dprof_still__sample(&r->still, sample);
 	if (decoded > 0) {
 		ret = dprof_replay__soft_access(r, thread, evsel, sample, &acc, &dec);
 	} else if (!decoded) {
@@ -1343,6 +1348,7 @@ int dprof_replay__open(struct dprof_replay *r, const char *path, bool force)
 			goto out_delete;
 	}
 	r->decoded = dprof_decoded__file(r->session);
+	dprof_still__init(&r->still);
 	dprof_replay__scan_evlist(r, r->session->evlist);
 
 	symbol_conf.try_vmlinux_path = true;
@@ -1521,6 +1527,7 @@ void dprof_replay__close(struct dprof_replay *r)
 	if (r->session)
 		perf_session__delete(r->session);
 	r->session = NULL;
+	dprof_still__exit(&r->still);
 	for (i = 0; i < ARRAY_SIZE(dprof_replay_sources); i++) {
 		src = dprof_replay_sources[i];
 		if (src->exit)

@@ -152,7 +152,8 @@ static int dprof_workingset__access(struct dprof_sink *sink,
 		ws->set_lines[set]++;
 		ws->nr_lines++;
 		dprof_freq__sample(&wc->lines_freq, 0);
-	} else {
+	} else if (!acc->still) {
+		/* seen again: not when the task had not run since (decoded.h) */
 		unsigned int times = seen / DPROF_WS_SEEN_ONE;
 
 		dprof_freq__sample(&wc->lines_freq, times);
