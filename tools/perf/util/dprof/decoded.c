@@ -21,6 +21,7 @@
 #include "util/sample.h"
 #include "util/session.h"
 #include "decoded.h"
+#include "hashfn.h"
 #include "resolve.h"
 
 int dprof_decoded__from_regs(struct dprof_resolver *res, struct thread *thread,
@@ -77,19 +78,9 @@ struct dprof_still_regs {
 	u64	regs[];
 };
 
-static size_t dprof_still__hash(long key, void *ctx __maybe_unused)
-{
-	return (u64)key * 0x9e3779b97f4a7c15ULL >> 20;
-}
-
-static bool dprof_still__equal(long a, long b, void *ctx __maybe_unused)
-{
-	return a == b;
-}
-
 void dprof_still__init(struct dprof_still *s)
 {
-	s->last = hashmap__new(dprof_still__hash, dprof_still__equal, NULL);
+	s->last = hashmap__new(dprof_long_hash, dprof_long_equal, NULL);
 	if (IS_ERR(s->last))
 		s->last = NULL;
 }
