@@ -13,6 +13,7 @@
 #    those of large kmallocs (the page allocator's), less the dropped;
 #  - interval 8: the share chosen is 1/8 within six binomial standard
 #    deviations (the choice is random, independent of the load);
+#  - both: each slab_sample_alloc says the interval it was chosen at;
 #  - both: every slab_sample_free is of an object chosen and not freed
 #    since, in the same recording (the table is emptied when the event is
 #    enabled again), and every chosen object that kmem_cache_free or kfree
@@ -64,7 +65,9 @@ function field(k,   i) {
 { ptr = field("ptr"); key = ptr "/" field("call_site") }
 /kmem:(kmem_cache_alloc|kmalloc):/ && (!/kmem:kmalloc:/ || field("bytes_alloc") + 0 <= 8192) {
 	allocs++; alloc[key]++ }
-/kmem:slab_sample_alloc:/ { chosen++; sampled[key]++; live[ptr] = 1; pending[ptr] = 1 }
+/kmem:slab_sample_alloc:/ {
+	chosen++; sampled[key]++; live[ptr] = 1; pending[ptr] = 1
+	if (field("interval") != n) badint++ }
 /kmem:slab_sample_free:/ {
 	sfree++
 	if (ptr in live) { paired++; delete live[ptr] }
@@ -73,17 +76,20 @@ function field(k,   i) {
 END {
 	for (k in sampled)
 		matched += sampled[k] < alloc[k] ? sampled[k] : alloc[k]
-	printf "%d %d %d %d %d %d %d\n", allocs, chosen, matched, sfree, paired, freed, insample
-}' "$1"
+	printf "%d %d %d %d %d %d %d %d\n", allocs, chosen, matched, sfree, paired, freed, insample,
+		badint
+}' n="$2" "$1"
 }
 
 for n in 1 8; do
-	read -r allocs chosen matched sfree paired freed insample < <(count "${job}/s$n.txt")
+	read -r allocs chosen matched sfree paired freed insample badint \
+		< <(count "${job}/s$n.txt" "$n")
 	dropped=$(cat "${job}/dropped$n")
 	echo "interval $n: $allocs slab allocations, $chosen chosen ($matched with their call" \
 	     "site), $dropped dropped; $sfree chosen frees ($paired of a live chosen object);" \
 	     "$freed chosen objects freed, $insample of them in a slab_sample_free"
 	[ "$allocs" -ge 20000 ] || fail "interval $n: only $allocs slab allocations recorded"
+	[ "$badint" = 0 ] || fail "interval $n: $badint slab_sample_alloc say another interval"
 	# (at the edges: objects chosen before the alloc event was enabled,
 	# freed before the free event was disabled)
 	[ $((sfree - paired)) -le 3 ] ||
