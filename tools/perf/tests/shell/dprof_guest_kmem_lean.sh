@@ -19,7 +19,8 @@
 #  - its header says what the map leaves out, --json which way it went;
 #  - the prune of the per-object recording says that the map costs less
 #    when DPROF_KMEM_BUSY_SHARE (5%) or more of its samples are in perf's
-#    own kernel code (perf_*, __perf_*: writing the events), with that
+#    own kernel code (perf_*, __perf_* at a kernel address: writing the
+#    events; perf's own user code has perf_* functions too), with that
 #    share, and not when less; the map's never.  A third recording, per
 #    object, of a loop that adds a pipe to an epoll set and deletes it
 #    (seven kmem events a turn, little else), must have that share over
@@ -85,7 +86,7 @@ for m in objects map; do
 	"$PERF_GUEST" script -i /tmp/$m.data -F event,trace 2> /dev/null |
 		grep "kmem:" > /mnt/$m.events
 	"$PERF_GUEST" script -i /tmp/$m.data -k "$VMLINUX" -F event,ip,sym 2> /dev/null |
-		awk '\''$1 ~ /^cpu-clock/ { n++; if ($3 ~ /^(__)?perf_/) p++ }
+		awk '\''$1 ~ /^cpu-clock/ { n++; if ($2 ~ /^ffffffff/ && $3 ~ /^(__)?perf_/) p++ }
 		     END { printf "%d\n", n ? 1000 * p / n : -1 }'\'' > /mnt/$m.share
 	cp /tmp/$m.data /tmp/pruned.data
 	"$PERF_GUEST" dprof prune -k "$VMLINUX" -i /tmp/pruned.data > /mnt/$m.prune 2>&1 || exit
@@ -99,7 +100,7 @@ done
 "$PERF_GUEST" dprof record -a --no-heap --no-prune -o /tmp/churn.data -- /mnt/churn 10000 \
 	2> /mnt/churn.err || exit
 "$PERF_GUEST" script -i /tmp/churn.data -k "$VMLINUX" -F event,ip,sym 2> /dev/null |
-	awk '\''$1 ~ /^cpu-clock/ { n++; if ($3 ~ /^(__)?perf_/) p++ }
+	awk '\''$1 ~ /^cpu-clock/ { n++; if ($2 ~ /^ffffffff/ && $3 ~ /^(__)?perf_/) p++ }
 	     END { printf "%d\n", n ? 1000 * p / n : -1 }'\'' > /mnt/churn.share
 "$PERF_GUEST" dprof prune -k "$VMLINUX" -i /tmp/churn.data > /mnt/churn.prune 2>&1 || exit
 ' CONNS="$conns" MSGS="$msgs" VMLINUX="$DPROF_VMLINUX"
