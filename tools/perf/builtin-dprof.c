@@ -311,6 +311,7 @@ static int cmd_dprof_record(int argc, const char **argv)
 		.sampler	= "auto",
 		.ldlat		= DPROF_LDLAT,
 		.watch_patience	= DPROF_WATCH_PATIENCE,
+		.kmem_sample	= DPROF_KMEM_SAMPLE,
 	};
 	const char * const usage[] = {
 		"perf dprof record [<options>] [<command>]",
@@ -335,6 +336,8 @@ static int cmd_dprof_record(int argc, const char **argv)
 		    "keep the file as recorded: every kmem event, the samples' registers"),
 	OPT_STRING(0, "kmem-events", &opts.kmem_mode, "map|objects",
 		   "map: slab caches from the slab map, kmalloc per object; objects: all"),
+	OPT_UINTEGER(0, "kmem-sample", &opts.kmem_sample,
+		     "with the map: the lifetimes of one slab allocation in n (0: none)"),
 	OPT_STRING(0, "vmlinux", &symbol_conf.vmlinux_name, "file",
 		   "vmlinux, for the kernel samples' code at the end (else /proc/kcore)"),
 	OPT_BOOLEAN(0, "no-heap", &opts.no_heap,

@@ -191,6 +191,10 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 		/* --kmem-events=map: slab caches' objects are slots of the map */
 		json_string(fp, "slab_objects", rec->kmem_map ? "slab map" : "events", false);
 		json_u64(fp, "free_map", rec->nr_free_map, false);
+		/* the lives the kernel chose, one allocation in slab_sample */
+		json_u64(fp, "slab_sample", rec->has_slab_sample ? rec->slab_sample : 0, false);
+		json_u64(fp, "sample_allocs", rec->nr_sample_allocs, false);
+		json_u64(fp, "sample_frees", rec->nr_sample_frees, false);
 		fprintf(fp, "}");
 	} else {
 		fprintf(fp, "null");

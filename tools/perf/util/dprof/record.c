@@ -55,7 +55,7 @@ static const char * const dprof_kmem_tracepoints[] = {
 };
 
 /* Our arguments before the user's: "record --sample-cpu -T -m 8M" ... */
-#define DPROF_RECORD_ARGS	52
+#define DPROF_RECORD_ARGS	60
 
 /* ... and per memory event: "-e" EVENT, with room for perf mem's extras */
 #define DPROF_MEM_EVENT_ARGS	9
@@ -689,6 +689,18 @@ static int dprof_record_args__tracepoint(struct dprof_record_args *a,
 	return dprof_record_args__own(a, ev);
 }
 
+/* debugfs's @file, in *@path */
+static int dprof_record__debugfs_path(char **path, const char *file)
+{
+	if (!debugfs__configured() && !debugfs__mount())
+		pr_debug("dprof: cannot mount debugfs\n");
+	if (asprintf(path, "%s/%s", debugfs__mountpoint() ?: "/sys/kernel/debug", file) < 0) {
+		*path = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /*
  * The slab snapshot: the kernel describes every slab when perf dprof
  * writes its debugfs file, once perf record has enabled the events (the
@@ -709,10 +721,7 @@ static char *dprof_record_args__snapshot(struct dprof_record_args *a,
 		pr_debug("dprof: not system-wide (-a): no slab snapshot\n");
 		return NULL;
 	}
-	if (!debugfs__configured() && !debugfs__mount())
-		pr_debug("dprof: cannot mount debugfs\n");
-	if (asprintf(&path, "%s/%s", debugfs__mountpoint() ?: "/sys/kernel/debug",
-		     DPROF_SNAPSHOT_FILE) < 0)
+	if (dprof_record__debugfs_path(&path, DPROF_SNAPSHOT_FILE))
 		return NULL;
 	if (access(path, W_OK)) {
 		pr_warning("dprof: cannot write %s (%m; root only): objects allocated before recording are typed by DWARF only\n",
@@ -787,14 +796,78 @@ static bool dprof_record__kmem_map(const struct dprof_record_opts *opts, bool sy
 		 !is_valid_tracepoint(DPROF_SLAB_NEW_TRACEPOINT) ||
 		 !is_valid_tracepoint(DPROF_SLAB_FREE_TRACEPOINT))
 		why = "no kmem:slab_new, slab_free and slab_snapshot (kernel-patches/)";
-	else if ((!debugfs__configured() && !debugfs__mount()) ||
-		 asprintf(&path, "%s/%s", debugfs__mountpoint() ?: "/sys/kernel/debug",
-			  DPROF_SNAPSHOT_FILE) < 0 || access(path, W_OK))
+	else if (dprof_record__debugfs_path(&path, DPROF_SNAPSHOT_FILE) || access(path, W_OK))
 		why = "cannot write the slab snapshot file (root only)";
 	free(path);
 	if (why)
 		pr_warning("dprof: --kmem-events=map: %s: every object's events instead\n", why);
 	return !why;
+}
+
+/*
+ * With the slab map, the lives of one slab cache allocation in
+ * opts->kmem_sample, chosen at random by the kernel (kernel-patches/ 0012:
+ * kmem:slab_sample_alloc and kmem:slab_sample_free): their lifetimes,
+ * which the map does not give, for a small share of the events of every
+ * object.  The kmalloc caches have their own
+ * events already.  The kernel's interval is set for the recording and
+ * given back its value after (dprof_record_args__exit()).
+ */
+static int dprof_record_args__slab_sample(struct dprof_record_args *a, bool no_regs,
+					  const struct dprof_record_opts *opts)
+{
+	const char *not_kmalloc = "!(name ~ \"*kmalloc-*\")";
+	size_t len = 0;
+	char *buf = NULL;
+	int err;
+
+	if (!opts->kmem_sample)
+		return 0;
+	if (!is_valid_tracepoint(DPROF_SLAB_SAMPLE_ALLOC_TRACEPOINT) ||
+	    !is_valid_tracepoint(DPROF_SLAB_SAMPLE_FREE_TRACEPOINT)) {
+		pr_debug("dprof: no %s (kernel-patches/ 0012): the slab map gives no lifetimes\n",
+			 DPROF_SLAB_SAMPLE_ALLOC_TRACEPOINT);
+		return 0;
+	}
+	err = dprof_record__debugfs_path(&a->sample_path, DPROF_SLAB_SAMPLE_INTERVAL_FILE);
+	if (err)
+		return err;
+	if (filename__read_str(a->sample_path, &buf, &len) || !len ||
+	    len >= sizeof(a->sample_was) ||
+	    filename__write_int(a->sample_path, opts->kmem_sample)) {
+		pr_warning("dprof: cannot set %s (root only): the slab map gives no lifetimes\n",
+			   a->sample_path);
+		zfree(&a->sample_path);
+		free(buf);
+		return 0;
+	}
+	memcpy(a->sample_was, buf, len);
+	a->sample_was[len] = '\0';
+	free(buf);
+	err = dprof_record_args__tracepoint(a, DPROF_SLAB_SAMPLE_ALLOC_TRACEPOINT, no_regs);
+	if (err)
+		return err;
+	dprof_record_args__filter(a, not_kmalloc);
+	err = dprof_record_args__tracepoint(a, DPROF_SLAB_SAMPLE_FREE_TRACEPOINT, no_regs);
+	if (err)
+		return err;
+	dprof_record_args__filter(a, not_kmalloc);
+	return 0;
+}
+
+/* The objects the kernel could not trace (its table full): said, not hidden */
+static void dprof_record_args__slab_sample_done(struct dprof_record_args *a)
+{
+	char *path = NULL;
+	int dropped = 0;
+
+	if (!a->sample_path ||
+	    dprof_record__debugfs_path(&path, DPROF_SLAB_SAMPLE_DROPPED_FILE))
+		return;
+	if (!filename__read_int(path, &dropped) && dropped > 0)
+		pr_warning("dprof: %d chosen slab objects were not traced (the kernel's table of them was full): the lifetimes lack them\n",
+			   dropped);
+	free(path);
 }
 
 /*
@@ -879,6 +952,8 @@ static bool dprof_record_args__kmem(struct dprof_record_args *a, bool no_regs,
 		if (a->kmem_map)
 			dprof_record_args__filter(a, kmalloc_only);
 	}
+	if (a->kmem_map && dprof_record_args__slab_sample(a, no_regs, opts))
+		return false;
 	return true;
 }
 
@@ -1132,6 +1207,7 @@ int dprof_record_args__done(struct dprof_record_args *a, int record_err)
 
 	memset(&touches, 0, sizeof(touches));
 	unsetenv(DPROF_HEAP_ALLOC_ENV);
+	dprof_record_args__slab_sample_done(a);
 	/*
 	 * A file that cannot be pruned stays as recorded: it says why.  The
 	 * samples it decoded serve the heap log's store too: decoding them
@@ -1150,6 +1226,12 @@ void dprof_record_args__exit(struct dprof_record_args *a)
 	int j;
 
 	unsetenv(DPROF_HEAP_ALLOC_ENV);
+	/* the kernel's sampling interval as it was */
+	if (a->sample_path &&
+	    filename__write_int(a->sample_path, atoi(a->sample_was)))
+		pr_warning("dprof: cannot give %s back its value %s\n", a->sample_path,
+			   a->sample_was);
+	free(a->sample_path);
 	dprof_recorder__exit(&a->recorder);
 	dprof_monitor__exit(&a->monitor);
 	dprof_heap_probes__remove(&a->heap);

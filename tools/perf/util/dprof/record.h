@@ -24,6 +24,11 @@ struct dprof_watch_spec;
 #define DPROF_MEMPOOL_GET_TRACEPOINT	"kmem:mempool_get"
 /* Objects handed to kfree_rcu(): dead at the call, freed after a grace period */
 #define DPROF_KFREE_RCU_TRACEPOINT	"kmem:kfree_rcu"
+/* the lives of one slab allocation in N (kernel-patches/ 0012) */
+#define DPROF_SLAB_SAMPLE_ALLOC_TRACEPOINT	"kmem:slab_sample_alloc"
+#define DPROF_SLAB_SAMPLE_FREE_TRACEPOINT	"kmem:slab_sample_free"
+#define DPROF_SLAB_SAMPLE_INTERVAL_FILE	"slab/sample_interval"
+#define DPROF_SLAB_SAMPLE_DROPPED_FILE	"slab/sample_dropped"
 
 /**
  * struct dprof_record_opts - what perf dprof record was asked for
@@ -39,6 +44,8 @@ struct dprof_watch_spec;
  *	and the software sampler's registers
  * @kmem_mode: --kmem-events: "map" (slab caches from the slab map, kmalloc per
  *	       object), "objects" (every object's events, the default)
+ * @kmem_sample: --kmem-sample: with the map, the lives of one slab cache
+ *		 allocation in that many (kernel-patches/ 0012); 0: none
  * @no_heap: do not record the user-space allocator (recorder or uprobes)
  * @heap_min_size: record allocations of at least this many bytes
  * @heap_uprobes: uprobes on the allocator, also for a launched workload
@@ -59,6 +66,7 @@ struct dprof_record_opts {
 	bool		kmem_per_task;
 	bool		no_prune;
 	const char	*kmem_mode;
+	unsigned int	kmem_sample;
 	bool		no_heap;
 	unsigned int	heap_min_size;
 	bool		heap_uprobes;
@@ -70,6 +78,7 @@ struct option;
 int dprof_record__opt_heap_alloc(const struct option *opt, const char *str, int unset);
 
 #define DPROF_WATCH_PATIENCE	64	/* the default */
+#define DPROF_KMEM_SAMPLE	64	/* the default */
 #define DPROF_LDLAT		30	/* perf mem's default load latency */
 
 enum dprof_mem_kind {
@@ -143,6 +152,8 @@ struct dprof_record_args {
 	int			nr_specs;
 	bool			kmem_cpu_wide;	/* the address set on every CPU */
 	bool			kmem_map;	/* slab caches from the slab map */
+	char			*sample_path;	/* the interval file, to restore */
+	char			sample_was[16];	/* ... to what it held */
 	const char		*prune;		/* the output to prune (prune.h) */
 };
 

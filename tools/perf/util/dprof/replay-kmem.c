@@ -663,6 +663,81 @@ static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr)
 	return ss->size - (ss->first - slab->base);
 }
 
+/*
+ * kmem:slab_sample_alloc (kernel-patches/ 0012): with the slab map, the
+ * kernel chose this allocation of a slab cache, one in "interval", at
+ * random, and traces its life.  The object takes its slot's place (one
+ * object for all the slot's lifetimes) until kmem:slab_sample_free: it has
+ * a lifetime, as with every object's events.  Its call site's class
+ * counts "interval" allocations for it.
+ */
+static int dprof_replay__sample_alloc(struct dprof_replay *r, struct evsel *evsel,
+				      struct perf_sample *sample, struct machine *machine)
+{
+	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
+	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
+	u64 call_site = dprof_kmem__intval(evsel, f->call_site, sample);
+	u64 bytes_alloc = dprof_kmem__intval(evsel, f->bytes_alloc, sample);
+	u64 interval = evsel__intval(evsel, sample, "interval");
+	const char *name = dprof_kmem__strval(f->name, sample);
+	const struct dprof_snap_slab *ss = dprof_replay__snap_slab(r, ptr, NULL);
+	struct dprof_class *cls;
+
+	if (dprof_ptr__no_object(ptr))
+		return 0;
+	/* every object has its events already, or this one is not the map's */
+	if (!r->rec.kmem_map || !ss || !ss->map || !dprof_snap_slab__obj_start(ss, ptr) ||
+	    !interval || dprof_range__implausible(ptr, bytes_alloc)) {
+		r->rec.nr_implausible += r->rec.kmem_map && ss && ss->map;
+		return 0;
+	}
+	r->rec.nr_sample_allocs++;
+	r->rec.slab_sample = interval;
+	cls = dprof_profile__findnew_class(&r->prof, DPROF_KIND_SLAB,
+					   dprof_kmem_key(call_site, bytes_alloc), NULL);
+	if (!cls)
+		return -ENOMEM;
+	if (!cls->nr_allocs) {
+		cls->obj_size = ss->cls->obj_size;
+		cls->alloc_size = bytes_alloc;
+		cls->site_name = kernel_symbol_name(machine, call_site);
+	}
+	if (!cls->name && name && *name)
+		cls->name = strdup(name);
+	cls->nr_allocs += interval;
+	/* the objects' bound: those the kernel traced */
+	cls->nr_known++;
+	return dprof_replay__start_obj(r, &r->as, cls, ptr, bytes_alloc,
+				       sample->time, sample->cpu);
+}
+
+/*
+ * kmem:slab_sample_free: a chosen object's life ends; its slot is the
+ * map's again.  One chosen before the recording began has no object.
+ */
+static int dprof_replay__sample_free(struct dprof_replay *r, struct evsel *evsel,
+				     struct perf_sample *sample,
+				     struct machine *machine __maybe_unused)
+{
+	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
+	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
+	struct dprof_obj *obj = dprof_addrset__find(&r->as, ptr);
+	struct dprof_class *cls;
+
+	if (!r->rec.kmem_map || !obj || obj->base != ptr || obj->earlier)
+		return 0;
+	r->rec.nr_sample_frees++;
+	cls = obj->priv;
+	dprof_obj__mark_bounce(obj, sample->cpu);
+	obj->free_site = dprof_kmem__intval(evsel, f->call_site, sample);
+	cls->life_sum += sample->time - obj->alloc_time;
+	cls->life_n++;
+	if (dprof_replay__sinks_obj(r, obj, sample->time, sample->cpu, /*alloc=*/false))
+		return -EINVAL;
+	dprof_addrset__free(&r->as, ptr);
+	return 0;
+}
+
 /* ---------------------------------------------------------------------- */
 /* the objects left out at record time (prune.c)                          */
 
@@ -793,6 +868,8 @@ static const struct evsel_str_handler dprof_kmem_handlers[] = {
 	{ DPROF_MEMPOOL_PUT_TRACEPOINT,	dprof_replay__mempool_put, },
 	{ DPROF_MEMPOOL_GET_TRACEPOINT,	dprof_replay__mempool_get, },
 	{ DPROF_KFREE_RCU_TRACEPOINT,	dprof_replay__kfree_rcu, },
+	{ DPROF_SLAB_SAMPLE_ALLOC_TRACEPOINT,	dprof_replay__sample_alloc, },
+	{ DPROF_SLAB_SAMPLE_FREE_TRACEPOINT,	dprof_replay__sample_free, },
 };
 
 static void dprof_kmem__exit(struct dprof_replay *r)
@@ -844,6 +921,8 @@ static void dprof_kmem__tracepoint(struct dprof_replay *r, struct evsel *evsel _
 		r->rec.has_snapshot = true;
 	if (!strcmp(name, DPROF_SLAB_NEW_TRACEPOINT))
 		r->rec.has_slab_events = true;
+	if (!strcmp(name, DPROF_SLAB_SAMPLE_ALLOC_TRACEPOINT))
+		r->rec.has_slab_sample = true;
 }
 
 /* The slab snapshot, read before the replay (see replay.c). */

@@ -68,6 +68,9 @@ struct dprof_lifetimes {
  * @has_slab_events: ... kmem:slab_new and kmem:slab_free too
  * @kmem_map: --kmem-events=map: slab caches' objects from the slab map, no events
  * @nr_free_map: frees (kfree) of such objects: left to the map
+ * @has_slab_sample: with the map, the kernel traced the lives of one slab
+ *		     cache allocation in @slab_sample (kmem:slab_sample_alloc)
+ * @nr_sample_allocs: those chosen allocations; @nr_sample_frees: their frees
  * @nr_snapshot_slabs: slabs the snapshot described (kernel-patches/)
  * @nr_new_slabs: slabs made during the recording
  * @nr_freed_slabs: slabs given back to the page allocator meanwhile
@@ -141,6 +144,10 @@ struct dprof_recording {
 	bool			has_slab_events;
 	bool			kmem_map;
 	u64			nr_free_map;
+	bool			has_slab_sample;
+	u64			slab_sample;
+	u64			nr_sample_allocs;
+	u64			nr_sample_frees;
 	u64			nr_snapshot_slabs;
 	u64			nr_new_slabs;
 	u64			nr_freed_slabs;
@@ -201,7 +208,7 @@ struct dprof_kmem_fields {
 };
 
 /* alloc, kmalloc, free, kfree, mempool put and get, kfree_rcu */
-#define DPROF_KMEM_EVENTS	7
+#define DPROF_KMEM_EVENTS	9
 
 struct dprof_symload;
 struct dprof_delivery;
