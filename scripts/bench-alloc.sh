@@ -44,10 +44,10 @@
 #     with --no-prune (kmem events per object, the sampler's registers: the
 #     recording as it was before the record-end pass; goal 0.1x), and with
 #     --kmem-events=map; 'perf record -a -e cpu-clock''s for scale
-#   - with kernel-patches/0012: the throughput while perf record -a records
-#     the events a slab map with the kernel's sampled lifetimes would open
-#     (the map's, and kmem:slab_sample_alloc/free of one object in 64),
-#     against 'perf record -a -e cpu-clock' (goal 0.9x)
+#   - with kernel-patches/0012, --kmem-events=map has the kernel's sampled
+#     lifetimes (kmem:slab_sample_alloc/free of one object in 64): the
+#     throughput with the map alone too (--kmem-sample=0), against 'perf
+#     record -a -e cpu-clock' (goal 0.9x)
 # runtime allocator: CPython 3.11 running python/alloc.py (a dict/list/str
 #   churn through pymalloc, which the recorder wraps: about 3.5 million
 #   allocations a second, PY_ROUNDS rounds of work, default 150):
@@ -499,7 +499,6 @@ under() {
 }
 EOF
 	cat <<EOF
-regs=ax,bx,cx,dx,si,di,bp,sp,ip,r8,r9,r10,r11,r12,r13,r14,r15
 for i in \$(seq $reps); do
 	rec S\$i || exit 1
 	rec N\$i --no-heap --no-kmem || exit 1
@@ -514,14 +513,10 @@ for i in \$(seq $reps); do
 	# the file as recorded before the record-end pass, and with the slab map
 	under O\$i dprof record -a --no-heap --no-prune || exit 1
 	under M\$i dprof record -a --no-heap --kmem-events=map || exit 1
-	# what the slab map with the kernel's sampled lifetimes (kernel-patches/
-	# 0012) would open, by hand: perf dprof does not read them yet
+	# the map without the kernel's sampled lifetimes (kernel-patches/0012),
+	# which the map has by default where the kernel has them
 	[ -d /sys/kernel/tracing/events/kmem/slab_sample_alloc ] || continue
-	under L\$i record -a -e cpu-clock --intr-regs=\$regs --sample-cpu -T \\
-		-e kmem:kmalloc -e kmem:kfree --filter 'name ~ "*kmalloc-*"' \\
-		-e kmem:slab_new -e kmem:slab_free \\
-		-e kmem:slab_sample_alloc --filter '!(name ~ "*kmalloc-*")' \\
-		-e kmem:slab_sample_free --filter '!(name ~ "*kmalloc-*")' || exit 1
+	under L\$i dprof record -a --no-heap --kmem-events=map --kmem-sample=0 || exit 1
 done
 EOF
 }
@@ -584,9 +579,9 @@ bench_guest_redis() {
 	row "throughput, slab map" "$(median "${r_map[@]}")" "$(median "${r_perf[@]}")" \
 		">= 0.9" "perf record -a -e cpu-clock (dprof: -a --no-heap --kmem-events=map)"
 	[ ${#r_lives[@]} = 0 ] ||
-		row "throughput, map + sampled lives" "$(median "${r_lives[@]}")" \
+		row "throughput, map, no lives" "$(median "${r_lives[@]}")" \
 			"$(median "${r_perf[@]}")" ">= 0.9" \
-			"perf record -a -e cpu-clock (perf record -a: map + 1/64 sampled lifetimes)"
+			"perf record -a -e cpu-clock (dprof: ... --kmem-events=map --kmem-sample=0)"
 	echo "  -a file of perf record -a -e cpu-clock: $(median "${a_p[@]}") MB / 1k requests"
 	lost=$(cat "$g"/[DOM]*.err | grep -ci 'lost' || true)
 	echo "  lines telling of lost events in the -a recordings' output: $lost"
