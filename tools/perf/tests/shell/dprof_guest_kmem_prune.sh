@@ -26,7 +26,11 @@
 #    many objects were left out; --json too, but for its "left_out";
 #  - perf script reads the pruned file, and it holds the whole file's
 #    kmem events less those the prune said it left out;
-#  - a second prune leaves the file as it is.
+#  - a second prune leaves the file as it is;
+#  - pruned here, where the guest's kernel code cannot be read, the file
+#    keeps the objects a kernel address in an undecided kernel sample's
+#    registers points into or near (a page), and leaves others out: its
+#    report with the vmlinux is still the whole file's.
 # Then the same workload launched under record (its kmem events CPU-wide,
 # its samples per task, no slab events: a freed object's memory stays its
 # cache's until another object's free takes it), pruned with -k: its
@@ -175,6 +179,29 @@ frees=$("$perf_bin" script -i "${job}/task.data" -F event 2> /dev/null |
 [ "${frees:-x}" -le "${kept:-0}" ] 2> /dev/null ||
 	fail "launched: the pruned file holds ${frees:-?} frees for ${kept:-?} objects kept"
 
+# the whole file pruned here, where the guest's kernel code cannot be read
+# (no /proc/kcore of the guest's kernel, no vmlinux given): the objects a
+# kernel address in an undecided sample's registers points into or near
+# are kept, which must be all those a decoded sample's address is in: the
+# report of that file, with the vmlinux, is the whole file's
+cp "${job}/full.data" "${job}/regs.data"
+"$perf_bin" dprof prune -i "${job}/regs.data" > "${job}/prune-regs.out" 2>&1 ||
+	fail "the prune without the guest's code: $(cat "${job}/prune-regs.out")"
+line_r=$(grep -m1 '^\[ perf dprof: kmem events of' "${job}/prune-regs.out")
+if grep -q 'kernel samples had no code bytes' "${job}/prune-regs.out"; then
+	"$perf_bin" dprof report --stdio -i "${job}/regs.data" --vmlinux "$DPROF_VMLINUX" \
+		2> /dev/null | grep -v '^# (.* slab objects left out when recorded' \
+		> "${job}/regs.txt"
+	if ! diff "${job}/full.txt" "${job}/regs.txt" > "${job}/regs.diff"; then
+		fail "the reports of the whole file and the one pruned without code differ"
+		head -n 40 "${job}/regs.diff"
+	fi
+	left=$(echo "$line_r" | sed -n 's/.* objects: \([0-9]*\) objects left out .*/\1/p')
+	[ "${left:-0}" -gt 0 ] || fail "without code, the prune kept every object: $line_r"
+else
+	line_r="(the guest's kernel code was read here: the registers' rule not checked)"
+fi
+
 kmem_events() {
 	"$perf_bin" script -i "$1" -F event 2> "${job}/script.err" | grep -c 'kmem:'
 }
@@ -191,6 +218,7 @@ else
 	echo "$line"
 	echo "file: $full -> $pruned bytes; kmem events in perf script: $n_full -> $n_pruned"
 	echo "launched: $kept objects kept, $sampled sampled, $frees frees"
+	echo "without the kernel's code: $line_r"
 	echo "${dprof_test} [Success]"
 fi
 cleanup

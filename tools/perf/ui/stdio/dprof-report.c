@@ -223,7 +223,8 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 		fprintf(fp, "# (%" PRIu64
 			" slab objects left out when recorded: no sample's data address in them, counted at their sites%s)\n",
 			rec->kmem_dropped, rec->kmem_kernel_undecided ?
-			"; those alive when a kernel sample had no code bytes were kept" : "");
+			"; kernel samples with no code bytes kept those their registers point near" :
+			"");
 	if (rec->has_alloc && rec->nr_snapshot_slabs && !rep->replay.no_snapshot)
 		fprintf(fp,
 			"# objects allocated before recording: slab snapshot of %" PRIu64

@@ -23,6 +23,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/bitops.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
@@ -105,6 +106,44 @@ static int dprof_keep__decode(struct dprof_touches *t, const struct perf_sample 
 	return 0;
 }
 
+/*
+ * A kernel sample whose code could not be read: the base of its access
+ * was one of its registers, so each kernel address they hold is a touch
+ * near which a kernel object may be the sample's (dprof_touches__any_kernel()).
+ */
+static int dprof_keep__kernel_regs(struct dprof_touches *t, struct machine *machine,
+				   const struct perf_sample *sample)
+{
+	const struct regs_dump *r = &sample->intr_regs;
+	u64 i, nr = hweight64(r->mask);
+	int err = 0;
+
+	for (i = 0; i < nr && !err; i++) {
+		if (machine__kernel_ip(machine, r->regs[i]))
+			err = dprof_touches__add(&t->kregs, &t->nr_kregs, &t->alloc_kregs,
+						 0, r->regs[i], sample->time);
+	}
+	return err;
+}
+
+/*
+ * A register of @sample holds an address within DPROF_KEEP_REG_SLACK of
+ * @addr: what dprof_touches__any_kernel() takes of an undecided sample,
+ * checked on the decided ones.
+ */
+static bool dprof_keep__reg_near(const struct perf_sample *sample, u64 addr)
+{
+	const struct regs_dump *r = &sample->intr_regs;
+	u64 i, nr = hweight64(r->mask);
+
+	for (i = 0; i < nr; i++) {
+		if (r->regs[i] + DPROF_KEEP_REG_SLACK >= addr &&
+		    r->regs[i] <= addr + DPROF_KEEP_REG_SLACK)
+			return true;
+	}
+	return false;
+}
+
 /* @ip is in perf's own kernel code: perf_*(), __perf_*() */
 static bool dprof_keep__in_perf(struct machine *machine, u64 ip)
 {
@@ -165,8 +204,7 @@ static int dprof_keep__sample(const struct perf_tool *tool, union perf_event *ev
 	if (dprof_decoded__from_regs(&k->res, thread, sample, &d) < 0) {
 		if (machine__kernel_ip(machine, sample->ip)) {
 			t->nr_kernel_undecided++;
-			err = dprof_touches__add(&t->kundecided, &t->nr_kundecided,
-						 &t->alloc_kundecided, 0, 0, sample->time);
+			err = dprof_keep__kernel_regs(t, machine, sample);
 		} else {
 			err = dprof_touches__add(&t->undecided, &t->nr_undecided,
 						 &t->alloc_undecided, sample->pid, 0, sample->time);
@@ -178,6 +216,13 @@ static int dprof_keep__sample(const struct perf_tool *tool, union perf_event *ev
 		d.still = still;
 		if (d.why == DPROF_EA_OK)
 			err = dprof_keep__addr(t, machine, sample->pid, d.ea.addr, sample->time);
+		/* through a register: what a kernel object's access is */
+		if (d.why == DPROF_EA_OK && d.ea.addr_regs && !d.ea.seg &&
+		    machine__kernel_ip(machine, sample->ip) &&
+		    machine__kernel_ip(machine, d.ea.addr)) {
+			t->nr_kernel_decided++;
+			t->nr_kernel_near += dprof_keep__reg_near(sample, d.ea.addr);
+		}
 		if (!err && note)
 			err = dprof_keep__decode(t, sample, d.ea.addr,
 						 dprof_decoded__word(&d, sample->ip));
@@ -274,12 +319,16 @@ int dprof_touches__read(struct dprof_touches *t, const char *output)
 	qsort(t->t, t->nr, sizeof(*t->t), dprof_touch__cmp);
 	qsort(t->undecided, t->nr_undecided, sizeof(*t->undecided), dprof_touch__cmp);
 	qsort(t->kt, t->nr_kt, sizeof(*t->kt), dprof_touch__cmp);
-	qsort(t->kundecided, t->nr_kundecided, sizeof(*t->kundecided), dprof_touch__cmp);
+	qsort(t->kregs, t->nr_kregs, sizeof(*t->kregs), dprof_touch__cmp);
 	dprof_touches__sort_dec(t);
 	if (t->nr_kernel_undecided)
 		pr_debug("dprof: %" PRIu64
 			 " kernel samples not decoded at record time (no kernel code bytes)\n",
 			 t->nr_kernel_undecided);
+	pr_debug("dprof: of %" PRIu64
+		 " kernel samples decoded to a kernel address through a register, %" PRIu64
+		 " had a register within %d bytes of it\n",
+		 t->nr_kernel_decided, t->nr_kernel_near, DPROF_KEEP_REG_SLACK);
 	return 0;
 }
 
@@ -288,7 +337,7 @@ void dprof_touches__exit(struct dprof_touches *t)
 	free(t->t);
 	free(t->undecided);
 	free(t->kt);
-	free(t->kundecided);
+	free(t->kregs);
 	free(t->dec);
 	memset(t, 0, sizeof(*t));
 }
@@ -356,6 +405,12 @@ bool dprof_touches__any(const struct dprof_touches *t, u32 pid, u64 addr, u64 si
 bool dprof_touches__any_kernel(const struct dprof_touches *t, u64 addr, u64 size,
 			       u64 from, u64 to)
 {
-	return dprof_touches__in(t->kt, t->nr_kt, t->kundecided, t->nr_kundecided, 0, addr,
-				 size, from, to);
+	u64 lo = addr > DPROF_KEEP_REG_SLACK ? addr - DPROF_KEEP_REG_SLACK : 0;
+
+	if (dprof_touches__in(t->kt, t->nr_kt, NULL, 0, 0, addr, size, from, to))
+		return true;
+	/* a register of an undecided sample pointed into it or near it */
+	return t->nr_kregs &&
+	       dprof_touches__in(t->kregs, t->nr_kregs, NULL, 0, 0, lo,
+				 addr - lo + (size ?: 1) + DPROF_KEEP_REG_SLACK, from, to);
 }
