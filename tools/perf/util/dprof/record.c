@@ -952,6 +952,8 @@ static bool dprof_record_args__kmem(struct dprof_record_args *a, bool no_regs,
 		if (a->kmem_map)
 			dprof_record_args__filter(a, kmalloc_only);
 	}
+	if (!a->kmem_map && opts->kmem_sample != DPROF_KMEM_SAMPLE)
+		pr_warning("dprof: --kmem-sample is for the slab map (--kmem-events=map): every object's events are recorded\n");
 	if (a->kmem_map && dprof_record_args__slab_sample(a, no_regs, opts))
 		return false;
 	return true;
