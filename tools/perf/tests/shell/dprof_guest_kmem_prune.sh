@@ -29,8 +29,8 @@
 #  - a second prune leaves the file as it is;
 #  - pruned here, where the guest's kernel code cannot be read, the file
 #    keeps the objects a kernel address in an undecided kernel sample's
-#    registers points into or near (a page), and leaves others out: its
-#    report with the vmlinux is still the whole file's.
+#    registers points into, and leaves others out: its report with the
+#    vmlinux is still the whole file's.
 # Then the same workload launched under record (its kmem events CPU-wide,
 # its samples per task, no slab events: a freed object's memory stays its
 # cache's until another object's free takes it), pruned with -k: its
@@ -181,8 +181,8 @@ frees=$("$perf_bin" script -i "${job}/task.data" -F event 2> /dev/null |
 
 # the whole file pruned here, where the guest's kernel code cannot be read
 # (no /proc/kcore of the guest's kernel, no vmlinux given): the objects a
-# kernel address in an undecided sample's registers points into or near
-# are kept, which must be all those a decoded sample's address is in: the
+# kernel address in an undecided sample's registers points into are
+# kept, which must be all those a decoded sample's address is in: the
 # report of that file, with the vmlinux, is the whole file's
 cp "${job}/full.data" "${job}/regs.data"
 "$perf_bin" dprof prune -i "${job}/regs.data" > "${job}/prune-regs.out" 2>&1 ||

@@ -126,24 +126,6 @@ static int dprof_keep__kernel_regs(struct dprof_touches *t, struct machine *mach
 	return err;
 }
 
-/*
- * A register of @sample holds an address within DPROF_KEEP_REG_SLACK of
- * @addr: what dprof_touches__any_kernel() takes of an undecided sample,
- * checked on the decided ones.
- */
-static bool dprof_keep__reg_near(const struct perf_sample *sample, u64 addr)
-{
-	const struct regs_dump *r = &sample->intr_regs;
-	u64 i, nr = hweight64(r->mask);
-
-	for (i = 0; i < nr; i++) {
-		if (r->regs[i] + DPROF_KEEP_REG_SLACK >= addr &&
-		    r->regs[i] <= addr + DPROF_KEEP_REG_SLACK)
-			return true;
-	}
-	return false;
-}
-
 /* @ip is in perf's own kernel code: perf_*(), __perf_*() */
 static bool dprof_keep__in_perf(struct machine *machine, u64 ip)
 {
@@ -216,13 +198,6 @@ static int dprof_keep__sample(const struct perf_tool *tool, union perf_event *ev
 		d.still = still;
 		if (d.why == DPROF_EA_OK)
 			err = dprof_keep__addr(t, machine, sample->pid, d.ea.addr, sample->time);
-		/* through a register: what a kernel object's access is */
-		if (d.why == DPROF_EA_OK && d.ea.addr_regs && !d.ea.seg &&
-		    machine__kernel_ip(machine, sample->ip) &&
-		    machine__kernel_ip(machine, d.ea.addr)) {
-			t->nr_kernel_decided++;
-			t->nr_kernel_near += dprof_keep__reg_near(sample, d.ea.addr);
-		}
 		if (!err && note)
 			err = dprof_keep__decode(t, sample, d.ea.addr,
 						 dprof_decoded__word(&d, sample->ip));
@@ -325,10 +300,6 @@ int dprof_touches__read(struct dprof_touches *t, const char *output)
 		pr_debug("dprof: %" PRIu64
 			 " kernel samples not decoded at record time (no kernel code bytes)\n",
 			 t->nr_kernel_undecided);
-	pr_debug("dprof: of %" PRIu64
-		 " kernel samples decoded to a kernel address through a register, %" PRIu64
-		 " had a register within %d bytes of it\n",
-		 t->nr_kernel_decided, t->nr_kernel_near, DPROF_KEEP_REG_SLACK);
 	return 0;
 }
 

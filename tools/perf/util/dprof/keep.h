@@ -49,13 +49,10 @@ struct dprof_touch {
  * @kregs: the kernel addresses in the registers of the kernel samples
  *	whose code could not be read, at their times (pid 0), sorted by
  *	address, time: the access's base was one of them, so a kernel object
- *	alive then may be theirs if one points into it or near it
- *	(DPROF_KEEP_REG_SLACK)
+ *	alive then may be theirs if one points into it (DPROF_KEEP_REG_SLACK)
  * @dec: the software sampler's samples decoded, sorted by tid, time
  * @nr_dec_regs: ... of them, those that keep their registers (undecided,
  *	or two samples of one key)
- * @nr_kernel_decided: kernel samples decoded to a kernel address;
- *	@nr_kernel_near: ... with a register near it, as @kregs takes it
  * @nr_perf_kernel: access samples whose ip is in perf's own kernel code
  *	(perf_*, __perf_*: writing events, switching them with tasks): what
  *	recording cost the kernel
@@ -75,17 +72,17 @@ struct dprof_touches {
 	size_t			nr_dec, alloc_dec;
 	u64			nr_dec_regs;
 	u64			nr_perf_kernel;
-	u64			nr_kernel_decided;
-	u64			nr_kernel_near;
 };
 
 /*
- * How far from an object a register of an undecided kernel sample may
- * point and still be the base of an access inside it: the displacement of
- * a member (positive, or negative from a member's address, container_of()),
- * taken to be within a page.
+ * How far outside an object a register of an undecided kernel sample may
+ * point and still be the base of an access inside it.  A kernel object's
+ * access goes through a pointer into it (its start, or a member's address
+ * with a negative displacement, container_of()), so a cache line's slack:
+ * on guest recordings pruned without the kernel's code, none and 64 bytes
+ * kept every object the decoded samples' addresses were in.
  */
-#define DPROF_KEEP_REG_SLACK	4096
+#define DPROF_KEEP_REG_SLACK	64
 
 /* Decode the access samples of the recording @output: 0, or a negative errno. */
 int dprof_touches__read(struct dprof_touches *t, const char *output);

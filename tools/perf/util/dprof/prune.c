@@ -1710,7 +1710,7 @@ int dprof_kmem__prune_say(const char *path, struct dprof_touches *read)
 			100 * pr.perf_share);
 	if (pr.kernel_undecided && !pr.kmem_why_not)
 		pr_info("[ perf dprof: %" PRIu64
-			" kernel samples had no code bytes (no /proc/kcore or vmlinux): the kmem objects that a kernel address in their registers pointed into or near (a page) were kept ]\n",
+			" kernel samples had no code bytes (no /proc/kcore or vmlinux): the kmem objects a kernel address in their registers pointed into were kept ]\n",
 			pr.kernel_undecided);
 	return 0;
 }
