@@ -223,7 +223,7 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 		fprintf(fp, "# (%" PRIu64
 			" slab objects left out when recorded: no sample's data address in them, counted at their sites%s)\n",
 			rec->kmem_dropped, rec->kmem_kernel_undecided ?
-			"; kernel samples with no code bytes kept those their registers point into" :
+			"; samples with no code bytes kept those their registers point into" :
 			"");
 	if (rec->has_alloc && rec->nr_snapshot_slabs && !rep->replay.no_snapshot)
 		fprintf(fp,
