@@ -671,6 +671,9 @@ static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr)
  * a lifetime, as with every object's events.  Its call site's class
  * counts "interval" allocations for it.
  */
+/* a kernel's sampling interval past this is a damaged event */
+#define DPROF_SLAB_SAMPLE_MAX	(1U << 24)
+
 static int dprof_replay__sample_alloc(struct dprof_replay *r, struct evsel *evsel,
 				      struct perf_sample *sample, struct machine *machine)
 {
@@ -687,7 +690,8 @@ static int dprof_replay__sample_alloc(struct dprof_replay *r, struct evsel *evse
 		return 0;
 	/* every object has its events already, or this one is not the map's */
 	if (!r->rec.kmem_map || !ss || !ss->map || !dprof_snap_slab__obj_start(ss, ptr) ||
-	    !interval || dprof_range__implausible(ptr, bytes_alloc)) {
+	    !interval || interval > DPROF_SLAB_SAMPLE_MAX ||
+	    dprof_range__implausible(ptr, bytes_alloc)) {
 		r->rec.nr_implausible += r->rec.kmem_map && ss && ss->map;
 		return 0;
 	}
