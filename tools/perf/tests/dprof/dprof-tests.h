@@ -27,6 +27,7 @@ int test__dprof_flow(struct test_suite *test, int subtest);
 int test__dprof_firsttouch(struct test_suite *test, int subtest);
 int test__dprof_bounds(struct test_suite *test, int subtest);
 int test__dprof_still(struct test_suite *test, int subtest);
+int test__dprof_keep(struct test_suite *test, int subtest);
 int test__dprof_ip_times(struct test_suite *test, int subtest);
 int test__dprof_userfiles(struct test_suite *test, int subtest);
 int test__dprof_protobuf(struct test_suite *test, int subtest);

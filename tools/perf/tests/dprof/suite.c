@@ -31,6 +31,7 @@ static struct test_case tests__dprof[] = {
 	TEST_CASE("dprof: type layouts kept between reports", dprof_layouts),
 	TEST_CASE("dprof: samples of a task that had not run since its previous one",
 		  dprof_still),
+	TEST_CASE("dprof: kernel objects kept by samples' addresses and registers", dprof_keep),
 #ifdef HAVE_DWARF_SUPPORT
 	TEST_CASE("dprof: DWARF types and member lookup", dprof_types),
 #else
