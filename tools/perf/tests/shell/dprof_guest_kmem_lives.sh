@@ -18,7 +18,8 @@
 #    map knows), and frees them (sample_frees);
 #  - its header says so; at 0 it says the map has no lifetimes;
 #  - perf dprof diff of the two: the TCP cache's row has a lifetime in
-#    the sampled recording, none in the map's alone.
+#    the sampled recording, none in the map's alone; so has its --json
+#    row ("lifetimes", "lifetime_us").
 #
 # Needs (else skipped): DPROF_KERNEL, DPROF_VMLINUX, DPROF_RUN_IN_VM, as in
 # dprof_guest_slab.sh, gcc.
@@ -105,6 +106,19 @@ fi
 
 grep -Eq "$header_re" "${job}/s1.txt" || fail "the header does not say the lives are sampled"
 grep -Eq "$none_re" "${job}/s0.txt" || fail "--kmem-sample=0: the header does not say no lifetimes"
+# --json: the TCP row's lifetimes, none without the sample
+tcp_lives() {
+	tr '{' '\n' < "$1" | grep '"desc": "TCP"' | head -n 1 |
+		sed -n 's/.*"lifetimes": \([0-9]*\), "lifetime_us": \([0-9.a-z]*\).*/\1 \2/p'
+}
+lives=$(tcp_lives "${job}/s1.json")
+case "$lives" in
+[1-9]*" "[0-9]*) ;;
+*) fail "--json: the TCP row's lifetimes: '$lives'" ;;
+esac
+[ "$(tcp_lives "${job}/s0.json")" = "0 null" ] ||
+	fail "--kmem-sample=0: --json gives the TCP row lifetimes: $(tcp_lives "${job}/s0.json")"
+
 # the last two columns: Life A, Life B (us)
 life=$(grep -E -m1 "$row_re" "${job}/diff.txt" | awk '{ print $(NF - 1), $NF }')
 case "$life" in

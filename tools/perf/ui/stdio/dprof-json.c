@@ -346,6 +346,13 @@ static void dprof_json__row(const struct dprof_report *rep, const struct dprof_r
 	dprof_json__estimate(fp, &e, dprof_row__ws_bytes(row, e.est));
 	json_u64(fp, "bounced_objects", row->nr_bounced, false);
 	json_u64(fp, "object_size", row->obj_size, false);
+	/* objects freed while recording: their mean life, alloc to free */
+	json_u64(fp, "lifetimes", row->life_n, false);
+	if (row->life_n)
+		json_double(fp, "lifetime_us", (double)row->life_sum / row->life_n / 1000.0,
+			    false);
+	else
+		json_null(fp, "lifetime_us", false);
 	json_key(fp, "members", false);
 	fprintf(fp, "[");
 	ms = dprof_row__members(ri, &m);
