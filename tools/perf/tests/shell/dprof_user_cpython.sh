@@ -51,7 +51,7 @@ fi
 name='[A-Za-z_]+[.a-z0-9]*'
 dict='(PyDict_New|new_dict|dict_new|_PyDict_NewPresized)[.a-z0-9]*'
 for what in "dict:PyDictObject:${dict} \(dictobject" \
-	    "keys:PyDictKeysObject:new_keys_object[.a-z0-9]* \(dictobject" \
+	    "keys:PyDictKeysObject:${name} \(dictobject" \
 	    "str:(PyASCIIObject|PyCompactUnicodeObject|PyUnicodeObject):${name} \(unicodeobject" \
 	    "list:PyListObject:${name} \(listobject"; do
 	kind=${what%%:*}
