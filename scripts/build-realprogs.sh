@@ -131,12 +131,9 @@ install_copy() {
 }
 
 notes=
-# note LINE...: lines for the README
+# note WORDS...: one line of the README, the words joined by spaces
 note() {
-	local l
-	for l in "$@"; do
-		notes="$notes$l"$'\n'
-	done
+	notes+="$*"$'\n'
 }
 
 mkdir -p "$src" "$realdir/lua" "$realdir/python"
@@ -165,13 +162,15 @@ else
 	say "lua: make linux MYCFLAGS=-g in $d"
 	logged "$src/lua-build.log" make -C "$d" -j"$jobs" linux MYCFLAGS=-g
 	cp "$d/src/lua" "$realdir/lua/lua"
-	note "Lua $(basename "$d" | sed 's/^lua5.4-//') (lua in $realdir/lua/, copied from the" \
-		"  build tree; alloc.lua: scripts/realprogs/alloc.lua of perf dprof)." \
-		"Source: Debian source package lua5.4 $(srcversion "$d") (apt-get source" \
-		"  lua5.4, Debian's patches applied, 0001-build-system (libtool)" \
-		"  reverted), unpacked to $d." \
-		"Build: make -C $d -j$jobs linux MYCFLAGS=-g (upstream makefile:" \
-		"  -O2 -g, readline off). Compiler: $cc_version. Log: $src/lua-build.log"
+	note "Lua ${d##*/lua5.4-} (lua in $realdir/lua/, copied from the build tree;" \
+		"alloc.lua: perf dprof's scripts/realprogs/alloc.lua)."
+	note "Source: Debian source package lua5.4 $(srcversion "$d") (apt-get source lua5.4:" \
+		"Debian's patches applied, but 0001-build-system (its libtool makefiles)" \
+		"reverted; src/lua5.4-deb-multiarch.h written as debian/rules does)," \
+		"unpacked to $d."
+	note "Build: cd $d && make -j$jobs linux MYCFLAGS=-g" \
+		"(upstream makefile: -O2 -g, no readline)."
+	note "Compiler: $cc_version. Build log: $src/lua-build.log"
 fi
 say "lua: workload $realdir/lua/alloc.lua"
 install_copy "$repo/scripts/realprogs/alloc.lua" "$realdir/lua/alloc.lua"
@@ -192,14 +191,20 @@ else
 	logged "$src/python-build.log" make -C "$d" -j"$jobs"
 	[ -x "$d/python" ] || { echo "build-realprogs: no $d/python" >&2; exit 1; }
 	ln -sfn "$d/python" "$realdir/python/python"
-	note "CPython $(basename "$d" | sed 's/^python3.11-//') (python in $realdir/python/:" \
-		"  a symlink to the build tree's interpreter, which runs from there;" \
-		"  alloc.py: scripts/realprogs/alloc.py of perf dprof)." \
-		"Source: Debian source package python3.11 $(srcversion "$d") (apt-get source" \
-		"  python3.11, Debian's patches applied), unpacked to $d." \
-		"Build: cd $d && ./configure $(printf '%q ' "${py_conf[@]}")&& make -j$jobs" \
-		"  (pymalloc on, -g -O2, no PGO/LTO, static libpython)." \
-		"  Compiler: $cc_version. Logs: $src/python-configure.log, python-build.log"
+	# the extension modules setup.py did not build (none is the workload's)
+	py_nomods=$(awk '
+		/^(The necessary bits|Failed to build|Following modules built)/ { f = 1; next }
+		/^To find/ || NF == 0 { f = 0 }
+		f { for (i = 1; i <= NF; i++) printf " %s", $i }' "$src/python-build.log")
+	note "CPython ${d##*/python3.11-} (python in $realdir/python/: a symlink to the" \
+		"build tree's interpreter, which runs from there; alloc.py: perf dprof's" \
+		"scripts/realprogs/alloc.py)."
+	note "Source: Debian source package python3.11 $(srcversion "$d") (apt-get source" \
+		"python3.11, Debian's patches applied), unpacked to $d."
+	note "Build: cd $d && ./configure $(printf '%q ' "${py_conf[@]}")&& make -j$jobs" \
+		"(pymalloc on, -g -O2, no PGO or LTO, libpython static in the binary)."
+	note "Compiler: $cc_version. Extension modules not built:${py_nomods:- none}." \
+		"Logs: $src/python-configure.log, $src/python-build.log"
 fi
 say "python: workload $realdir/python/alloc.py"
 install_copy "$repo/scripts/realprogs/alloc.py" "$realdir/python/alloc.py"
@@ -216,12 +221,12 @@ else
 	logged "$src/redis-build.log" make -C "$d" -j"$jobs" "${redis_make[@]}"
 	mkdir -p "$r"
 	cp "$d/src/redis-server" "$d/src/redis-benchmark" "$d/src/redis-cli" "$r/"
-	note "Redis $(basename "$d" | sed 's/^redis-//') (redis-server, redis-benchmark," \
-		"  redis-cli in $r/, copied from the build tree)." \
-		"Source: Debian source package redis $(srcversion "$d") (apt-get source" \
-		"  redis, Debian's patches applied), unpacked to $d." \
-		"Build: make -C $d -j$jobs ${redis_make[*]}" \
-		"  Compiler: $cc_version. Log: $src/redis-build.log"
+	note "Redis ${d##*/redis-} (redis-server, redis-benchmark, redis-cli in $r/," \
+		"copied from the build tree)."
+	note "Source: Debian source package redis $(srcversion "$d") (apt-get source redis," \
+		"Debian's patches applied), unpacked to $d."
+	note "Build: cd $d && make -j$jobs ${redis_make[*]}"
+	note "Compiler: $cc_version. Build log: $src/redis-build.log"
 fi
 
 if [ -n "$notes" ]; then
