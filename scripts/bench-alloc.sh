@@ -1,7 +1,7 @@
 #!/bin/bash
 # Benchmark (not a test): what perf dprof costs on real programs nobody on
 # the team wrote, built from Debian's source with -g (REALPROG_DIR, default
-# /work/realprogs; its README has the recipes).
+# /work/realprogs: scripts/build-realprogs.sh builds them).
 #
 #   scripts/bench-alloc.sh          (make bench)
 #
@@ -96,7 +96,7 @@ for part in lua python redis guest; do
 done
 if [ $have_lua = 0 ] && [ $have_redis = 0 ] && [ $have_python = 0 ]; then
 	echo "bench-alloc: skipped: no $lua + $lua_script, no redis-server," \
-		"redis-benchmark, redis-cli in $redis_dir (build them: $realdir/README)" >&2
+		"redis-benchmark, redis-cli in $redis_dir (build them: scripts/build-realprogs.sh)" >&2
 	exit 2
 fi
 [ -x "$PERF" ] || { echo "bench-alloc: no perf at $PERF (make)" >&2; exit 1; }
