@@ -96,7 +96,8 @@ for part in lua python redis guest; do
 done
 if [ $have_lua = 0 ] && [ $have_redis = 0 ] && [ $have_python = 0 ]; then
 	echo "bench-alloc: skipped: no $lua + $lua_script, no redis-server," \
-		"redis-benchmark, redis-cli in $redis_dir (build them: scripts/build-realprogs.sh)" >&2
+		"redis-benchmark, redis-cli in $redis_dir" \
+		"(build them: scripts/build-realprogs.sh)" >&2
 	exit 2
 fi
 [ -x "$PERF" ] || { echo "bench-alloc: no perf at $PERF (make)" >&2; exit 1; }
