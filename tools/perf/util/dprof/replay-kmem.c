@@ -237,6 +237,25 @@ static bool dprof_replay__earlier_slab(struct dprof_replay *r, u64 ptr);
 static bool dprof_replay__map_slab(struct dprof_replay *r, u64 ptr);
 
 /*
+ * The life of the live object @obj ends at @sample, freed from @call_site:
+ * the freeing CPU touches it too, its class counts the lifetime (unknown
+ * for one allocated before recording), and the sinks see the end.
+ */
+static int dprof_replay__obj_ends(struct dprof_replay *r, struct dprof_obj *obj,
+				  struct perf_sample *sample, u64 call_site)
+{
+	struct dprof_class *cls = obj->priv;
+
+	dprof_obj__mark_bounce(obj, sample->cpu);
+	obj->free_site = call_site;
+	if (!obj->earlier) {
+		cls->life_sum += sample->time - obj->alloc_time;
+		cls->life_n++;
+	}
+	return dprof_replay__sinks_obj(r, obj, sample->time, sample->cpu, /*alloc=*/false);
+}
+
+/*
  * @ptr leaves use: freed, or put aside by a mempool-like cache (@put), in
  * a task the recording follows (@followed, see dprof_replay__followed()).
  * An object put aside and then freed had its lifetime end at the put.
@@ -265,16 +284,7 @@ static int dprof_replay__end_obj(struct dprof_replay *r, struct perf_sample *sam
 		/* 6.12's kmem_cache_alloc has no name, its free (and our kfree) has */
 		if (name && *name && cls->kind == DPROF_KIND_SLAB && !cls->name)
 			cls->name = strdup(name);
-		/* the freeing CPU touches the object too */
-		dprof_obj__mark_bounce(obj, sample->cpu);
-		obj->free_site = call_site;
-		/* allocated before recording: its lifetime is unknown */
-		if (!obj->earlier) {
-			cls->life_sum += sample->time - obj->alloc_time;
-			cls->life_n++;
-		}
-		if (dprof_replay__sinks_obj(r, obj, sample->time, sample->cpu,
-					    /*alloc=*/false))
+		if (dprof_replay__obj_ends(r, obj, sample, call_site))
 			return -EINVAL;
 		/* its memory is its cache's now: see dprof_replay__resolve_addr() */
 		if (!dprof_addrset__move(&r->as, obj, &r->dead, sample->time))
@@ -663,6 +673,9 @@ static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr)
 	return ss->size - (ss->first - slab->base);
 }
 
+/* a kernel's sampling interval past this is a damaged event */
+#define DPROF_SLAB_SAMPLE_MAX	(1U << 24)
+
 /*
  * kmem:slab_sample_alloc (kernel-patches/ 0012): with the slab map, the
  * kernel chose this allocation of a slab cache, one in "interval", at
@@ -671,9 +684,6 @@ static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr)
  * a lifetime, as with every object's events.  Its call site's class
  * counts "interval" allocations for it.
  */
-/* a kernel's sampling interval past this is a damaged event */
-#define DPROF_SLAB_SAMPLE_MAX	(1U << 24)
-
 static int dprof_replay__sample_alloc(struct dprof_replay *r, struct evsel *evsel,
 				      struct perf_sample *sample, struct machine *machine)
 {
@@ -726,17 +736,12 @@ static int dprof_replay__sample_free(struct dprof_replay *r, struct evsel *evsel
 	const struct dprof_kmem_fields *f = dprof_replay__kmem_fields(r, evsel);
 	u64 ptr = dprof_kmem__intval(evsel, f->ptr, sample);
 	struct dprof_obj *obj = dprof_addrset__find(&r->as, ptr);
-	struct dprof_class *cls;
 
 	if (!r->rec.kmem_map || !obj || obj->base != ptr || obj->earlier)
 		return 0;
 	r->rec.nr_sample_frees++;
-	cls = obj->priv;
-	dprof_obj__mark_bounce(obj, sample->cpu);
-	obj->free_site = dprof_kmem__intval(evsel, f->call_site, sample);
-	cls->life_sum += sample->time - obj->alloc_time;
-	cls->life_n++;
-	if (dprof_replay__sinks_obj(r, obj, sample->time, sample->cpu, /*alloc=*/false))
+	if (dprof_replay__obj_ends(r, obj, sample,
+				   dprof_kmem__intval(evsel, f->call_site, sample)))
 		return -EINVAL;
 	dprof_addrset__free(&r->as, ptr);
 	return 0;
