@@ -674,7 +674,7 @@ static u64 dprof_replay__slab_obj_len(struct dprof_replay *r, u64 ptr)
 }
 
 /* a kernel's sampling interval past this is a damaged event */
-#define DPROF_SLAB_SAMPLE_MAX	(1U << 24)
+#define DPROF_SLAB_SAMPLE_MAX	BIT(24)
 
 /*
  * kmem:slab_sample_alloc (kernel-patches/ 0012): with the slab map, the
