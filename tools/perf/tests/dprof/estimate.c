@@ -3,6 +3,7 @@
  * The estimates of dprof: share intervals, objects touched, evidence of a
  * change, against known values and samples of known truth.
  */
+#include <linux/kernel.h>
 #include <math.h>
 #include <stdlib.h>
 #include "tests/tests.h"
@@ -112,6 +113,121 @@ static int check_touch_base(void)
 	return TEST_OK;
 }
 
+/* A Poisson count of mean @mean (Knuth's product of uniforms). */
+static unsigned int poisson(double mean, unsigned long *x)
+{
+	double l = exp(-mean), p = 1;
+	unsigned int k = 0;
+
+	do {
+		k++;
+		p *= (double)(xorshift(x) >> 11) / (1UL << 53);
+	} while (p > l);
+	return k - 1;
+}
+
+/* One sample of an object or slot seen @*seen times before: into @f, @g. */
+static void sample_one(struct dprof_freq *f, struct dprof_freq *g, unsigned char *seen)
+{
+	dprof_freq__sample(f, *seen);
+	if (g)
+		dprof_freq__sample(g, *seen);
+	if (*seen < DPROF_FREQ_SEEN_MAX)
+		(*seen)++;
+}
+
+/*
+ * A slab cache under the slab map, one allocation in @interval chosen at
+ * random: @old objects older than the recording, one in each of the first
+ * slots of the @old_slots of old slabs, and @nr new ones.  A new object
+ * not chosen goes to a random slot of the old slabs or of @new_slots
+ * others, whose samples it adds to (a slot is one object for all its
+ * lifetimes).  Every object is touched, and sampled a Poisson number of
+ * times of mean @mean: none for some.  @*ratio: the estimate / the truth.
+ */
+static bool chosen_covers(unsigned long nr, unsigned long old, unsigned long old_slots,
+			  unsigned long new_slots, u32 interval, double mean, unsigned long *x,
+			  double *ratio)
+{
+	unsigned long slots = old_slots + new_slots, i, k, truth = nr + old;
+	unsigned char *seen = calloc(slots, 1), chosen_seen;
+	struct dprof_freq all = { 0 }, chosen = { 0 }, oldf = { 0 };
+	struct dprof_estimate e;
+
+	*ratio = 0;
+	if (!seen)
+		return false;
+	for (i = 0; i < old + nr; i++) {
+		unsigned int n = poisson(mean, x);
+		unsigned long slot = i;
+
+		chosen_seen = 0;
+		if (i >= old && !(xorshift(x) % interval)) {
+			for (k = 0; k < n; k++)
+				sample_one(&all, &chosen, &chosen_seen);
+			continue;
+		}
+		if (i >= old)
+			slot = old + xorshift(x) % (slots - old);
+		for (k = 0; k < n; k++)
+			sample_one(&all, slot < old_slots ? &oldf : NULL, &seen[slot]);
+	}
+	free(seen);
+	dprof_estimate__chosen(&e, &all, &chosen, interval, &oldf, old_slots);
+	*ratio = e.est / truth;
+	pr_debug("chosen: %lu objects, estimate %.0f [%.0f, %.0f], %" PRIu64 " chosen sampled\n",
+		 truth, e.est, e.lo, e.hi, chosen.s_obs);
+	return e.lo <= truth && truth <= e.hi && e.lo <= e.est && e.est <= e.hi;
+}
+
+/*
+ * The estimate of objects under the slab map: its interval covers the
+ * objects touched, whether they are mostly new (a churning cache) or
+ * mostly older than the recording (a cache of long-lived objects).
+ */
+static int check_chosen(void)
+{
+	static const struct {
+		unsigned long nr, old, old_slots, new_slots;
+		u32 interval;
+		double mean, within;	/* the estimate within this of the truth */
+	} c[] = {
+		{ 64000, 0, 2000, 2000, 64, 3, 0.15 },		/* churning */
+		{ 20000, 3000, 8000, 4000, 64, 1.5, 0.5 },	/* both */
+		{ 500, 5000, 6000, 0, 64, 1.5, 0.5 },		/* long-lived */
+		{ 3000, 0, 500, 500, 1, 2, 0.3 },		/* every one chosen */
+	};
+	unsigned long x = 2463534242UL;
+	unsigned int i, t, covered, near_ones;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		covered = 0;
+		near_ones = 0;
+		for (t = 0; t < 40; t++) {
+			double ratio = 0;
+
+			covered += chosen_covers(c[i].nr, c[i].old, c[i].old_slots,
+						 c[i].new_slots, c[i].interval, c[i].mean, &x,
+						 &ratio);
+			near_ones += fabs(ratio - 1) <= c[i].within;
+		}
+		pr_debug("chosen case %u: covered %u of 40, near %u\n", i, covered, near_ones);
+		/* 95% intervals, two of them summed: at least 36 of 40 */
+		TEST_ASSERT_VAL("chosen: interval covers", covered >= 36);
+		TEST_ASSERT_VAL("chosen: estimate near", near_ones >= 36);
+	}
+	/* no chosen object sampled: up to -ln(0.025) ~ 3.7 intervals of them */
+	{
+		struct dprof_freq none = { 0 }, all = { .n = 10, .s_obs = 10 };
+		struct dprof_estimate e;
+
+		dprof_estimate__chosen(&e, &all, &none, 64, &none, 0);
+		TEST_ASSERT_VAL("chosen none: lower end", e.lo == 10);
+		TEST_ASSERT_VAL("chosen none: upper end", e.hi >= 3.6 * 64 && e.hi <= 3.8 * 64);
+	}
+	return TEST_OK;
+}
+
 int test__dprof_estimate(struct test_suite *test __maybe_unused, int subtest __maybe_unused)
 {
 	struct dprof_freq f = { 0 };
@@ -165,7 +281,7 @@ int test__dprof_estimate(struct test_suite *test __maybe_unused, int subtest __m
 	TEST_ASSERT_VAL("term near 0: estimate", near(e.est, 100000, 0.1 * 100000));
 	TEST_ASSERT_VAL("term near 0: interval covers", e.lo <= 100000 && 100000 <= e.hi);
 
-	if (check_touch_base())
+	if (check_touch_base() || check_chosen())
 		return TEST_FAIL;
 
 	/* a change of objects: evidence grows with the ratio */

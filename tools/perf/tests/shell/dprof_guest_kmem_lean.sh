@@ -97,7 +97,8 @@ for m in objects map; do
 		> /mnt/$m.json 2> /dev/null || exit
 done
 # the epoll loop: a share of samples in perf code over the threshold
-"$PERF_GUEST" dprof record -a --no-heap --no-prune -o /tmp/churn.data -- /mnt/churn 10000 \
+"$PERF_GUEST" dprof record -a --no-heap --no-prune --kmem-events=objects -o /tmp/churn.data \
+	-- /mnt/churn 10000 \
 	2> /mnt/churn.err || exit
 "$PERF_GUEST" script -i /tmp/churn.data -k "$VMLINUX" -F event,ip,sym 2> /dev/null |
 	awk '\''$1 ~ /^cpu-clock/ { n++; if ($2 ~ /^ffffffff/ && $3 ~ /^(__)?perf_/) p++ }

@@ -8,7 +8,7 @@
 # adds to the map (--kmem-sample=N).  Boot a test kernel under QEMU and
 # record, system-wide, a loopback TCP echo server and its client
 # (lib/dprof_echo.c) with the map at --kmem-sample=1 (every slab cache
-# allocation chosen), and at --kmem-sample=0.  Check:
+# allocation chosen), 2 and 0.  Check:
 #  - record sets the kernel's interval for the recording and gives back
 #    the value it had;
 #  - the file holds the pair's events of slab caches only (kmalloc's have
@@ -19,7 +19,10 @@
 #  - its header says so; at 0 it says the map has no lifetimes;
 #  - perf dprof diff of the two: the TCP cache's row has a lifetime in
 #    the sampled recording, none in the map's alone; so has its --json
-#    row ("lifetimes", "lifetime_us").
+#    row ("lifetimes", "lifetime_us");
+#  - at 2, the TCP row's Objects interval (the chosen sockets touched
+#    times 2, plus the slots of older slabs) holds the 2 * conns sockets
+#    of the connections (and the listener's); slots alone give a third.
 #
 # Needs (else skipped): DPROF_KERNEL, DPROF_VMLINUX, DPROF_RUN_IN_VM, as in
 # dprof_guest_slab.sh, gcc.
@@ -27,7 +30,7 @@
 set -u
 
 # ---- what the report must show: edit here when the format changes ----
-header_re='^# slab map .*; lifetimes of one allocation in 1 chosen'
+header_re='^# slab map .*, but one allocation in 1 chosen at random, with its lifetime'
 none_re='^# slab map .*; no lifetimes for them'
 row_re='^  struct tcp_sock +TCP +'
 # -----------------------------------------------------------------------
@@ -51,7 +54,7 @@ ip link set lo up 2> /dev/null || exit 5
 [ -d /sys/kernel/tracing/events/kmem/slab_sample_alloc ] && [ -w $d/sample_interval ] ||
 	exit 4
 echo 37 > $d/sample_interval || exit
-for n in 1 0; do
+for n in 1 2 0; do
 	"$PERF_GUEST" dprof record -a --no-heap --no-prune --kmem-events=map \
 		--kmem-sample=$n -o /tmp/s$n.data -- sh /mnt/echo.sh "$CONNS" "$MSGS" \
 		2> /mnt/record$n.err || exit
@@ -73,7 +76,7 @@ json_u64() {
 	sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" "$2" | head -n 1
 }
 
-for n in 1 0; do
+for n in 1 2 0; do
 	v=$(cat "${job}/interval$n")
 	[ "$v" = 37 ] || fail "--kmem-sample=$n: the interval is $v after, not 37 as before"
 done
@@ -119,6 +122,18 @@ esac
 [ "$(tcp_lives "${job}/s0.json")" = "0 null" ] ||
 	fail "--kmem-sample=0: --json gives the TCP row lifetimes: $(tcp_lives "${job}/s0.json")"
 
+# Objects at one in 2: the connections' sockets, each chosen or a slot
+tr '{' '\n' < "${job}/s2.json" | grep '"desc": "TCP"' | head -n 1 |
+	sed -n 's/.*"objects_est": \([0-9.]*\), "objects_lo": \([0-9.]*\), "objects_hi": \([0-9.]*\).*/\1 \2 \3/p' \
+	> "${job}/tcp2"
+read -r est lo hi < "${job}/tcp2"
+socks=$((2 * conns))
+if [ -z "${hi:-}" ]; then
+	fail "--kmem-sample=2: --json has no TCP row with an Objects estimate"
+elif awk -v lo="$lo" -v hi="$hi" -v n="$socks" 'BEGIN { exit !(lo > n + 1 || hi < n) }'; then
+	fail "--kmem-sample=2: TCP Objects $est [$lo, $hi] misses the $socks sockets"
+fi
+
 # the last two columns: Life A, Life B (us)
 life=$(grep -E -m1 "$row_re" "${job}/diff.txt" | awk '{ print $(NF - 1), $NF }')
 case "$life" in
@@ -133,6 +148,7 @@ if [ $err -ne 0 ]; then
 else
 	echo "sampled lives: $allocs chosen, $frees freed; replayed $said, $said_frees ended"
 	echo "TCP sockets' mean lifetime, map alone and sampled: $life (us)"
+	echo "TCP Objects at one in 2: $est [$lo, $hi], $socks sockets"
 	echo "${dprof_test} [Success]"
 fi
 cleanup

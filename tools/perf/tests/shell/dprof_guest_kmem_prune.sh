@@ -65,7 +65,8 @@ dprof_guest_echo
 dprof_guest_run "$DPROF_KERNEL" 900 '
 ip link set lo up 2> /dev/null || exit 5
 [ -r /proc/kcore ] || exit 6
-"$PERF_GUEST" dprof record -F 250 -a --no-heap --no-prune -o /tmp/full.data -- \
+"$PERF_GUEST" dprof record -F 250 -a --no-heap --no-prune --kmem-events=objects \
+	-o /tmp/full.data -- \
 	sh /mnt/echo.sh "$CONNS" "$MSGS" 2> /mnt/record.err || exit
 cp /tmp/full.data /tmp/pruned.data
 cp /tmp/full.data /tmp/vmlinux.data

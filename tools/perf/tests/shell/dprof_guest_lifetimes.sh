@@ -81,7 +81,8 @@ dprof_guest_run "$DPROF_KERNEL" 300 '
 [ -d /sys/kernel/tracing/events/kmem/mempool_put ] || exit 4
 ip link set lo up 2> /dev/null || exit 5
 # every kmem event kept (--no-prune): perf script is checked against them
-"$PERF_GUEST" dprof record -a --no-heap --no-prune -m 32M -o /tmp/perf.data -- \
+"$PERF_GUEST" dprof record -a --no-heap --no-prune --kmem-events=objects -m 32M \
+	-o /tmp/perf.data -- \
 	python3 /mnt/workload.py '"$secs"' 2> /mnt/record.err || exit
 cp /tmp/perf.data /mnt/perf.data
 '

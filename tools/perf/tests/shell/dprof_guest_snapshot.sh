@@ -75,7 +75,8 @@ for ((c = 0; c < n; c++)); do
 	while [ ! -e /tmp/ready.$c ]; do sleep 0.05; done
 done
 # every kmem event kept (--no-prune): perf script gives the filp bases
-"$PERF_GUEST" dprof record -a --no-heap --no-prune -m 32M -o /tmp/perf.data -- bash -c "
+"$PERF_GUEST" dprof record -a --no-heap --no-prune --kmem-events=objects -m 32M \
+	-o /tmp/perf.data -- bash -c "
 	touch /tmp/go
 	for ((c = 0; c < $n; c++)); do
 		while [ ! -e /tmp/done.\$c ]; do sleep 0.05; done

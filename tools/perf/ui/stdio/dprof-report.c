@@ -204,14 +204,18 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 			"# address set: none (no kmem tracepoints recorded): slab objects unresolved\n");
 	if (rec->kmem_map) {
 		fprintf(fp, "# slab map (--kmem-events=map): %s",
-			"the slab caches' objects have no events: an object is a slot of its slab from the first sample in it to the slab's free, one for all its lifetimes; their Sampled, Objects (at most the slots), WS size and Bounce count slots");
+			"the slab caches' objects have no events: an object is a slot of its slab from the first sample in it to the slab's free, one for all its lifetimes");
 		if (rec->has_slab_sample)
-			fprintf(fp, "; lifetimes of one allocation in %" PRIu64
-				" chosen at random (kmem:slab_sample_alloc: %" PRIu64
-				" chosen, %" PRIu64 " of them freed)",
-				rec->slab_sample, rec->nr_sample_allocs, rec->nr_sample_frees);
+			fprintf(fp, ", but one allocation in %" PRIu64
+				" chosen at random, with its lifetime (kmem:slab_sample_alloc: %"
+				PRIu64 " chosen, %" PRIu64
+				" of them freed); Objects: the chosen ones touched times %" PRIu64
+				", plus the slots of older slabs touched; Bounce: the chosen objects', and the slots' where no chosen one was freed",
+				rec->slab_sample, rec->nr_sample_allocs, rec->nr_sample_frees,
+				rec->slab_sample);
 		else
-			fprintf(fp, "; no lifetimes for them");
+			fprintf(fp, "; %s",
+				"no lifetimes for them: their Sampled, Objects (at most the slots), WS size and Bounce count slots");
 		/* none where kmem:kfree names the cache: filtered when recorded */
 		if (rec->nr_free_map)
 			fprintf(fp, " (%" PRIu64 " kfree() of them left to the map)",

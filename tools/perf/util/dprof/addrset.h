@@ -26,6 +26,7 @@ struct dprof_obj {
 	u8		nr_seen;	/* access samples that hit it, up to 3 */
 	bool		bounced;	/* touched by more than one CPU */
 	bool		earlier;	/* allocated before recording: no alloc event */
+	bool		new_slot;	/* ... a slot of a slab made while recording */
 };
 
 /* the objects that start in one page (see addrset.c) */

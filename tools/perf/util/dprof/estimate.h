@@ -50,6 +50,9 @@ struct dprof_estimate {
 
 void dprof_estimate__objects(struct dprof_estimate *e, const struct dprof_freq *f,
 			     u64 exact, u64 bound);
+void dprof_estimate__chosen(struct dprof_estimate *e, const struct dprof_freq *all,
+			    const struct dprof_freq *chosen, u32 interval,
+			    const struct dprof_freq *old, u64 old_slots);
 double dprof_estimate__log_var(const struct dprof_estimate *e);
 
 /*

@@ -695,6 +695,17 @@ static int dprof_row__add_head(struct dprof_class *row, struct dprof_class *head
 	return dprof_row__merge_sites(row, head);
 }
 
+void dprof_map_objs__add(struct dprof_map_objs *dst, const struct dprof_map_objs *src)
+{
+	dst->interval = max(dst->interval, src->interval);
+	dst->slots |= src->slots;
+	dprof_freq__add(&dst->chosen, &src->chosen);
+	dst->chosen_freed += src->chosen_freed;
+	dprof_freq__add(&dst->old, &src->old);
+	dst->old_slots += src->old_slots;
+	dst->slot_bounced += src->slot_bounced;
+}
+
 static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls, u64 known)
 {
 	struct dprof_class objs = {
@@ -721,6 +732,12 @@ static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls, u6
 	row->nr_allocs += cls->nr_allocs;
 	row->life_sum += cls->life_sum;
 	row->life_n += cls->life_n;
+	dprof_map_objs__add(&row->map, &cls->map);
+	/* a class of chosen objects: all its objects are */
+	if (cls->map.interval && !cls->map.slots) {
+		dprof_freq__add(&row->map.chosen, &cls->freq);
+		row->map.chosen_freed += cls->life_n;
+	}
 	row->inst_whole |= cls->inst_whole;
 	if (cls->inst_min < row->inst_min)
 		row->inst_min = cls->inst_min;
@@ -1408,8 +1425,19 @@ struct dprof_class **dprof_profile__rows(struct dprof_profile *prof, size_t *nr)
 			goto out_err;
 	}
 	for (i = 0; i < n; i++) {
+		struct dprof_map_objs *m = &rows[i]->map;
+
 		if (dprof_row__name_by_votes(rows[i]))
 			goto out_err;
+		/*
+		 * A slot touched by two CPUs is a bounce when it held one
+		 * object all along: when none of the cache's chosen objects
+		 * ended while recording (its objects outlive it), or when no
+		 * lifetimes were chosen to tell.  Otherwise the chosen objects
+		 * say whether objects bounce.
+		 */
+		if (m->slots && (!m->interval || !m->chosen_freed))
+			rows[i]->nr_bounced += m->slot_bounced;
 	}
 	/* objects of a row's type that no sample hit still bound its estimate */
 	hashmap__for_each_entry(prof->classes, cur, bkt) {
@@ -1420,6 +1448,7 @@ struct dprof_class **dprof_profile__rows(struct dprof_profile *prof, size_t *nr)
 		for (i = 0; i < n; i++) {
 			if (dprof_class__same_row(rows[i], cls)) {
 				rows[i]->nr_known += cls->nr_known;
+				dprof_map_objs__add(&rows[i]->map, &cls->map);
 				break;
 			}
 		}
@@ -1460,6 +1489,13 @@ void dprof_rows__free(struct dprof_class **rows, size_t nr)
  */
 void dprof_row__estimate(const struct dprof_class *row, struct dprof_estimate *e)
 {
+	const struct dprof_map_objs *m = &row->map;
+
+	if (m->slots && m->interval) {
+		dprof_estimate__chosen(e, &row->freq, &m->chosen, m->interval, &m->old,
+				       m->old_slots);
+		return;
+	}
 	dprof_estimate__objects(e, &row->freq, row->nr_objects - row->freq.s_obs,
 				row->no_bound ? 0 : row->nr_known);
 }
@@ -1598,6 +1634,7 @@ struct dprof_class *dprof_rows__group(struct dprof_class * const *rows, size_t n
 		g->nr_allocs += r->nr_allocs;
 		g->life_sum += r->life_sum;
 		g->life_n += r->life_n;
+		dprof_map_objs__add(&g->map, &r->map);
 		g->inst_whole &= r->inst_whole;
 		if (r->alloc_size > g->alloc_size)
 			g->alloc_size = r->alloc_size;

@@ -144,6 +144,25 @@ struct dprof_heap_chain {
 	struct dprof_heap_frame	f[];
 };
 
+/*
+ * A slab cache's objects under the slab map (--kmem-events=map): slots,
+ * each one object for all the lifetimes it holds, and the allocations the
+ * kernel chose at random (kernel-patches/ 0012), objects with lives of
+ * their own.  In a row, the chosen objects' counts are its chosen
+ * classes'.  See dprof_estimate__chosen().
+ */
+struct dprof_map_objs {
+	u32			interval;	/* one allocation in this many chosen */
+	bool			slots;		/* some of the objects are slots */
+	struct dprof_freq	chosen;		/* the chosen objects sampled */
+	u64			chosen_freed;	/* ... freed while recording */
+	struct dprof_freq	old;		/* slots of slabs older than the recording */
+	u64			old_slots;	/* ... in all */
+	u64			slot_bounced;	/* slots touched by more than one CPU */
+};
+
+void dprof_map_objs__add(struct dprof_map_objs *dst, const struct dprof_map_objs *src);
+
 struct dprof_class {
 	enum dprof_kind		kind;
 	u64			key;		/* call site, or symbol start */
@@ -164,6 +183,7 @@ struct dprof_class {
 	u64			nr_allocs;
 	u64			life_sum;	/* alloc -> free time of objects */
 	u64			life_n;		/* ... freed inside the recording */
+	struct dprof_map_objs	map;		/* the slab map's: slots, chosen objects */
 	u32			cpu;		/* static: first CPU seen */
 	unsigned long		*cpus;		/* percpu: copies seen, a bitmap */
 	u32			nr_cpu_bits;	/* ... of that many bits */

@@ -777,9 +777,12 @@ static void dprof_record_args__filter(struct dprof_record_args *a, const char *f
  * first + (addr - first) / size * size, with no event per object.  The
  * kmalloc caches keep their per-object events: their objects are typed by
  * the allocation's call site, which only kmalloc's event gives.  The map
- * needs the snapshot, so -a; a --watch recording follows objects.  Not
- * the default: a slab cache's object is then its slot, one for all its
- * lifetimes, and the data profile's Sampled and Objects count slots.
+ * needs the snapshot, so -a; a --watch recording follows objects.  A slab
+ * cache's object is then its slot, one for all its lifetimes, but for the
+ * allocations the kernel chose at random (--kmem-sample), which have
+ * lives.  Not the default: a cache none of whose allocations was chosen
+ * may have made up to 3.7 intervals of objects unseen, and its Objects'
+ * interval is that much wider (perf dprof diff's evidence with it).
  */
 static bool dprof_record__kmem_map(const struct dprof_record_opts *opts, bool system_wide)
 {

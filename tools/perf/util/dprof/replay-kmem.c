@@ -521,6 +521,11 @@ int dprof_replay__slab(struct dprof_replay *r, struct evsel *evsel,
 	/* objects allocated earlier, or the map's: at most the slab's slots */
 	if (!born || ss->map)
 		ss->cls->nr_known += objects;
+	if (ss->map) {
+		ss->cls->map.slots = true;
+		if (!born)
+			ss->cls->map.old_slots += objects;
+	}
 	return 0;
 }
 
@@ -610,6 +615,7 @@ int dprof_replay__earlier_obj(struct dprof_replay *r, u64 addr, u32 cpu,
 	obj->priv = ss->cls;
 	obj->cpu = cpu;
 	obj->earlier = true;
+	obj->new_slot = ss->born;
 	*objp = obj;
 	return 0;
 }
@@ -719,6 +725,8 @@ static int dprof_replay__sample_alloc(struct dprof_replay *r, struct evsel *evse
 	if (!cls->name && name && *name)
 		cls->name = strdup(name);
 	cls->nr_allocs += interval;
+	if (interval > cls->map.interval)
+		cls->map.interval = interval;
 	/* the objects' bound: those the kernel traced */
 	cls->nr_known++;
 	return dprof_replay__start_obj(r, &r->as, cls, ptr, bytes_alloc,
@@ -745,6 +753,24 @@ static int dprof_replay__sample_free(struct dprof_replay *r, struct evsel *evsel
 		return -EINVAL;
 	dprof_addrset__free(&r->as, ptr);
 	return 0;
+}
+
+/*
+ * The kernel chose one allocation in r->rec.slab_sample of every slab
+ * cache the map follows: one none of whose allocations was chosen made
+ * few while recording, not none.  Its slots' class says so.
+ */
+static void dprof_replay__map_interval(struct dprof_replay *r)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	hashmap__for_each_entry(r->prof.classes, cur, bkt) {
+		struct dprof_class *cls = cur->pvalue;
+
+		if (cls->map.slots)
+			cls->map.interval = r->rec.slab_sample;
+	}
 }
 
 /* ---------------------------------------------------------------------- */
@@ -864,6 +890,13 @@ out_free_damaged:
 out_damaged:
 	pr_warning("dprof: the summary of the kmem objects left out when recorded is damaged: the allocation counts lack them\n");
 	return 0;
+}
+
+static int dprof_replay__kmem_finish(struct dprof_replay *r)
+{
+	if (r->rec.kmem_map && r->rec.slab_sample)
+		dprof_replay__map_interval(r);
+	return dprof_replay__kmem_summary(r);
 }
 
 static const struct evsel_str_handler dprof_kmem_handlers[] = {
@@ -993,6 +1026,6 @@ const struct dprof_replay_source dprof_kmem_source = {
 	.first_tp	= DPROF_SNAPSHOT_TRACEPOINT,
 	.first		= dprof_kmem__snapshot,
 	.access		= dprof_kmem__access,
-	.finish		= dprof_replay__kmem_summary,
+	.finish		= dprof_replay__kmem_finish,
 	.exit		= dprof_kmem__exit,
 };

@@ -75,6 +75,9 @@ void dprof_obj__sampled(struct dprof_obj *obj)
 		cls->ws_bytes += obj->size;
 	}
 	dprof_freq__sample(&cls->freq, obj->nr_seen);
+	/* a slot of the map that may hold an object older than the recording */
+	if (cls->map.slots && obj->earlier && !obj->new_slot)
+		dprof_freq__sample(&cls->map.old, obj->nr_seen);
 	if (obj->nr_seen < DPROF_FREQ_SEEN_MAX)
 		obj->nr_seen++;
 }
@@ -85,7 +88,11 @@ void dprof_obj__mark_bounce(struct dprof_obj *obj, u32 cpu)
 
 	if (obj->cpu != cpu && obj->nr_seen && !obj->bounced) {
 		obj->bounced = true;
-		cls->nr_bounced++;
+		/* a slot's lifetimes may each have stayed on one CPU */
+		if (cls->map.slots && obj->earlier)
+			cls->map.slot_bounced++;
+		else
+			cls->nr_bounced++;
 	}
 }
 
