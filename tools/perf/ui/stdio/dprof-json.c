@@ -195,6 +195,8 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 		json_u64(fp, "slab_sample", rec->has_slab_sample ? rec->slab_sample : 0, false);
 		json_u64(fp, "sample_allocs", rec->nr_sample_allocs, false);
 		json_u64(fp, "sample_frees", rec->nr_sample_frees, false);
+		/* samples in perf's code of these events: out of the shares */
+		json_u64(fp, "perf_samples", rec->nr_perf_samples, false);
 		fprintf(fp, "}");
 	} else {
 		fprintf(fp, "null");

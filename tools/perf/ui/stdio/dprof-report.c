@@ -223,6 +223,11 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 		fprintf(fp,
 			"; kmalloc objects per event; --kmem-events=objects for every object's events\n");
 	}
+	if (rec->nr_perf_samples)
+		fprintf(fp,
+			"# %" PRIu64
+			" samples in perf's own kernel code (perf_*: writing the kmem events; filter_match_preds, filter_pred_*: their filters): the recording's cost, left out of the shares\n",
+			rec->nr_perf_samples);
 	if (rec->kmem_dropped)
 		fprintf(fp, "# (%" PRIu64
 			" slab objects left out when recorded: no sample's data address in them, counted at their sites%s)\n",

@@ -44,6 +44,7 @@
 #include "keep.h"
 #include "resolve.h"
 #include "watch.h"
+#include "symname.h"
 
 struct dprof_keep_tool {
 	struct perf_tool	tool;
@@ -126,21 +127,6 @@ static int dprof_keep__kernel_regs(struct dprof_touches *t, struct machine *mach
 	return err;
 }
 
-/* @ip is in perf's own kernel code: perf_*(), __perf_*() */
-static bool dprof_keep__in_perf(struct machine *machine, u64 ip)
-{
-	struct symbol *sym;
-	struct map *map = NULL;
-	bool ret;
-
-	if (!machine__kernel_ip(machine, ip))
-		return false;
-	sym = machine__find_kernel_symbol(machine, ip, &map);
-	ret = sym && (strstarts(sym->name, "perf_") || strstarts(sym->name, "__perf_"));
-	map__put(map);
-	return ret;
-}
-
 /* The data address of an access sample, as dprof_replay__access() finds it. */
 static int dprof_keep__sample(const struct perf_tool *tool, union perf_event *event __maybe_unused,
 			      struct perf_sample *sample, struct evsel *evsel,
@@ -159,7 +145,7 @@ static int dprof_keep__sample(const struct perf_tool *tool, union perf_event *ev
 	    strstarts(evsel__name(evsel), DPROF_WATCH_PMU "/"))
 		return 0;
 	t->nr_samples++;
-	t->nr_perf_kernel += dprof_keep__in_perf(machine, sample->ip);
+	t->nr_perf_kernel += dprof_symname__perf_kernel(machine, sample->ip, false);
 	if (k->decoded_file && dprof_decoded__evsel(evsel)) {
 		/* written decoded already: the report reads the same */
 		ret = dprof_decoded__unpack(evsel, sample, &d);

@@ -1019,12 +1019,30 @@ static int dprof_kmem__access(struct dprof_replay *r, struct thread *thread,
 	return err ?: 1;
 }
 
+/*
+ * A sample in the kernel code that writes perf's events or evaluates
+ * their filters: what the kmem tracepoints cost, not the workload's data.
+ * The filters' own objects (struct filter_pred, prog_entry) would be
+ * profiled as the workload's, and differ between recordings as their
+ * events' rates do.
+ */
+static bool dprof_kmem__own_sample(struct dprof_replay *r, struct machine *machine,
+				   struct perf_sample *sample)
+{
+	if ((!r->rec.has_alloc && !r->rec.has_slab_events) ||
+	    !dprof_symname__perf_kernel(machine, sample->ip, /*filters=*/true))
+		return false;
+	r->rec.nr_perf_samples++;
+	return true;
+}
+
 const struct dprof_replay_source dprof_kmem_source = {
 	.name		= "kmem",
 	.open		= dprof_kmem__open,
 	.tracepoint	= dprof_kmem__tracepoint,
 	.first_tp	= DPROF_SNAPSHOT_TRACEPOINT,
 	.first		= dprof_kmem__snapshot,
+	.own_sample	= dprof_kmem__own_sample,
 	.access		= dprof_kmem__access,
 	.finish		= dprof_replay__kmem_finish,
 	.exit		= dprof_kmem__exit,

@@ -124,6 +124,8 @@ struct dprof_lifetimes {
  * @heap_frames: ... and those that are (above the allocator's caller)
  * @heap_cfi_frames: ... of them, placed by their binaries' CFI
  * @nr_recorder_samples: samples in the recorder: left out of the shares
+ * @nr_perf_samples: ... in the kernel code of perf's kmem events, their
+ *	writing and their filters: left out too
  * @nr_trap_samples: samples in the kernel's handling of the allocator's
  *		     uprobes: left out of the shares
  * @nr_heap_allocs: user allocations replayed, and those left out
@@ -188,6 +190,7 @@ struct dprof_recording {
 	u64			heap_frames;
 	u64			heap_cfi_frames;
 	u64			nr_recorder_samples;
+	u64			nr_perf_samples;
 	u64			nr_trap_samples;
 	u64			nr_heap_allocs;
 	u64			nr_heap_frees;

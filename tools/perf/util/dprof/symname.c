@@ -17,10 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/err.h>
+#include <linux/string.h>
 
 #include "util/debug.h"
 #include "util/dso.h"
 #include "util/hashmap.h"
+#include "util/machine.h"
+#include "util/map.h"
 #include "util/symbol.h"
 #include "util/symbol_conf.h"
 #include "hashfn.h"
@@ -139,5 +142,21 @@ const char *dprof_symname(const struct dso *dso, const char *name)
 	ret = demangled ?: name;
 out:
 	pthread_mutex_unlock(&dprof_symnames.lock);
+	return ret;
+}
+
+bool dprof_symname__perf_kernel(struct machine *machine, u64 ip, bool filters)
+{
+	struct map *map = NULL;
+	struct symbol *sym;
+	bool ret;
+
+	if (!machine__kernel_ip(machine, ip))
+		return false;
+	sym = machine__find_kernel_symbol(machine, ip, &map);
+	ret = sym && (strstarts(sym->name, "perf_") || strstarts(sym->name, "__perf_") ||
+		      (filters && (!strcmp(sym->name, "filter_match_preds") ||
+				   strstarts(sym->name, "filter_pred_"))));
+	map__put(map);
 	return ret;
 }

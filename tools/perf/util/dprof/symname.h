@@ -8,6 +8,9 @@
  * symbol_conf.demangle, .demangle_kernel) when dprof keeps or prints it,
  * once per name.
  */
+#include <stdbool.h>
+#include <linux/types.h>
+
 struct dso;
 
 /* Load the tables undemangled from now on: before the first is loaded. */
@@ -19,5 +22,13 @@ void dprof_symname__exit(void);
  * until dprof_symname__exit(), or @name itself.
  */
 const char *dprof_symname(const struct dso *dso, const char *name);
+
+struct machine;
+/*
+ * @ip is in the kernel code of perf's own events: writing them (perf_*,
+ * __perf_*) and, with @filters, evaluating their tracepoint filters
+ * (filter_match_preds, filter_pred_*).
+ */
+bool dprof_symname__perf_kernel(struct machine *machine, u64 ip, bool filters);
 
 #endif /* __PERF_DPROF_SYMNAME_H */
