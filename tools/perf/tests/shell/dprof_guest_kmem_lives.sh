@@ -123,10 +123,9 @@ esac
 	fail "--kmem-sample=0: --json gives the TCP row lifetimes: $(tcp_lives "${job}/s0.json")"
 
 # Objects at one in 2: the connections' sockets, each chosen or a slot
-num='\([0-9.]*\)'
-tr '{' '\n' < "${job}/s2.json" | grep '"desc": "TCP"' | head -n 1 |
-	sed -n "s/.*\"objects_est\": $num, \"objects_lo\": $num, \"objects_hi\": $num.*/\\1 \\2 \\3/p" \
-	> "${job}/tcp2"
+tr '{' '\n' < "${job}/s2.json" | grep '"desc": "TCP"' | head -n 1 | tr ',' '\n' |
+	sed -n 's/^ *"objects_\(est\|lo\|hi\)": //p' | tr '\n' ' ' > "${job}/tcp2"
+echo >> "${job}/tcp2"
 read -r est lo hi < "${job}/tcp2"
 socks=$((2 * conns))
 if [ -z "${hi:-}" ]; then
