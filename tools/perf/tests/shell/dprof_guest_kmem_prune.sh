@@ -161,6 +161,8 @@ for f in task-full task; do
 done
 if [ ! -s "${job}/task-full.json" ] || ! cmp -s "${job}/task-full.json" "${job}/task.json"; then
 	fail "launched: the --json reports of the whole and the pruned file differ"
+	diff <(tr ',' '\n' < "${job}/task-full.json") <(tr ',' '\n' < "${job}/task.json") |
+		head -n 20
 fi
 line_t=$(grep -m1 '^\[ perf dprof: kmem events of' "${job}/prune-task.out")
 kept=$(echo "$line_t" |
