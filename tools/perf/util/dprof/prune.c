@@ -1706,7 +1706,7 @@ int dprof_kmem__prune_say(const char *path, struct dprof_touches *read)
 	pr_info("[ perf dprof: %.3f MB written, %.3f MB before ]\n",
 		pr.size_after / 1048576.0, pr.size_before / 1048576.0);
 	if (pr.perf_share >= DPROF_KMEM_BUSY_SHARE)
-		pr_info("[ perf dprof: %.1f%% of the samples in perf's own kernel code, writing an event per slab object: --kmem-events=map costs the workload less (the slab map types the slab caches' objects, without their lifetimes) ]\n",
+		pr_info("[ perf dprof: %.1f%% of the samples in perf's own kernel code, writing an event per slab object: --kmem-events=map costs the workload less (the slab map types the slab caches' objects; their lifetimes one in --kmem-sample, with kernel-patches/ 0012) ]\n",
 			100 * pr.perf_share);
 	if (pr.kernel_undecided && !pr.kmem_why_not)
 		pr_info("[ perf dprof: %" PRIu64
