@@ -161,8 +161,8 @@ for f in task-full task; do
 done
 if [ ! -s "${job}/task-full.json" ] || ! cmp -s "${job}/task-full.json" "${job}/task.json"; then
 	fail "launched: the --json reports of the whole and the pruned file differ"
-	diff <(tr ',' '\n' < "${job}/task-full.json") <(tr ',' '\n' < "${job}/task.json") |
-		head -n 20
+	diff <(tr ',' '\n' < "${job}/task-full.json") <(tr ',' '\n' < "${job}/task.json") \
+		> "${job}/task.diff"
 fi
 line_t=$(grep -m1 '^\[ perf dprof: kmem events of' "${job}/prune-task.out")
 kept=$(echo "$line_t" |
@@ -217,6 +217,11 @@ n_pruned=$(kmem_events "${job}/pruned.data") || fail "perf script of the pruned 
 
 if [ $err -ne 0 ]; then
 	cat "${job}/vm.log" "${job}/record.err" "${job}/prune.out" "${job}/prune-task.out"
+	# the logs are long: what failed is said again last
+	printf '%s' "$failures"
+	for f in report.diff task.diff regs.diff; do
+		[ -s "${job}/$f" ] && head -n 20 "${job}/$f"
+	done
 else
 	echo "$line"
 	echo "file: $full -> $pruned bytes; kmem events in perf script: $n_full -> $n_pruned"

@@ -868,7 +868,8 @@ static int dprof_replay__soft_access(struct dprof_replay *r, struct thread *thre
 }
 
 static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
-				struct perf_sample *sample, struct machine *machine)
+				struct perf_sample *sample, struct machine *machine,
+				bool still)
 {
 	struct dprof_access acc = {
 		.ip	= sample->ip,
@@ -905,10 +906,7 @@ static int dprof_replay__access(struct dprof_replay *r, struct evsel *evsel,
 	acc.thread = thread;
 
 	/* a task that had not run since its previous sample: no new draw */
-	if (decoded >= 0)
-		acc.still = dec.still;
-	else if (evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR)
-		acc.still = dprof_still__sample(&r->still, sample);
+	acc.still = decoded >= 0 ? dec.still : still;
 	if (decoded > 0) {
 		ret = dprof_replay__soft_access(r, thread, evsel, sample, &acc, &dec);
 	} else if (!decoded) {
@@ -1079,6 +1077,7 @@ static int dprof_replay__sample(const struct perf_tool *tool,
 	struct dprof_replay *r = container_of(tool, struct dprof_replay, tool);
 	const struct dprof_replay_source *src;
 	int err = dprof_replay__until(r, machine, sample->time);
+	bool still = false;
 	size_t i;
 
 	if (err)
@@ -1092,6 +1091,13 @@ static int dprof_replay__sample(const struct perf_tool *tool,
 		return 0;
 	if (!r->access_evsel)
 		r->access_evsel = evsel;
+	/*
+	 * Whether the task ran since its previous sample: every sample
+	 * moves its registers on, a source's own too, as in the record-end
+	 * pass that writes the answer into a decoded file (keep.c).
+	 */
+	if (evsel->core.attr.sample_type & PERF_SAMPLE_REGS_INTR)
+		still = dprof_still__sample(&r->still, sample);
 	/* a source's own cost (its recorder's code, its probes' traps) */
 	for (i = 0; i < ARRAY_SIZE(dprof_replay_sources); i++) {
 		src = dprof_replay_sources[i];
@@ -1099,7 +1105,7 @@ static int dprof_replay__sample(const struct perf_tool *tool,
 			return 0;
 	}
 	dprof_resolver__advance(&r->res, sample->time);
-	return dprof_replay__access(r, evsel, sample, machine);
+	return dprof_replay__access(r, evsel, sample, machine, still);
 }
 
 static void dprof_replay__scan_evlist(struct dprof_replay *r, struct evlist *evlist)

@@ -98,10 +98,14 @@ dprof_guest_ran() {
 	exit 1
 }
 
-# A failed check: say which, and fail the test at its end (exit $err).
+# A failed check: say which, and fail the test at its end (exit $err);
+# $failures keeps what was said, for a test to say it again after its logs.
 err=0
+failures=
 fail() {
 	echo "${dprof_test} [Failed: $*]"
+	failures="${failures}${dprof_test} [Failed: $*]
+"
 	err=1
 }
 
