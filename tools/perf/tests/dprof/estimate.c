@@ -146,8 +146,8 @@ static void sample_one(struct dprof_freq *f, struct dprof_freq *g, unsigned char
  * times of mean @mean: none for some.  @*ratio: the estimate / the truth.
  */
 static bool chosen_covers(unsigned long nr, unsigned long old, unsigned long old_slots,
-			  unsigned long new_slots, u32 interval, double mean, unsigned long *x,
-			  double *ratio)
+			  unsigned long new_slots, u32 interval, double mean, bool counted,
+			  unsigned long *x, double *ratio)
 {
 	unsigned long slots = old_slots + new_slots, i, k, truth = nr + old;
 	unsigned char *seen = calloc(slots, 1), chosen_seen;
@@ -173,7 +173,8 @@ static bool chosen_covers(unsigned long nr, unsigned long old, unsigned long old
 			sample_one(&all, slot < old_slots ? &oldf : NULL, &seen[slot]);
 	}
 	free(seen);
-	dprof_estimate__chosen(&e, &all, &chosen, interval, &oldf, old_slots);
+	dprof_estimate__chosen(&e, &all, &chosen, interval, &oldf, old_slots,
+			       counted ? (s64)nr : -1);
 	*ratio = e.est / truth;
 	pr_debug("chosen: %lu objects, estimate %.0f [%.0f, %.0f], %" PRIu64 " chosen sampled\n",
 		 truth, e.est, e.lo, e.hi, chosen.s_obs);
@@ -183,7 +184,8 @@ static bool chosen_covers(unsigned long nr, unsigned long old, unsigned long old
 /*
  * The estimate of objects under the slab map: its interval covers the
  * objects touched, whether they are mostly new (a churning cache) or
- * mostly older than the recording (a cache of long-lived objects).
+ * mostly older than the recording (a cache of long-lived objects), with
+ * the allocations the kernel counted or without.
  */
 static int check_chosen(void)
 {
@@ -196,34 +198,46 @@ static int check_chosen(void)
 		{ 20000, 3000, 8000, 4000, 64, 1.5, 0.5 },	/* both */
 		{ 500, 5000, 6000, 0, 64, 1.5, 0.5 },		/* long-lived */
 		{ 3000, 0, 500, 500, 1, 2, 0.3 },		/* every one chosen */
+		{ 0, 300, 400, 0, 64, 1.5, 0.3 },		/* none allocated */
 	};
 	unsigned long x = 2463534242UL;
-	unsigned int i, t, covered, near_ones;
+	unsigned int i, t, counted, covered, near_ones;
 
-	for (i = 0; i < ARRAY_SIZE(c); i++) {
-		covered = 0;
-		near_ones = 0;
-		for (t = 0; t < 40; t++) {
-			double ratio = 0;
+	for (counted = 0; counted < 2; counted++) {
+		for (i = 0; i < ARRAY_SIZE(c); i++) {
+			covered = 0;
+			near_ones = 0;
+			for (t = 0; t < 40; t++) {
+				double ratio = 0;
 
-			covered += chosen_covers(c[i].nr, c[i].old, c[i].old_slots,
-						 c[i].new_slots, c[i].interval, c[i].mean, &x,
-						 &ratio);
-			near_ones += fabs(ratio - 1) <= c[i].within;
+				covered += chosen_covers(c[i].nr, c[i].old, c[i].old_slots,
+							 c[i].new_slots, c[i].interval,
+							 c[i].mean, counted, &x, &ratio);
+				near_ones += fabs(ratio - 1) <= c[i].within;
+			}
+			pr_debug("chosen case %u%s: covered %u of 40, near %u\n", i,
+				 counted ? " (counted)" : "", covered, near_ones);
+			/* 95% intervals, two of them summed: at least 36 of 40 */
+			TEST_ASSERT_VAL("chosen: interval covers", covered >= 36);
+			/* none allocated, none chosen: up to 3.7 intervals unseen */
+			if (counted || c[i].nr)
+				TEST_ASSERT_VAL("chosen: estimate near", near_ones >= 36);
 		}
-		pr_debug("chosen case %u: covered %u of 40, near %u\n", i, covered, near_ones);
-		/* 95% intervals, two of them summed: at least 36 of 40 */
-		TEST_ASSERT_VAL("chosen: interval covers", covered >= 36);
-		TEST_ASSERT_VAL("chosen: estimate near", near_ones >= 36);
 	}
 	/* no chosen object sampled: up to -ln(0.025) ~ 3.7 intervals of them */
 	{
 		struct dprof_freq none = { 0 }, all = { .n = 10, .s_obs = 10 };
+		struct dprof_freq old = { .n = 10, .s_obs = 10, .f = { 10 } };
 		struct dprof_estimate e;
 
-		dprof_estimate__chosen(&e, &all, &none, 64, &none, 0);
+		dprof_estimate__chosen(&e, &all, &none, 64, &none, 0, -1);
 		TEST_ASSERT_VAL("chosen none: lower end", e.lo == 10);
 		TEST_ASSERT_VAL("chosen none: upper end", e.hi >= 3.6 * 64 && e.hi <= 3.8 * 64);
+		/* ... unless the kernel counted its allocations: old slots alone */
+		dprof_estimate__chosen(&e, &all, &none, 64, &old, 12, 0);
+		TEST_ASSERT_VAL("chosen none, none allocated", e.lo == 10 && e.hi <= 12);
+		dprof_estimate__chosen(&e, &all, &none, 64, &old, 12, 20);
+		TEST_ASSERT_VAL("chosen none, 20 allocated", e.hi <= 32 && e.hi > 12);
 	}
 	return TEST_OK;
 }

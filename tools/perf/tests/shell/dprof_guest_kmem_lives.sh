@@ -22,7 +22,11 @@
 #    row ("lifetimes", "lifetime_us");
 #  - at 2, the TCP row's Objects interval (the chosen sockets touched
 #    times 2, plus the slots of older slabs) holds the 2 * conns sockets
-#    of the connections (and the listener's); slots alone give a third.
+#    of the connections (and the listener's); slots alone give a third;
+#  - the allocations the kernel counted in the map's caches while
+#    recording (--json map_allocs; a row's allocs_counted): the TCP
+#    cache's are those chosen at 1, all of them at least those chosen,
+#    and a prune of the file keeps them.
 #
 # Needs (else skipped): DPROF_KERNEL, DPROF_VMLINUX, DPROF_RUN_IN_VM, as in
 # dprof_guest_slab.sh, gcc.
@@ -68,6 +72,10 @@ for n in 1 2 0; do
 done
 "$PERF_GUEST" dprof diff -k "$VMLINUX" /tmp/s0.data /tmp/s1.data > /mnt/diff.txt \
 	2> /mnt/diff.err || exit
+cp /tmp/s2.data /tmp/p2.data
+"$PERF_GUEST" dprof prune -i /tmp/p2.data > /mnt/prune2.out 2>&1 || exit
+"$PERF_GUEST" dprof report --json -i /tmp/p2.data -k "$VMLINUX" > /mnt/p2.json 2> /dev/null ||
+	exit
 ' CONNS="$conns" MSGS="$msgs" VMLINUX="$DPROF_VMLINUX"
 dprof_guest_ran s0.json "5:cannot bring the loopback interface up (ip from iproute2)" \
 	"4:kernel without kmem:slab_sample_alloc (kernel-patches/ 0012)"
@@ -106,6 +114,28 @@ else
 fi
 [ "$(json_u64 sample_allocs "${job}/s0.json")" = 0 ] ||
 	fail "--kmem-sample=0: the report replayed chosen objects"
+# the allocations the kernel counted while recording: at one in 1, the
+# TCP cache's are those chosen (perf allocates none there; its own work
+# before and after its events run counts in the VFS caches); in all, at
+# least those chosen; a prune keeps them
+tcp_counted() {
+	tr '{' '\n' < "$1" | grep '"desc": "TCP"' | head -n 1 |
+		sed -n 's/.*"allocs_counted": \([0-9]*\).*/\1/p'
+}
+counted=$(json_u64 map_allocs "${job}/s1.json")
+counted2=$(json_u64 map_allocs "${job}/s2.json")
+tcp1=$(tcp_counted "${job}/s1.json")
+tcp_chosen=$(grep 'kmem:slab_sample_alloc:' "${job}/events1" | grep -c 'name=TCP\b')
+if [ -z "$counted" ] || [ -z "$counted2" ] || [ -z "$tcp1" ]; then
+	fail "--json has no map_allocs or TCP allocs_counted: the kernel's counts"
+elif [ "$tcp1" != "$tcp_chosen" ]; then
+	fail "at one in 1, the kernel counted $tcp1 TCP allocations, $tcp_chosen chosen"
+elif [ $((counted * 100)) -lt $((said * 99)) ]; then
+	fail "at one in 1, the kernel counted $counted allocations, $said chosen"
+fi
+[ "$(json_u64 map_allocs "${job}/p2.json")" = "$counted2" ] ||
+	fail "pruned, the file counts $(json_u64 map_allocs "${job}/p2.json") allocations," \
+		"not $counted2"
 
 grep -Eq "$header_re" "${job}/s1.txt" || fail "the header does not say the lives are sampled"
 grep -Eq "$none_re" "${job}/s0.txt" || fail "--kmem-sample=0: the header does not say no lifetimes"
@@ -149,6 +179,8 @@ else
 	echo "sampled lives: $allocs chosen, $frees freed; replayed $said, $said_frees ended"
 	echo "TCP sockets' mean lifetime, map alone and sampled: $life (us)"
 	echo "TCP Objects at one in 2: $est [$lo, $hi], $socks sockets"
+	echo "allocations the kernel counted: $counted at one in 1 ($said chosen," \
+		"TCP $tcp1 of $tcp_chosen), $counted2 at one in 2"
 	echo "${dprof_test} [Success]"
 fi
 cleanup

@@ -195,6 +195,11 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 		json_u64(fp, "slab_sample", rec->has_slab_sample ? rec->slab_sample : 0, false);
 		json_u64(fp, "sample_allocs", rec->nr_sample_allocs, false);
 		json_u64(fp, "sample_frees", rec->nr_sample_frees, false);
+		/* the map's caches' allocations, as the kernel counted them */
+		if (rec->map_allocs_counted)
+			json_u64(fp, "map_allocs", rec->map_allocs, false);
+		else
+			json_null(fp, "map_allocs", false);
 		/* samples in perf's code of these events: out of the shares */
 		json_u64(fp, "perf_samples", rec->nr_perf_samples, false);
 		fprintf(fp, "}");
@@ -355,6 +360,11 @@ static void dprof_json__row(const struct dprof_report *rep, const struct dprof_r
 			    false);
 	else
 		json_null(fp, "lifetime_us", false);
+	/* under the slab map: its caches' allocations, as the kernel counted them */
+	if (row->map.counted)
+		json_u64(fp, "allocs_counted", row->map.allocs, false);
+	else
+		json_null(fp, "allocs_counted", false);
 	json_key(fp, "members", false);
 	fprintf(fp, "[");
 	ms = dprof_row__members(ri, &m);

@@ -205,19 +205,25 @@ void dprof_report__fprintf_header(const struct dprof_report *rep, FILE *fp)
 	if (rec->kmem_map) {
 		fprintf(fp, "# slab map (--kmem-events=map): %s",
 			"the slab caches' objects have no events: an object is a slot of its slab from the first sample in it to the slab's free, one for all its lifetimes");
-		if (rec->has_slab_sample && rec->slab_sample)
+		if (rec->has_slab_sample && rec->slab_sample) {
 			fprintf(fp, ", but one allocation in %" PRIu64
 				" chosen at random, with its lifetime (kmem:slab_sample_alloc: %"
 				PRIu64 " chosen, %" PRIu64
-				" of them freed); Objects: the chosen ones touched times %" PRIu64
-				", plus the slots of older slabs touched; Bounce: the chosen objects', and the slots' where no chosen one was freed",
+				" of them freed); Objects: the chosen ones touched times %" PRIu64,
 				rec->slab_sample, rec->nr_sample_allocs, rec->nr_sample_frees,
 				rec->slab_sample);
-		else
+			if (rec->map_allocs_counted)
+				fprintf(fp, " (at most the %" PRIu64
+					" allocations the kernel counted in those caches)",
+					rec->map_allocs);
+			fprintf(fp, "%s",
+				", plus the slots of older slabs touched; Bounce: the chosen objects', and the slots' where no chosen one was freed");
+		} else {
 			fprintf(fp, "; %s%s",
 				rec->has_slab_sample ?
 				"no allocation chosen while recording (slab_sample_alloc): " : "",
 				"no lifetimes for them: their Sampled, Objects (at most the slots), WS size and Bounce count slots");
+		}
 		/* none where kmem:kfree names the cache: filtered when recorded */
 		if (rec->nr_free_map)
 			fprintf(fp, " (%" PRIu64 " kfree() of them left to the map)",

@@ -204,6 +204,7 @@ static double dprof_poisson_hi(double c)
  * @interval: one allocation in this many was chosen, at random
  * @old: ... the slots of slabs older than the recording
  * @old_slots: those slabs' slots
+ * @allocs: the slab allocations while recording, or negative
  *
  * Objects allocated while recording were chosen one in @interval: those
  * touched are @interval times the chosen ones touched (Horvitz-Thompson),
@@ -214,13 +215,17 @@ static double dprof_poisson_hi(double c)
  * object, so those slots touched bound them.  The estimate adds both, and
  * counts twice what new objects those slots held: it stays in
  * [objects sampled or the new ones' lower end, the sum of the upper ends].
+ * @allocs, the allocations the kernel counted while recording (negative:
+ * not counted), bounds the new objects: with none chosen, up to 3.7
+ * intervals of them could have gone unseen.  A count below the chosen
+ * objects sampled is not the row's (its caches counted in other rows).
  */
 void dprof_estimate__chosen(struct dprof_estimate *e, const struct dprof_freq *all,
 			    const struct dprof_freq *chosen, u32 interval,
-			    const struct dprof_freq *old, u64 old_slots)
+			    const struct dprof_freq *old, u64 old_slots, s64 allocs)
 {
 	struct dprof_estimate c, o;
-	double se;
+	double se, new_lo, new_hi, new_est;
 
 	dprof_estimate__objects(&c, chosen, 0, 0);
 	dprof_estimate__objects(&o, old, 0, old_slots);
@@ -228,9 +233,17 @@ void dprof_estimate__chosen(struct dprof_estimate *e, const struct dprof_freq *a
 	e->exact = false;
 	e->few = all->n && all->n < DPROF_FEW_SAMPLES;
 	e->bound = 0;
-	e->lo = fmax(e->sampled, interval * dprof_poisson_lo(c.lo));
-	e->hi = fmax(e->lo, interval * dprof_poisson_hi(c.hi) + o.hi);
-	e->est = fmin(fmax(interval * c.est + o.est, e->lo), e->hi);
+	new_lo = interval * dprof_poisson_lo(c.lo);
+	new_hi = interval * dprof_poisson_hi(c.hi);
+	new_est = interval * c.est;
+	if (allocs >= 0 && (u64)allocs >= chosen->s_obs) {
+		new_lo = fmin(new_lo, allocs);
+		new_hi = fmin(new_hi, allocs);
+		new_est = fmin(new_est, allocs);
+	}
+	e->lo = fmax(e->sampled, new_lo);
+	e->hi = fmax(e->lo, new_hi + o.hi);
+	e->est = fmin(fmax(new_est + o.est, e->lo), e->hi);
 	se = (e->hi - e->lo) / (2 * DPROF_Z95);
 	e->var = se * se;
 }

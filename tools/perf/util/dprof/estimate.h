@@ -52,7 +52,7 @@ void dprof_estimate__objects(struct dprof_estimate *e, const struct dprof_freq *
 			     u64 exact, u64 bound);
 void dprof_estimate__chosen(struct dprof_estimate *e, const struct dprof_freq *all,
 			    const struct dprof_freq *chosen, u32 interval,
-			    const struct dprof_freq *old, u64 old_slots);
+			    const struct dprof_freq *old, u64 old_slots, s64 allocs);
 double dprof_estimate__log_var(const struct dprof_estimate *e);
 
 /*

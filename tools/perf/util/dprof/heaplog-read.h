@@ -17,6 +17,11 @@ struct dprof_touches;
  */
 int dprof_feat__read(struct perf_session *session, int feat, u64 min_size,
 		     void **bufp, u64 *sizep);
+/*
+ * Add the feature section @bit of @len bytes at @blob to the recording
+ * open in @fd; 0, -EEXIST when it has one, or another negative errno.
+ */
+int dprof_feat__append(int fd, int bit, const void *blob, size_t len);
 
 /* The recorder's file while perf record runs (heaplog.c). */
 struct dprof_heaplog_rec {

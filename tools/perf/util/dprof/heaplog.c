@@ -1043,17 +1043,17 @@ static int dprof_heaplog__add_notes(const struct dprof_heaplog_file *f, void **b
 
 /*
  * Append @len bytes at @blob to the recording in @fd as the feature
- * section DPROF_HEAPLOG_FEAT: the section table, after the data section,
- * gets one more entry (the last: the features' bits are in order), so the
- * sections after it move 16 bytes on.
+ * section @bit: the section table, after the data section, gets one more
+ * entry (where @bit falls: the features' bits are in order), so the
+ * sections after it move 16 bytes on, and the new section goes last.
  */
-static int dprof_heaplog__append(int fd, const void *blob, size_t len)
+int dprof_feat__append(int fd, int bit, const void *blob, size_t len)
 {
 	struct perf_file_section *sec;
 	struct perf_file_header fh;
 	DECLARE_BITMAP(feat, HEADER_FEAT_BITS);
 	u64 feat_offset, tail_len, end;
-	int nr, i, err = -EINVAL;
+	int nr, idx, i, err = -EINVAL;
 	struct stat st;
 	char *tail;
 
@@ -1061,10 +1061,11 @@ static int dprof_heaplog__append(int fd, const void *blob, size_t len)
 	    fh.size != sizeof(fh) || fstat(fd, &st))
 		return -EINVAL;
 	memcpy(feat, fh.adds_features, sizeof(feat));
-	if (test_bit(DPROF_HEAPLOG_FEAT, feat))
+	if (test_bit(bit, feat))
 		return -EEXIST;
 	feat_offset = fh.data.offset + fh.data.size;
 	nr = bitmap_weight(feat, HEADER_FEAT_BITS);
+	idx = bitmap_weight(feat, bit);
 	if (feat_offset + nr * sizeof(*sec) > (u64)st.st_size)
 		return -EINVAL;
 	tail_len = st.st_size - feat_offset;
@@ -1077,15 +1078,18 @@ static int dprof_heaplog__append(int fd, const void *blob, size_t len)
 	memmove(tail + (nr + 1) * sizeof(*sec), tail + nr * sizeof(*sec),
 		tail_len - nr * sizeof(*sec));
 	sec = (struct perf_file_section *)tail;
-	for (i = 0; i < nr; i++) {
+	memmove(&sec[idx + 1], &sec[idx], (nr - idx) * sizeof(*sec));
+	for (i = 0; i <= nr; i++) {
+		if (i == idx)
+			continue;
 		if (sec[i].offset < feat_offset + nr * sizeof(*sec))
 			goto out;
 		sec[i].offset += sizeof(*sec);
 	}
 	end = st.st_size + sizeof(*sec);
 	end = (end + 7) & ~7ULL;
-	sec[nr].offset = end;
-	sec[nr].size = len;
+	sec[idx].offset = end;
+	sec[idx].size = len;
 	if (pwrite(fd, tail, tail_len + sizeof(*sec), feat_offset) !=
 	    (ssize_t)(tail_len + sizeof(*sec)) ||
 	    (ftruncate(fd, end) && errno != 0) ||
@@ -1093,7 +1097,7 @@ static int dprof_heaplog__append(int fd, const void *blob, size_t len)
 		err = -errno;
 		goto out;
 	}
-	set_bit(DPROF_HEAPLOG_FEAT, feat);
+	set_bit(bit, feat);
 	memcpy(fh.adds_features, feat, sizeof(feat));
 	if (pwrite(fd, &fh, sizeof(fh), 0) != sizeof(fh)) {
 		err = -errno;
@@ -1481,7 +1485,8 @@ int dprof_heaplog_rec__store(struct dprof_heaplog_rec *h, const char *output,
 		err = -errno;
 		goto out;
 	}
-	err = dprof_heaplog__add_notes(f, &blob, &len) ?: dprof_heaplog__append(fd, blob, len);
+	err = dprof_heaplog__add_notes(f, &blob, &len) ?:
+	      dprof_feat__append(fd, DPROF_HEAPLOG_FEAT, blob, len);
 	close(fd);
 	pr_debug("dprof: heap log: stored at %.3f s\n", (dprof_heaplog__mono() - t0) / 1e9);
 	procs = ((struct dprof_heaplog_feat *)blob)->procs;

@@ -704,6 +704,8 @@ void dprof_map_objs__add(struct dprof_map_objs *dst, const struct dprof_map_objs
 	dprof_freq__add(&dst->old, &src->old);
 	dst->old_slots += src->old_slots;
 	dst->slot_bounced += src->slot_bounced;
+	dst->allocs += src->allocs;
+	dst->counted |= src->counted;
 }
 
 static int dprof_row__merge(struct dprof_class *row, struct dprof_class *cls, u64 known)
@@ -1493,7 +1495,7 @@ void dprof_row__estimate(const struct dprof_class *row, struct dprof_estimate *e
 
 	if (m->slots && m->interval) {
 		dprof_estimate__chosen(e, &row->freq, &m->chosen, m->interval, &m->old,
-				       m->old_slots);
+				       m->old_slots, m->counted ? (s64)m->allocs : -1);
 		return;
 	}
 	dprof_estimate__objects(e, &row->freq, row->nr_objects - row->freq.s_obs,

@@ -159,6 +159,8 @@ struct dprof_map_objs {
 	struct dprof_freq	old;		/* slots of slabs older than the recording */
 	u64			old_slots;	/* ... in all */
 	u64			slot_bounced;	/* slots touched by more than one CPU */
+	u64			allocs;		/* its caches' allocations, ... */
+	bool			counted;	/* ... as the kernel counted them */
 };
 
 void dprof_map_objs__add(struct dprof_map_objs *dst, const struct dprof_map_objs *src);

@@ -59,6 +59,28 @@ struct dprof_kmem_feat {
 
 #define DPROF_KMEM_NAME_LEN	40
 
+/*
+ * The allocations of each slab cache while the kernel chose lifetimes
+ * (kernel-patches/ 0012's /sys/kernel/debug/slab/sample_allocs, read before
+ * and after recording), which record.c adds to the file: a cache the
+ * section does not list allocated nothing.  They bound the objects of a
+ * cache few or none of whose allocations were chosen.  The section is a
+ * struct dprof_slab_allocs_feat, then @nr struct dprof_slab_allocs.
+ */
+#define DPROF_SLAB_ALLOCS_FEAT		252
+#define DPROF_SLAB_ALLOCS_FEAT_MAGIC	"DPSALL01"
+
+struct dprof_slab_allocs_feat {
+	char	magic[8];
+	u32	version;
+	u32	nr;
+};
+
+struct dprof_slab_allocs {
+	u64	allocs;
+	char	name[DPROF_KMEM_NAME_LEN];
+};
+
 /**
  * struct dprof_kmem_sum - the events left out of one class, in one task
  * @call_site, @bytes_alloc: the class (the replay's key)

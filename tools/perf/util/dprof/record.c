@@ -11,6 +11,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,7 @@
 #include <traceevent/event-parse.h>
 #include "ea.h"
 #include "heaplog.h"
+#include "heaplog-read.h"
 #include "keep.h"
 #include "prune.h"
 #include "record.h"
@@ -808,6 +810,58 @@ static bool dprof_record__kmem_map(const struct dprof_record_opts *opts, bool sy
 }
 
 /*
+ * Every slab cache's allocations so far while the kernel chose lifetimes
+ * (kernel-patches/ 0012's sample_allocs: "count name" lines) into *@v,
+ * one entry for each name.  0, or a negative errno: no such file (an
+ * older 0012), or no memory.
+ */
+static int dprof_slab_allocs__read(struct dprof_slab_allocs **v, u32 *nr)
+{
+	char *path = NULL, *buf = NULL, *line, *save = NULL;
+	struct dprof_slab_allocs *a = NULL, *p;
+	unsigned long long count;
+	size_t len = 0;
+	u32 n = 0, i;
+	int err, off;
+
+	*v = NULL;
+	*nr = 0;
+	err = dprof_record__debugfs_path(&path, DPROF_SLAB_SAMPLE_ALLOCS_FILE);
+	if (err)
+		return err;
+	err = filename__read_str(path, &buf, &len);
+	free(path);
+	if (err)
+		return err;
+	for (line = buf ? strtok_r(buf, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%llu %n", &count, &off) != 1 || !line[off])
+			continue;
+		for (i = 0; i < n; i++) {
+			if (!strncmp(a[i].name, line + off, sizeof(a[i].name) - 1))
+				break;
+		}
+		if (i == n) {
+			p = realloc(a, (n + 1) * sizeof(*a));
+			if (!p) {
+				free(a);
+				free(buf);
+				return -ENOMEM;
+			}
+			a = p;
+			memset(&a[n], 0, sizeof(a[n]));
+			snprintf(a[n].name, sizeof(a[n].name), "%s", line + off);
+			n++;
+		}
+		a[i].allocs += count;
+	}
+	free(buf);
+	*v = a;
+	*nr = n;
+	return 0;
+}
+
+/*
  * With the slab map, the lives of one slab cache allocation in
  * opts->kmem_sample, chosen at random by the kernel (kernel-patches/ 0012:
  * kmem:slab_sample_alloc and kmem:slab_sample_free): their lifetimes,
@@ -856,6 +910,87 @@ static int dprof_record_args__slab_sample(struct dprof_record_args *a, bool no_r
 		return err;
 	dprof_record_args__filter(a, not_kmalloc);
 	return 0;
+}
+
+/*
+ * The counts move from the time perf record opens the sampled pair, but
+ * its events are enabled later, after perf record has read every task's
+ * maps (and allocated for that): they are read when the monitor finds
+ * perf record recording, with the slab snapshot.
+ */
+static void dprof_record_args__allocs_begin(void *arg)
+{
+	struct dprof_record_args *a = arg;
+
+	a->allocs_counted = !dprof_slab_allocs__read(&a->allocs_before, &a->nr_allocs_before);
+	if (!a->allocs_counted)
+		pr_debug("dprof: no %s (an older kernel-patches/ 0012): Objects under the slab map goes by the chosen allocations alone\n",
+			 DPROF_SLAB_SAMPLE_ALLOCS_FILE);
+}
+
+/*
+ * What each slab cache allocated while recording, as the kernel counted
+ * it: its counts now less those at the start, read once perf record has
+ * closed its events, before the record-end pass reads files (and
+ * allocates for that).  Returns the section (prune.h:
+ * DPROF_SLAB_ALLOCS_FEAT) for dprof_record_args__allocs_write(), or NULL.
+ */
+static struct dprof_slab_allocs_feat *dprof_record_args__allocs_end(struct dprof_record_args *a)
+{
+	struct dprof_slab_allocs_feat *feat;
+	struct dprof_slab_allocs *now, *out;
+	u32 nr, i, j, k = 0;
+	int err;
+
+	if (!a->allocs_counted || !a->output)
+		return NULL;
+	err = dprof_slab_allocs__read(&now, &nr);
+	if (err) {
+		pr_warning("dprof: cannot read the slab caches' allocation counts (%s): Objects under the slab map goes by the chosen allocations alone\n",
+			   strerror(-err));
+		return NULL;
+	}
+	feat = zalloc(sizeof(*feat) + nr * sizeof(*out));
+	if (!feat) {
+		free(now);
+		return NULL;
+	}
+	out = (struct dprof_slab_allocs *)(feat + 1);
+	for (i = 0; i < nr; i++) {
+		u64 was = 0;
+
+		for (j = 0; j < a->nr_allocs_before; j++) {
+			if (!strcmp(a->allocs_before[j].name, now[i].name)) {
+				was = a->allocs_before[j].allocs;
+				break;
+			}
+		}
+		if (now[i].allocs <= was)
+			continue;
+		out[k] = now[i];
+		out[k++].allocs -= was;
+	}
+	free(now);
+	memcpy(feat->magic, DPROF_SLAB_ALLOCS_FEAT_MAGIC, sizeof(feat->magic));
+	feat->version = 1;
+	feat->nr = k;
+	return feat;
+}
+
+/* ... added to the recording, after the record-end pass wrote it again */
+static void dprof_record_args__allocs_write(struct dprof_record_args *a,
+					    struct dprof_slab_allocs_feat *feat)
+{
+	size_t len = sizeof(*feat) + feat->nr * sizeof(struct dprof_slab_allocs);
+	int fd, err;
+
+	fd = open(a->output, O_RDWR | O_CLOEXEC);
+	err = fd < 0 ? -errno : dprof_feat__append(fd, DPROF_SLAB_ALLOCS_FEAT, feat, len);
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		pr_warning("dprof: the slab caches' allocation counts are not in %s (%s): Objects under the slab map goes by the chosen allocations alone\n",
+			   a->output, strerror(-err));
 }
 
 /* The objects the kernel could not trace (its table full): said, not hidden */
@@ -1146,8 +1281,9 @@ int dprof_record_args__init(struct dprof_record_args *a,
 	 * At the end, the objects no sample touched are left out, and the
 	 * software sampler's samples are written decoded (prune.h).
 	 */
+	a->output = dprof_record__output(argc, argv);
 	if (!opts->no_prune)
-		a->prune = dprof_record__output(argc, argv);
+		a->prune = a->output;
 	if (watches || snapshot) {
 		ret = dprof_monitor__init(&a->monitor, watches ? opts->watch : NULL,
 					  watches ? opts->watch_histories : 0,
@@ -1156,6 +1292,10 @@ int dprof_record_args__init(struct dprof_record_args *a,
 		if (ret < 0)
 			return ret;
 		a->monitor_on = ret > 0;
+		if (a->sample_path && a->monitor.snapshot) {
+			a->monitor.begin = dprof_record_args__allocs_begin;
+			a->monitor.begin_arg = a;
+		}
 	}
 	if (!opts->no_heap && !opts->heap_uprobes) {
 		ret = dprof_recorder__init(&a->recorder, system_wide, opts->heap_min_size,
@@ -1206,12 +1346,17 @@ int dprof_record_args__init(struct dprof_record_args *a,
 
 int dprof_record_args__done(struct dprof_record_args *a, int record_err)
 {
+	struct dprof_slab_allocs_feat *allocs = NULL;
 	int err;
 
 	struct dprof_touches touches;
 
 	memset(&touches, 0, sizeof(touches));
 	unsetenv(DPROF_HEAP_ALLOC_ENV);
+	/* its counts read, if perf record got to record */
+	dprof_monitor__join(&a->monitor);
+	if (!record_err)
+		allocs = dprof_record_args__allocs_end(a);
 	dprof_record_args__slab_sample_done(a);
 	/*
 	 * A file that cannot be pruned stays as recorded: it says why.  The
@@ -1220,6 +1365,9 @@ int dprof_record_args__done(struct dprof_record_args *a, int record_err)
 	 */
 	if (!record_err && a->prune)
 		dprof_kmem__prune_say(a->prune, &touches);
+	if (allocs)
+		dprof_record_args__allocs_write(a, allocs);
+	free(allocs);
 	err = dprof_recorder__done(&a->recorder, record_err,
 				   touches.nr_samples ? &touches : NULL);
 	dprof_touches__exit(&touches);
@@ -1237,6 +1385,7 @@ void dprof_record_args__exit(struct dprof_record_args *a)
 		pr_warning("dprof: cannot give %s back its value %s\n", a->sample_path,
 			   a->sample_was);
 	free(a->sample_path);
+	free(a->allocs_before);
 	dprof_recorder__exit(&a->recorder);
 	dprof_monitor__exit(&a->monitor);
 	dprof_heap_probes__remove(&a->heap);

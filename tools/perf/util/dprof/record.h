@@ -29,6 +29,8 @@ struct dprof_watch_spec;
 #define DPROF_SLAB_SAMPLE_FREE_TRACEPOINT	"kmem:slab_sample_free"
 #define DPROF_SLAB_SAMPLE_INTERVAL_FILE	"slab/sample_interval"
 #define DPROF_SLAB_SAMPLE_DROPPED_FILE	"slab/sample_dropped"
+/* ... and each cache's allocations while sampled: "count name" lines */
+#define DPROF_SLAB_SAMPLE_ALLOCS_FILE	"slab/sample_allocs"
 
 /**
  * struct dprof_record_opts - what perf dprof record was asked for
@@ -138,6 +140,8 @@ void dprof_pmu_desc__read(struct dprof_pmu_desc *d);
  * @argc: arguments in @argv
  * @monitor: the --watch progress thread, when @monitor_on
  */
+struct dprof_slab_allocs;
+
 struct dprof_record_args {
 	const char		**argv;
 	int			argc;
@@ -155,6 +159,10 @@ struct dprof_record_args {
 	char			*sample_path;	/* the interval file, to restore */
 	char			sample_was[16];	/* ... to what it held */
 	const char		*prune;		/* the output to prune (prune.h) */
+	const char		*output;	/* the recording, NULL: a pipe */
+	struct dprof_slab_allocs *allocs_before;/* the caches' counts at the start */
+	u32			nr_allocs_before;
+	bool			allocs_counted;	/* ... read */
 };
 
 /* @argc/@argv: perf record's own options and the workload. */

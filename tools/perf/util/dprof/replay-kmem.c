@@ -773,6 +773,58 @@ static void dprof_replay__map_interval(struct dprof_replay *r)
 	}
 }
 
+/*
+ * How many objects each cache the map follows allocated while recording,
+ * as the kernel counted them (DPROF_SLAB_ALLOCS_FEAT, record.c): its
+ * slots' class bounds the new objects with it.
+ */
+static int dprof_replay__map_allocs(struct dprof_replay *r)
+{
+	struct perf_session *session = r->session;
+	const struct dprof_slab_allocs *v;
+	struct dprof_slab_allocs_feat feat;
+	struct hashmap_entry *cur;
+	size_t bkt;
+	u64 i, len;
+	void *buf;
+	int err;
+
+	if (!test_bit(DPROF_SLAB_ALLOCS_FEAT, session->header.adds_features))
+		return 0;
+	err = dprof_feat__read(session, DPROF_SLAB_ALLOCS_FEAT, sizeof(feat), &buf, &len);
+	if (err == -ENOMEM)
+		return err;
+	if (!err) {
+		memcpy(&feat, buf, sizeof(feat));
+		if (memcmp(feat.magic, DPROF_SLAB_ALLOCS_FEAT_MAGIC, sizeof(feat.magic)) ||
+		    feat.nr > (len - sizeof(feat)) / sizeof(*v))
+			err = -EINVAL;
+	}
+	if (err) {
+		free(buf);
+		pr_warning("dprof: the slab caches' allocation counts are damaged: Objects under the slab map goes by the chosen allocations alone\n");
+		return 0;
+	}
+	v = buf + sizeof(feat);
+	hashmap__for_each_entry(r->prof.classes, cur, bkt) {
+		struct dprof_class *cls = cur->pvalue;
+
+		if (!cls->map.slots || !cls->name)
+			continue;
+		cls->map.counted = true;
+		for (i = 0; i < feat.nr; i++) {
+			if (!strncmp(v[i].name, cls->name, sizeof(v[i].name) - 1)) {
+				cls->map.allocs += v[i].allocs;
+				r->rec.map_allocs += v[i].allocs;
+				break;
+			}
+		}
+	}
+	r->rec.map_allocs_counted = true;
+	free(buf);
+	return 0;
+}
+
 /* ---------------------------------------------------------------------- */
 /* the objects left out at record time (prune.c)                          */
 
@@ -894,8 +946,14 @@ out_damaged:
 
 static int dprof_replay__kmem_finish(struct dprof_replay *r)
 {
-	if (r->rec.kmem_map && r->rec.slab_sample)
+	int err;
+
+	if (r->rec.kmem_map && r->rec.slab_sample) {
 		dprof_replay__map_interval(r);
+		err = dprof_replay__map_allocs(r);
+		if (err)
+			return err;
+	}
 	return dprof_replay__kmem_summary(r);
 }
 

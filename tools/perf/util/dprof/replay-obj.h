@@ -71,6 +71,9 @@ struct dprof_lifetimes {
  * @has_slab_sample: with the map, the kernel traced the lives of one slab
  *		     cache allocation in @slab_sample (kmem:slab_sample_alloc)
  * @nr_sample_allocs: those chosen allocations; @nr_sample_frees: their frees
+ * @map_allocs_counted: the kernel counted each cache's allocations while
+ *			recording (DPROF_SLAB_ALLOCS_FEAT): @map_allocs of the
+ *			caches the map follows
  * @nr_snapshot_slabs: slabs the snapshot described (kernel-patches/)
  * @nr_new_slabs: slabs made during the recording
  * @nr_freed_slabs: slabs given back to the page allocator meanwhile
@@ -150,6 +153,8 @@ struct dprof_recording {
 	u64			slab_sample;
 	u64			nr_sample_allocs;
 	u64			nr_sample_frees;
+	bool			map_allocs_counted;
+	u64			map_allocs;
 	u64			nr_snapshot_slabs;
 	u64			nr_new_slabs;
 	u64			nr_freed_slabs;

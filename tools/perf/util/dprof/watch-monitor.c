@@ -160,6 +160,8 @@ static bool dprof_monitor__begin(struct dprof_monitor *m)
 			return true;
 		if (m->snapshot)
 			dprof_monitor__snapshot(m);
+		if (m->begin)
+			m->begin(m->begin_arg);
 	}
 	for (i = 0; i < m->nr_caches; i++) {
 		struct dprof_monitor_cache *c = &m->caches[i];
@@ -211,16 +213,21 @@ static void *dprof_monitor__thread(void *arg)
 	return NULL;
 }
 
-void dprof_monitor__exit(struct dprof_monitor *m)
+void dprof_monitor__join(struct dprof_monitor *m)
 {
-	int i;
-
 	if (m->started) {
 		if (write(m->wake[1], "", 1) < 0)
 			pthread_cancel(m->thread);
 		pthread_join(m->thread, NULL);
 		m->started = false;
 	}
+}
+
+void dprof_monitor__exit(struct dprof_monitor *m)
+{
+	int i;
+
+	dprof_monitor__join(m);
 	if (m->wake[0] >= 0) {
 		close(m->wake[0]);
 		close(m->wake[1]);

@@ -32,6 +32,9 @@ struct dprof_monitor {
 	char		ack[PATH_MAX + 8];
 	char		arg[2 * PATH_MAX + 32];	/* --control=fifo:... */
 	char		*snapshot;	/* write here once recording, or NULL */
+	/* ... then call this in the monitor's thread, if set */
+	void		(*begin)(void *arg);
+	void		*begin_arg;
 	pthread_t	thread;
 	bool		started;
 };
@@ -50,6 +53,8 @@ int dprof_monitor__init(struct dprof_monitor *m, const char *watch,
 			int argc, const char **argv);
 /* Start the thread, right before perf record runs. */
 int dprof_monitor__start(struct dprof_monitor *m);
+/* Wait for the monitor's thread to end (perf record ended). */
+void dprof_monitor__join(struct dprof_monitor *m);
 void dprof_monitor__exit(struct dprof_monitor *m);
 
 #endif /* __PERF_DPROF_WATCH_MONITOR_H */
