@@ -39,11 +39,14 @@
 #     (goal 1.5x)
 #   - frees of unknown objects, as on the host (goal 1%)
 #   - the server's throughput while 'perf dprof record -a --no-heap'
-#     records the guest, against 'perf record -a -e cpu-clock' (goal 0.9x)
+#     records the guest (the slab map by default on this kernel), against
+#     'perf record -a -e cpu-clock' (goal 0.9x), and with every object's
+#     events (--kmem-events=objects, no goal)
 #   - the file of that 'record -a' in MB per 1k requests, against the same
-#     with --no-prune (kmem events per object, the sampler's registers: the
-#     recording as it was before the record-end pass; goal 0.1x), and with
-#     --kmem-events=map; 'perf record -a -e cpu-clock''s for scale
+#     with --no-prune --kmem-events=objects (kmem events per object, the
+#     sampler's registers: the recording as it was before the record-end
+#     pass and the map; goal 0.1x), and with --kmem-events=map; 'perf
+#     record -a -e cpu-clock''s for scale
 #   - with kernel-patches/0012, --kmem-events=map has the kernel's sampled
 #     lifetimes (kmem:slab_sample_alloc/free of one object in 64): the
 #     throughput with the map alone too (--kmem-sample=0), against 'perf
@@ -511,9 +514,11 @@ for i in \$(seq $reps); do
 		under P\$i record -a -e cpu-clock || exit 1
 		under D\$i dprof record -a --no-heap || exit 1
 	fi
-	# the file as recorded before the record-end pass, and with the slab map
-	under O\$i dprof record -a --no-heap --no-prune || exit 1
+	# the file as recorded before the record-end pass (every object's
+	# events), with the slab map, and every object's events pruned
+	under O\$i dprof record -a --no-heap --no-prune --kmem-events=objects || exit 1
 	under M\$i dprof record -a --no-heap --kmem-events=map || exit 1
+	under E\$i dprof record -a --no-heap --kmem-events=objects || exit 1
 	# the map without the kernel's sampled lifetimes (kernel-patches/0012),
 	# which the map has by default where the kernel has them
 	[ -d /sys/kernel/tracing/events/kmem/slab_sample_alloc ] || continue
@@ -524,7 +529,7 @@ EOF
 
 bench_guest_redis() {
 	local i s_size=() n_size=() d_wall=() p_wall=() unk=() r_dprof=() r_perf=()
-	local a_d=() a_o=() a_m=() a_p=() r_map=() r_lives=() lost k
+	local a_d=() a_o=() a_m=() a_p=() r_map=() r_lives=() r_objs=() lost k
 	local g=$tmp/guest vmlinux=$BUILD_DIR/kernel/vmlinux hdr kallocs kfrees ufrees
 
 	echo "server in the guest: $redis_dir/redis-server, redis-benchmark -n $guest_requests" \
@@ -570,6 +575,7 @@ bench_guest_redis() {
 		a_m+=("$(div "$(cat "$g/M$i.size")" "$((k * 1048576))" 3)")
 		a_p+=("$(div "$(cat "$g/P$i.size")" "$((k * 1048576))" 3)")
 		r_map+=("$(cat "$g/M$i.rps")")
+		r_objs+=("$(cat "$g/E$i.rps")")
 		[ ! -f "$g/L$i.rps" ] || r_lives+=("$(cat "$g/L$i.rps")")
 	done
 	server_rows
@@ -579,12 +585,14 @@ bench_guest_redis() {
 		"<= 0.1" "--no-prune (dprof: --kmem-events=map)"
 	row "throughput, slab map" "$(median "${r_map[@]}")" "$(median "${r_perf[@]}")" \
 		">= 0.9" "perf record -a -e cpu-clock (dprof: -a --no-heap --kmem-events=map)"
+	echo "  throughput with every object's events (--kmem-events=objects):" \
+		"$(div "$(median "${r_objs[@]}")" "$(median "${r_perf[@]}")" 2)x of perf record's"
 	[ ${#r_lives[@]} = 0 ] ||
 		row "throughput, map, no lives" "$(median "${r_lives[@]}")" \
 			"$(median "${r_perf[@]}")" ">= 0.9" \
 			"perf record -a -e cpu-clock (dprof: ... --kmem-events=map --kmem-sample=0)"
 	echo "  -a file of perf record -a -e cpu-clock: $(median "${a_p[@]}") MB / 1k requests"
-	lost=$(cat "$g"/[DOM]*.err | grep -ci 'lost' || true)
+	lost=$(cat "$g"/[DOME]*.err | grep -ci 'lost' || true)
 	echo "  lines telling of lost events in the -a recordings' output: $lost"
 	echo "  last run, launched: $(sed -n 's/^\[ perf dprof: \(kmem events of .*\) \]$/\1/p' \
 		"$g/S$reps.err")"

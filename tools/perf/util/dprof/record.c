@@ -782,16 +782,21 @@ static void dprof_record_args__filter(struct dprof_record_args *a, const char *f
  * needs the snapshot, so -a; a --watch recording follows objects.  A slab
  * cache's object is then its slot, one for all its lifetimes, but for the
  * allocations the kernel chose at random (--kmem-sample), which have
- * lives.  Not the default: a cache none of whose allocations was chosen
- * may have made up to 3.7 intervals of objects unseen, and its Objects'
- * interval is that much wider (perf dprof diff's evidence with it).
+ * lives, and whose objects are bounded by the kernel's count of each
+ * cache's allocations.  The default where the kernel has all of that
+ * (dprof_record__kmem_map_auto()).
  */
+static bool dprof_record__kmem_map_auto(const struct dprof_record_opts *opts,
+					bool system_wide);
+
 static bool dprof_record__kmem_map(const struct dprof_record_opts *opts, bool system_wide)
 {
 	const char *why = NULL;
 	char *path = NULL;
 
-	if (!opts->kmem_mode || strcmp(opts->kmem_mode, "map"))
+	if (!opts->kmem_mode)
+		return dprof_record__kmem_map_auto(opts, system_wide);
+	if (strcmp(opts->kmem_mode, "map"))
 		return false;
 	if (opts->watch)
 		why = "--watch follows objects: their events are recorded";
@@ -807,6 +812,44 @@ static bool dprof_record__kmem_map(const struct dprof_record_opts *opts, bool sy
 	if (why)
 		pr_warning("dprof: --kmem-events=map: %s: every object's events instead\n", why);
 	return !why;
+}
+
+/*
+ * Without --kmem-events: the map where the kernel has all it needs for
+ * it to lose least, its slab events and snapshot, the sampled lifetimes
+ * and each cache's allocation count (kernel-patches/ 0005, 0012), and
+ * dprof may use them (-a, root, no --watch); every object's events
+ * otherwise, without a word.
+ */
+static bool dprof_record__kmem_map_auto(const struct dprof_record_opts *opts,
+					bool system_wide)
+{
+	static const char * const files[] = {
+		DPROF_SNAPSHOT_FILE, DPROF_SLAB_SAMPLE_INTERVAL_FILE,
+		DPROF_SLAB_SAMPLE_ALLOCS_FILE,
+	};
+	static const int modes[] = { W_OK, W_OK, R_OK, };
+	char *path;
+	size_t i;
+
+	if (opts->watch || !system_wide || !opts->kmem_sample ||
+	    !is_valid_tracepoint(DPROF_SNAPSHOT_TRACEPOINT) ||
+	    !is_valid_tracepoint(DPROF_SLAB_NEW_TRACEPOINT) ||
+	    !is_valid_tracepoint(DPROF_SLAB_FREE_TRACEPOINT) ||
+	    !is_valid_tracepoint(DPROF_SLAB_SAMPLE_ALLOC_TRACEPOINT) ||
+	    !is_valid_tracepoint(DPROF_SLAB_SAMPLE_FREE_TRACEPOINT))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		bool ok;
+
+		path = NULL;
+		ok = !dprof_record__debugfs_path(&path, files[i]) && !access(path, modes[i]);
+		free(path);
+		if (!ok)
+			return false;
+	}
+	pr_debug("dprof: the slab map with sampled lifetimes (--kmem-events=objects for every object's events)\n");
+	return true;
 }
 
 /*
