@@ -335,7 +335,7 @@ static int cmd_dprof_record(int argc, const char **argv)
 	OPT_BOOLEAN(0, "no-prune", &opts.no_prune,
 		    "keep the file as recorded: every kmem event, the samples' registers"),
 	OPT_STRING(0, "kmem-events", &opts.kmem_mode, "map|objects",
-		   "map: slab caches from the slab map (-a's default where the kernel has it); objects: all"),
+		   "map: slab objects from the slab map (-a's default); objects: all"),
 	OPT_UINTEGER(0, "kmem-sample", &opts.kmem_sample,
 		     "with the map: the lifetimes of one slab allocation in n (0: none)"),
 	OPT_STRING(0, "vmlinux", &symbol_conf.vmlinux_name, "file",
