@@ -172,7 +172,8 @@ static void dprof_json__recording(const struct dprof_report *rep, FILE *fp)
 		json_u64(fp, "typed_in_slab", prof->typed_in_slab, false);
 		json_u64(fp, "free_earlier", rec->nr_free_earlier, false);
 		json_u64(fp, "free_unknown", rec->nr_free_unknown, false);
-		json_u64(fp, "alloc_over_live", rep->replay.as.nr_evicted, false);
+		json_u64(fp, "alloc_over_live",
+			 rep->replay.as.nr_evicted + rec->kmem_over_dropped, false);
 		json_u64(fp, "alloc_over_live_sampled", rep->replay.as.nr_evicted_seen, false);
 		json_u64(fp, "other_tasks_events", rec->nr_kmem_others, false);
 		json_key(fp, "recorded_tasks", false);

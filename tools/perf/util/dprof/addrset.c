@@ -476,6 +476,28 @@ static void dprof_addrset__replace(struct dprof_addrset *as, struct dprof_obj *o
 	pg->objs[dprof_page__first_from(pg, obj->base)].obj = obj;
 }
 
+/**
+ * dprof_addrset__evict - end the live objects over a range, adding none
+ * @as: the address set
+ * @base: the range's start
+ * @size: its bytes (0: 1)
+ *
+ * What an allocation of the range does to the stale objects it overlaps
+ * (counted in nr_evicted), without the allocation: its place, as a later
+ * event says, is no object's.
+ */
+void dprof_addrset__evict(struct dprof_addrset *as, u64 base, u64 size)
+{
+	u64 end = base + (size ?: 1);
+	struct dprof_obj *old;
+
+	while ((old = dprof_addrset__overlap(as, base, end))) {
+		as->nr_evicted++;
+		as->nr_evicted_seen += !!old->nr_seen;
+		dprof_addrset__remove(as, old, false);
+	}
+}
+
 /*
  * Put @obj (base and size set) into the set.  Most allocations overlap
  * nothing; an object with the very same range (a slab object freed into
@@ -497,11 +519,8 @@ static int dprof_addrset__insert(struct dprof_addrset *as, struct dprof_obj *obj
 		dprof_addrset__put_obj(as, old);
 		return 0;
 	}
-	for (; old; old = dprof_addrset__overlap(as, obj->base, end)) {
-		as->nr_evicted++;
-		as->nr_evicted_seen += !!old->nr_seen;
-		dprof_addrset__remove(as, old, false);
-	}
+	if (old)
+		dprof_addrset__evict(as, obj->base, obj->size);
 	if (dprof_addrset__link(as, obj))
 		return -ENOMEM;
 	as->nr_allocs++;

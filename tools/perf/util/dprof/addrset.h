@@ -68,6 +68,7 @@ void dprof_addrset__set_pool(struct dprof_addrset *as, struct dprof_obj_pool *po
 void dprof_obj_pool__exit(struct dprof_obj_pool *pool);
 struct dprof_obj *dprof_addrset__alloc(struct dprof_addrset *as, u64 base,
 				       u64 size, u64 time);
+void dprof_addrset__evict(struct dprof_addrset *as, u64 base, u64 size);
 struct dprof_obj *dprof_addrset__find(struct dprof_addrset *as, u64 addr);
 int dprof_addrset__free(struct dprof_addrset *as, u64 base);
 int dprof_addrset__for_each(struct dprof_addrset *as,

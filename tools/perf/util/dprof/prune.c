@@ -17,12 +17,15 @@
  * here as there), one "life" per allocation at an address until the next
  * allocation there.  A life is kept when a sample fell in its bytes
  * between the event before it at that address and the time its object
- * left both sets, when it overlapped another object (the replay's counts
- * of lost frees need both), or when its events are not a plain
- * allocation, puts, gets and free (an unknown free, a get of no known
- * size): the counts of those stay the replay's own.  A kernel sample
- * whose code could not be read (no /proc/kcore, no vmlinux) keeps every
- * life it fell in the time of.
+ * left both sets, or when its events are not a plain allocation, puts,
+ * gets and free (an unknown free, a get of no known size): the counts of
+ * those stay the replay's own.  An allocation over a live object (its
+ * free unseen) keeps neither: the sums count the overlaps of the lives
+ * left out, and where a kept life was overlapped by one left out, that
+ * allocation's event stays as a mark, so that the kept life ends there in
+ * the replay too.  A kernel sample whose code could not be read (no
+ * /proc/kcore, no vmlinux) keeps the lives its registers pointed into at
+ * its time (keep.h).
  *
  * The file is then written again, as perf inject writes one: the header
  * and attributes as they were, the data section without the events left
@@ -112,6 +115,7 @@ struct dprof_kev {
 	u32	start;	/* an end: the event that started its object */
 	u8	kind;
 	bool	unknown;/* a free of no object the replay knows */
+	bool	mark;	/* a start left out, kept to end lives it overlapped */
 };
 
 /* sizes over DPROF_PRUNE_OBJ_MAX are one value over it, which no object takes */
@@ -136,6 +140,14 @@ struct dprof_life {
  */
 struct dprof_took {
 	u32	dead, by;
+};
+
+/*
+ * The start event @ev of life @by overlapped the live object of life @old,
+ * whose end was unseen: the replay ends @old there when it has @ev.
+ */
+struct dprof_over {
+	u32	old, by, ev;
 };
 
 /* a kernel sample's time, and its index in dprof_touches::kt */
@@ -163,6 +175,9 @@ struct dprof_prune {
 	struct dprof_addrset	as, dead;
 	struct dprof_took	*took;		/* in time order */
 	size_t			nr_took, alloc_took;
+	struct dprof_over	*overs;
+	size_t			nr_overs, alloc_overs;
+	size_t			nr_marks;
 	/*
 	 * The kernel samples, in time order (indexes into touches->kt), the
 	 * next to place, and whether a live object held each one's address
@@ -172,6 +187,7 @@ struct dprof_prune {
 	size_t			knext;
 	bool			*kcovered;
 	u32			cur;		/* the life being inserted */
+	u32			cur_ev;		/* ... by this event */
 	bool			snapshot;	/* the slab snapshot's event */
 	bool			cache_alloc;	/* kmem_cache_alloc's */
 	int			nr_decode;	/* samplers written decoded */
@@ -411,6 +427,35 @@ static void dprof_life__leave(struct dprof_prune *p, u32 id)
 		l->to = p->now;
 }
 
+/*
+ * Allocation @p->cur_ev of life @p->cur overlapped life @old, live: decided
+ * once the samples said which lives are kept (dprof_prune__overs()).  A
+ * get's overlap keeps both, as the replay counts it.
+ */
+static void dprof_prune__over(struct dprof_prune *p, u32 old)
+{
+	u8 kind = p->ev[p->cur_ev].kind;
+
+	if (kind != DPROF_KEV_ALLOC && kind != DPROF_KEV_KMALLOC)
+		goto keep;
+	if (p->nr_overs == p->alloc_overs) {
+		size_t n = p->alloc_overs ? 2 * p->alloc_overs : 4096;
+		struct dprof_over *o = realloc(p->overs, n * sizeof(*o));
+
+		if (!o)
+			goto keep;
+		p->overs = o;
+		p->alloc_overs = n;
+	}
+	p->overs[p->nr_overs++] = (struct dprof_over){
+		.old = old, .by = p->cur, .ev = p->cur_ev,
+	};
+	return;
+keep:
+	p->lives[old].keep = true;
+	p->lives[p->cur].keep = true;
+}
+
 /* An object leaves the live set: freed (moved, or taken by a get), or overlapped. */
 static void dprof_prune__as_release(struct dprof_addrset *as, struct dprof_obj *obj, bool freed)
 {
@@ -420,12 +465,9 @@ static void dprof_prune__as_release(struct dprof_addrset *as, struct dprof_obj *
 	if (p->done || id == DPROF_PRUNE_NONE)
 		return;
 	dprof_life__leave(p, id);
-	/* an allocation over a live object: the replay counts both */
-	if (!freed) {
-		p->lives[id].keep = true;
-		if (p->cur != DPROF_PRUNE_NONE)
-			p->lives[p->cur].keep = true;
-	}
+	/* an allocation over a live object: its free was unseen */
+	if (!freed && p->cur != DPROF_PRUNE_NONE)
+		dprof_prune__over(p, id);
 }
 
 static void dprof_prune__took(struct dprof_prune *p, u32 dead, u32 by)
@@ -473,6 +515,28 @@ static void dprof_prune__dead_release(struct dprof_addrset *as, struct dprof_obj
 }
 
 /*
+ * A kept life that an allocation left out overlapped ends at that
+ * allocation: its event is kept, as a mark (struct dprof_kmem_mark), so
+ * that the replay ends the life there and adds no object.  Other overlaps
+ * cost no events: the replay sees those of two kept lives, and the sums
+ * count those of a life left out (dprof_prune__count_over()).
+ */
+static void dprof_prune__overs(struct dprof_prune *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_overs; i++) {
+		const struct dprof_over *o = &p->overs[i];
+		struct dprof_kev *e = &p->ev[o->ev];
+
+		if (p->lives[o->old].keep && !p->lives[o->by].keep && !e->mark) {
+			e->mark = true;
+			p->nr_marks++;
+		}
+	}
+}
+
+/*
  * Kept lives keep the lives that took their place in the dead set; the
  * pairs are in time order, so one pass carries a keep down a chain.
  */
@@ -516,6 +580,7 @@ static int dprof_prune__start(struct dprof_prune *p, u32 id, u32 i, u64 size)
 	l->start = i;
 	l->size = max_t(u64, l->size, size);
 	p->cur = id;
+	p->cur_ev = i;
 	obj = dprof_addrset__alloc(&p->as, p->ev[i].ptr, size, p->ev[i].time);
 	p->cur = DPROF_PRUNE_NONE;
 	if (!obj)
@@ -772,6 +837,7 @@ static int dprof_prune__kmem_keep(struct dprof_prune *p)
 	}
 	free(kt);
 	dprof_prune__keep_took(p);
+	dprof_prune__overs(p);
 	return 0;
 }
 
@@ -937,6 +1003,22 @@ static int dprof_prune__count(struct dprof_prune *p, struct hashmap *sums, u32 i
 	return 0;
 }
 
+/* Allocation @i overlapped a live object left out: the replay's count of it. */
+static int dprof_prune__count_over(struct dprof_prune *p, struct hashmap *sums, u32 i)
+{
+	struct dprof_kmem_sum_node *n;
+	struct dprof_kmem_class_of c;
+	struct perf_sample sample;
+
+	if (dprof_prune__class(p, i, &c, &sample))
+		return -EINVAL;
+	n = dprof_prune__sum(sums, &c, sample.pid, sample.tid);
+	if (!n)
+		return -ENOMEM;
+	n->s.over_live++;
+	return 0;
+}
+
 /*
  * Free @i of no object the replay knows, in a recording without the slab
  * snapshot: only the header's counts and its task's, in the sum of its
@@ -964,7 +1046,8 @@ static void *dprof_prune__encode(struct dprof_prune *p, struct hashmap *sums,
 				 size_t *len)
 {
 	struct hashmap_entry *cur;
-	size_t bkt, nr = 0;
+	size_t bkt, i, nr = 0;
+	struct dprof_kmem_mark *m;
 	struct dprof_kmem_sum *s;
 	void *blob;
 
@@ -975,11 +1058,26 @@ static void *dprof_prune__encode(struct dprof_prune *p, struct hashmap *sums,
 			nr++;
 	}
 	*len = sizeof(*feat) + nr * sizeof(*s);
+	if (p->nr_marks) {
+		feat->flags |= DPROF_KMEM_MARKS;
+		*len += sizeof(u64) + p->nr_marks * sizeof(*m);
+	}
 	blob = calloc(1, *len);
 	if (!blob)
 		return NULL;
 	feat->nr_sums = nr;
 	memcpy(blob, feat, sizeof(*feat));
+	/* the marks, in time order, after the sums */
+	if (p->nr_marks) {
+		u64 nr_marks = p->nr_marks;
+
+		memcpy(blob + sizeof(*feat) + nr * sizeof(*s), &nr_marks, sizeof(nr_marks));
+		m = blob + sizeof(*feat) + nr * sizeof(*s) + sizeof(nr_marks);
+		for (i = 0; i < p->nr; i++) {
+			if (p->ev[i].mark)
+				*m++ = (struct dprof_kmem_mark){ p->ev[i].time, p->ev[i].ptr };
+		}
+	}
 	s = blob + sizeof(*feat);
 	hashmap__for_each_entry(sums, cur, bkt) {
 		struct dprof_kmem_sum_node *n;
@@ -1601,11 +1699,18 @@ int dprof_kmem__prune(const char *path, const struct dprof_touches *touches,
 			continue;
 		else
 			err = dprof_prune__count(&p, sums, i, &feat.flags);
-		drop[nr_drop++] = p.ev[i].off;
+		/* a mark: counted as left out, kept for its place */
+		if (!p.ev[i].mark)
+			drop[nr_drop++] = p.ev[i].off;
+	}
+	for (i = 0; i < p.nr_overs && !err; i++) {
+		if (!p.lives[p.overs[i].old].keep)
+			err = dprof_prune__count_over(&p, sums, p.overs[i].ev);
 	}
 	if (err)
 		goto out;
 	out->dropped_events = nr_drop;
+	out->marks = p.nr_marks;
 	out->size_before = p.map_len;
 	out->size_after = p.map_len;
 	if (kmem && !nr_drop)
@@ -1656,6 +1761,7 @@ out:
 	free(p.ev);
 	free(p.lives);
 	free(p.took);
+	free(p.overs);
 	free(p.korder);
 	free(p.kcovered);
 	free(p.evsels);
@@ -1694,6 +1800,10 @@ int dprof_kmem__prune_say(const char *path, struct dprof_touches *read)
 			" objects left out (no sample's address in them), %" PRIu64 " of %" PRIu64
 			" events ]\n",
 			pr.objects, pr.dropped_objects, pr.dropped_events, pr.events);
+	if (pr.marks && !pr.kmem_why_not)
+		pr_debug("dprof: %" PRIu64
+			 " allocations of objects left out kept as marks: the kept objects they overlapped (their frees unseen) end there\n",
+			 pr.marks);
 	if (pr.decoded)
 		pr_info("[ perf dprof: %" PRIu64
 			" access samples written with their data address in place of their registers%s ]\n",

@@ -26,6 +26,7 @@ struct dprof_touches;
 
 /* feature flags */
 #define DPROF_KMEM_ALLOC_NAMED	0x1	/* an alloc left out named its cache */
+#define DPROF_KMEM_MARKS	0x2	/* marks follow the sums */
 
 /**
  * struct dprof_kmem_feat - the section's header, then @nr_sums sums
@@ -35,6 +36,9 @@ struct dprof_touches;
  *	the kernel samples with no code bytes fell in their time
  * @samples: access samples the objects were chosen by
  * @kernel_undecided: of them, kernel samples with no code bytes then
+ *
+ * With DPROF_KMEM_MARKS in @flags the sums are followed by a u64, the
+ * number of marks, and the marks (struct dprof_kmem_mark).
  */
 struct dprof_kmem_feat {
 	char	magic[8];
@@ -56,6 +60,17 @@ struct dprof_kmem_feat {
  * recording without the slab snapshot (where they are counts only)
  */
 #define DPROF_KMEM_SUM_UNKNOWN	0x4
+
+/*
+ * struct dprof_kmem_mark - an allocation event kept only for its place: its
+ * object was left out, but the objects it overlapped (their frees unseen)
+ * were kept, and end there.  The replay evicts them and adds nothing: the
+ * allocation itself is in its class's sum.
+ */
+struct dprof_kmem_mark {
+	u64	time;
+	u64	ptr;
+};
 
 #define DPROF_KMEM_NAME_LEN	40
 
@@ -90,6 +105,8 @@ struct dprof_slab_allocs {
  * @allocs, @gets: allocations and mempool gets left out
  * @frees, @puts, @rcus: frees, mempool puts, kfree_rcu() calls left out
  * @life_sum, @life_n: the lifetimes (ns) they ended
+ * @over_live: live objects left out that an allocation of the class in
+ *	the task overlapped (their frees unseen): the replay's count of them
  * @name: the cache's name, if an event named it
  */
 struct dprof_kmem_sum {
@@ -98,7 +115,7 @@ struct dprof_kmem_sum {
 	u64	first_req;
 	u32	pid, tid;
 	u32	flags;
-	u32	pad;
+	u32	over_live;
 	u64	allocs, gets;
 	u64	frees, puts, rcus;
 	u64	life_sum, life_n;
@@ -111,6 +128,8 @@ struct dprof_kmem_sum {
  * @dropped_events, @dropped_objects: ... left out
  * @size_before, @size_after: the file's bytes
  * @kernel_undecided: kernel samples with no code bytes (see keep.h)
+ * @marks: allocations of objects left out kept as marks (struct
+ *	dprof_kmem_mark): the kept objects they overlapped end there
  * @decoded: the sampler's samples written decoded (decoded.h)
  * @decoded_regs: ... of them, those that kept their registers
  * @why_not: NULL, or why the file was left as it was
@@ -125,6 +144,7 @@ struct dprof_kmem_pruned {
 	u64		dropped_events, dropped_objects;
 	u64		size_before, size_after;
 	u64		kernel_undecided;
+	u64		marks;
 	u64		decoded, decoded_regs;
 	const char	*why_not;
 	const char	*kmem_why_not;

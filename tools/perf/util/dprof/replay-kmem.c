@@ -131,16 +131,56 @@ static char *kernel_symbol_name(struct machine *machine, u64 addr)
  * address set on every CPU: the other tasks' events keep it whole, but
  * their lifetimes are not the recording's to count (struct dprof_lifetimes).
  */
-static bool dprof_replay__followed(struct dprof_replay *r, struct machine *machine,
-				   struct perf_sample *sample)
+static bool dprof_replay__task_followed(struct machine *machine, struct perf_sample *sample)
 {
 	struct thread *thread = machine__find_thread(machine, sample->pid, sample->tid);
 	bool followed = thread && thread__comm_set(thread);
 
 	thread__put(thread);
+	return followed;
+}
+
+static bool dprof_replay__followed(struct dprof_replay *r, struct machine *machine,
+				   struct perf_sample *sample)
+{
+	bool followed = dprof_replay__task_followed(machine, sample);
+
 	if (!followed)
 		r->rec.nr_kmem_others++;
 	return followed;
+}
+
+static int dprof_kmem_mark__cmp(const void *a, const void *b)
+{
+	const struct dprof_kmem_mark *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->ptr < y->ptr ? -1 : x->ptr > y->ptr;
+}
+
+/*
+ * An allocation the recording kept for its place only (a mark): the live
+ * objects it overlaps end, as under any allocation, and no object starts;
+ * its counts are in its class's sum (dprof_replay__kmem_sum()).
+ */
+static bool dprof_replay__kmem_mark(struct dprof_replay *r, struct perf_sample *sample,
+				    struct machine *machine, u64 ptr, u64 bytes_alloc)
+{
+	const struct dprof_kmem_mark key = { .time = sample->time, .ptr = ptr, };
+	u64 evicted = r->as.nr_evicted, sampled = r->as.nr_evicted_seen;
+
+	if (!r->nr_kmem_marks ||
+	    !bsearch(&key, r->kmem_marks, r->nr_kmem_marks, sizeof(key), dprof_kmem_mark__cmp))
+		return false;
+	if (r->parked)
+		hashmap__delete(r->parked, ptr, NULL, NULL);
+	dprof_addrset__evict(&r->as, ptr, bytes_alloc);
+	sampled = r->as.nr_evicted_seen - sampled;
+	r->rec.tasks.over_live += dprof_replay__task_followed(machine, sample) ?
+				  r->as.nr_evicted - evicted : sampled;
+	r->rec.tasks.over_sampled += sampled;
+	return true;
 }
 
 /*
@@ -204,6 +244,8 @@ static int dprof_replay__alloc(struct dprof_replay *r, struct evsel *evsel,
 		r->rec.nr_implausible++;
 		return 0;
 	}
+	if (dprof_replay__kmem_mark(r, sample, machine, ptr, bytes_alloc))
+		return 0;
 	r->rec.nr_allocs++;
 	if (r->parked)
 		hashmap__delete(r->parked, ptr, NULL, NULL);
@@ -881,6 +923,7 @@ static int dprof_replay__kmem_sum(struct dprof_replay *r, struct machine *machin
 	cls->nr_known += starts;
 	cls->life_sum += s->life_sum;
 	cls->life_n += s->life_n;
+	r->rec.kmem_over_dropped += s->over_live;
 	r->rec.nr_allocs += s->allocs;
 	r->rec.nr_frees += s->frees;
 	r->rec.nr_mempool_put += s->puts;
@@ -890,6 +933,7 @@ static int dprof_replay__kmem_sum(struct dprof_replay *r, struct machine *machin
 	if (thread && thread__comm_set(thread)) {
 		r->rec.tasks.starts += starts;
 		r->rec.tasks.ends += ends;
+		r->rec.tasks.over_live += s->over_live;
 	} else {
 		r->rec.nr_kmem_others += starts + ends;
 	}
@@ -972,8 +1016,53 @@ static const struct evsel_str_handler dprof_kmem_handlers[] = {
 	{ DPROF_SLAB_SAMPLE_FREE_TRACEPOINT,	dprof_replay__sample_free, },
 };
 
+/* The marks of a pruned recording (prune.h), sorted for dprof_replay__kmem_mark(). */
+static int dprof_replay__kmem_marks(struct dprof_replay *r)
+{
+	struct perf_header *ph = &r->session->header;
+	struct dprof_kmem_feat feat;
+	u64 len, off, nr;
+	void *buf;
+	int err;
+
+	if (!test_bit(DPROF_KMEM_FEAT, ph->adds_features))
+		return 0;
+	err = dprof_feat__read(r->session, DPROF_KMEM_FEAT, sizeof(feat), &buf, &len);
+	if (err == -EINVAL)
+		return 0;	/* dprof_replay__kmem_summary() says it */
+	if (err)
+		return err;
+	memcpy(&feat, buf, sizeof(feat));
+	if (!(feat.flags & DPROF_KMEM_MARKS) ||
+	    feat.nr_sums > (len - sizeof(feat)) / sizeof(struct dprof_kmem_sum))
+		goto out;
+	off = sizeof(feat) + feat.nr_sums * sizeof(struct dprof_kmem_sum);
+	if (len - off < sizeof(nr))
+		goto out_damaged;
+	memcpy(&nr, buf + off, sizeof(nr));
+	off += sizeof(nr);
+	if (nr > (len - off) / sizeof(*r->kmem_marks))
+		goto out_damaged;
+	r->kmem_marks = malloc(nr * sizeof(*r->kmem_marks) ?: 1);
+	if (!r->kmem_marks) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memcpy(r->kmem_marks, buf + off, nr * sizeof(*r->kmem_marks));
+	r->nr_kmem_marks = nr;
+	qsort(r->kmem_marks, nr, sizeof(*r->kmem_marks), dprof_kmem_mark__cmp);
+	goto out;
+out_damaged:
+	pr_warning("dprof: the kmem section's marks are damaged: objects kept when recorded may outlive their ends\n");
+out:
+	free(buf);
+	return err;
+}
+
 static void dprof_kmem__exit(struct dprof_replay *r)
 {
+	zfree(&r->kmem_marks);
+	r->nr_kmem_marks = 0;
 	dprof_addrset__exit(&r->slabs);
 	hashmap__free(r->freed);
 	r->freed = NULL;
@@ -1007,7 +1096,7 @@ static int dprof_kmem__open(struct dprof_replay *r)
 		r->parked = NULL;
 		return -ENOMEM;
 	}
-	return 0;
+	return dprof_replay__kmem_marks(r);
 }
 
 /* What the recording's kmem tracepoints say it holds. */

@@ -201,6 +201,8 @@ struct dprof_recording {
 	u64			nr_heap_frees;
 	u64			nr_heap_unknown_free;
 	u64			kmem_dropped;
+	/* allocations over a live object left out when recorded (prune.h) */
+	u64			kmem_over_dropped;
 	u64			kmem_kept_by;
 	u64			kmem_kernel_undecided;
 };
@@ -220,6 +222,7 @@ struct dprof_kmem_fields {
 
 struct dprof_symload;
 struct dprof_delivery;
+struct dprof_kmem_mark;
 
 struct dprof_replay {
 	struct perf_tool	tool;
@@ -238,6 +241,9 @@ struct dprof_replay {
 	struct hashmap		*freed;
 	/* objects a mempool-like cache holds: out of use (kmem:mempool_put) */
 	struct hashmap		*parked;
+	/* allocations kept for their place only, by time (prune.h) */
+	struct dprof_kmem_mark	*kmem_marks;
+	size_t			nr_kmem_marks;
 	/* objects freed during the recording, as they were (priv: class) */
 	struct dprof_addrset	dead;
 	/* @as and @dead's objects, which go from one to the other */
