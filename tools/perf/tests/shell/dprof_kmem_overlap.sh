@@ -29,7 +29,7 @@
 
 set -u
 
-iters=${DPROF_OVERLAP_ITERS:-100000}
+iters=${DPROF_OVERLAP_ITERS:-40000}
 tmp=$(mktemp -d /tmp/__perf_test.dprof_kmem_overlap.XXXXX)
 trap 'rm -rf "${tmp}"' EXIT
 
@@ -82,7 +82,8 @@ if ! gcc -O2 -o "${tmp}/epoll" "${tmp}/epoll.c" 2> "${tmp}/cc.err"; then
 fi
 
 err=0
-if ! perf dprof record --sampler=soft --no-heap --no-prune -o "${tmp}/whole.data" \
+# every kmem event on every CPU: a ring buffer that holds a busy machine's
+if ! perf dprof record --sampler=soft --no-heap --no-prune -m 16M -o "${tmp}/whole.data" \
 		-- "${tmp}/epoll" "${iters}" > "${tmp}/rec.out" 2>&1; then
 	echo "dprof kmem overlap test [Failed: perf dprof record]"
 	cat "${tmp}/rec.out"
