@@ -366,7 +366,7 @@ bool dprof_touches__any_kernel(const struct dprof_touches *t, u64 addr, u64 size
 
 	if (dprof_touches__in(t->kt, t->nr_kt, NULL, 0, 0, addr, size, from, to))
 		return true;
-	/* a register of an undecided sample pointed into it or near it */
+	/* a register of an undecided sample pointed into it (or its slack) */
 	return t->nr_kregs &&
 	       dprof_touches__in(t->kregs, t->nr_kregs, NULL, 0, 0, lo,
 				 addr - lo + (size ?: 1) + DPROF_KEEP_REG_SLACK, from, to);
