@@ -107,7 +107,7 @@ fi
 [ -x /usr/bin/time ] || { echo "bench-alloc: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 
 tmp=$(mktemp -d)
-server_pid="" perf_pid="" job_pid="" rps="" ok="" t_wall="" t_cpu="" t_rss=""
+server_pid="" perf_pid="" job_pid="" rps="" ok="" t_wall="" t_cpu="" t_rss="" kmem_mode=""
 
 # the job in the foreground, the server, the recording it runs under,
 # then the files
@@ -351,6 +351,17 @@ throughput_under() {
 	perf_pid=""
 	grep -q 'Captured and wrote' "$tmp/sys.err" ||
 		{ echo "bench-alloc: perf $* wrote nothing" >&2; tail -5 "$tmp/sys.err" >&2; exit 1; }
+	# how perf dprof record -a followed the slab objects on this kernel
+	if [ "$1" = dprof ]; then
+		if "$PERF" evlist -i "$tmp/A.data" 2> /dev/null | grep -q '^kmem:slab_sample_alloc'; then
+			kmem_mode="the slab map with sampled lifetimes"
+		elif "$PERF" evlist -i "$tmp/A.data" 2> /dev/null | grep -q '^kmem:kmem_cache_alloc'; then
+			kmem_mode="an event per slab object (this kernel has no slab map:"
+			kmem_mode+=" kernel-patches/ 0005, 0012)"
+		else
+			kmem_mode="no slab events"
+		fi
+	fi
 	rm -f "$tmp/A.data"
 	stop_server "$server_pid"
 	server_pid=""
@@ -376,7 +387,7 @@ server_rows() {
 
 bench_redis() {
 	local i s_size=() n_size=() d_wall=() p_wall=() unk=() over=() r_dprof=() r_perf=()
-	local under hdr kallocs kfrees ufrees overs allocs
+	local under hdr kallocs kfrees ufrees overs allocs undecided=""
 
 	if "$redis_dir/redis-cli" -p "$port" ping > /dev/null 2>&1; then
 		echo "bench-alloc: something answers on port $port already (PORT=...)" >&2
@@ -388,6 +399,9 @@ bench_redis() {
 		record_server "$tmp/S.data"
 		under=$rps
 		allocs=$(heap_log "$tmp/server.err")
+		# the kernel samples the record-end pass could not decode keep objects
+		undecided=$(grep -m1 'kernel samples had no code bytes' "$tmp/server.err" |
+			cut -c1-160 || true)
 		s_size+=("$(stat -c %s "$tmp/S.data")")
 		record_server "$tmp/N.data" --no-heap --no-kmem
 		n_size+=("$(stat -c %s "$tmp/N.data")")
@@ -430,6 +444,8 @@ bench_redis() {
 		"$under requests/s under perf dprof record -- redis-server"
 	grep -m1 '^# objects allocated before recording:' "$tmp/redis.rep" | cut -c1-160 || true
 	grep -m1 '^# user heap:' "$tmp/redis.rep" | cut -c1-160 || true
+	echo "  record -a's slab objects: ${kmem_mode:-?}"
+	[ -z "$undecided" ] || echo "$undecided"
 }
 
 # ---- server in the guest ----
