@@ -61,6 +61,7 @@ int test__dprof_addrset(struct test_suite *test __maybe_unused,
 	struct addrset_test t = { };
 	struct dprof_addrset *as = &t.as;
 	struct dprof_obj *a, *b;
+	u64 allocs;
 	int err;
 
 	dprof_addrset__init(as, addrset_test__release);
@@ -118,6 +119,21 @@ int test__dprof_addrset(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_EQUAL("evicted", (int)as->nr_evicted, 5);
 	TEST_ASSERT_EQUAL("evicted sampled", (int)as->nr_evicted_seen, 1);
 	TEST_ASSERT_EQUAL("live", (int)as->nr_live, 2);
+
+	/* a range's stale objects end and none starts (a mark, prune.h) */
+	b->nr_seen = 1;
+	allocs = as->nr_allocs;
+	dprof_addrset__evict(as, 0x2000, 0x40);
+	TEST_ASSERT_VAL("evicted by a range", !dprof_addrset__find(as, 0x2010));
+	TEST_ASSERT_VAL("none added", !dprof_addrset__find(as, 0x2000));
+	TEST_ASSERT_VAL("outside kept", dprof_addrset__find(as, 0x1100) == a);
+	TEST_ASSERT_EQUAL("evicted", (int)as->nr_evicted, 6);
+	TEST_ASSERT_EQUAL("evicted sampled", (int)as->nr_evicted_seen, 2);
+	TEST_ASSERT_EQUAL("evicted", (int)t.released_other, 6);
+	TEST_ASSERT_EQUAL("no allocation", (int)(as->nr_allocs - allocs), 0);
+	dprof_addrset__evict(as, 0x3000, 0);
+	TEST_ASSERT_EQUAL("nothing there", (int)as->nr_evicted, 6);
+	TEST_ASSERT_EQUAL("live", (int)as->nr_live, 1);
 
 	dprof_addrset__exit(as);
 	TEST_ASSERT_EQUAL("teardown", (int)as->nr_live, 0);
