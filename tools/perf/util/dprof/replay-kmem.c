@@ -150,6 +150,20 @@ static bool dprof_replay__followed(struct dprof_replay *r, struct machine *machi
 	return followed;
 }
 
+/*
+ * The live objects an allocation evicted since the set's counts were
+ * @evicted and @seen: their ends were lost, the recording's to count when
+ * it follows the task, else only those a sample resolved to.
+ */
+static void dprof_replay__count_over(struct dprof_replay *r, u64 evicted, u64 seen,
+				     bool followed)
+{
+	u64 sampled = r->as.nr_evicted_seen - seen;
+
+	r->rec.tasks.over_live += followed ? r->as.nr_evicted - evicted : sampled;
+	r->rec.tasks.over_sampled += sampled;
+}
+
 static int dprof_kmem_mark__cmp(const void *a, const void *b)
 {
 	const struct dprof_kmem_mark *x = a, *y = b;
@@ -168,7 +182,7 @@ static bool dprof_replay__kmem_mark(struct dprof_replay *r, struct perf_sample *
 				    struct machine *machine, u64 ptr, u64 bytes_alloc)
 {
 	const struct dprof_kmem_mark key = { .time = sample->time, .ptr = ptr, };
-	u64 evicted = r->as.nr_evicted, sampled = r->as.nr_evicted_seen;
+	u64 evicted = r->as.nr_evicted, seen = r->as.nr_evicted_seen;
 
 	if (!r->nr_kmem_marks ||
 	    !bsearch(&key, r->kmem_marks, r->nr_kmem_marks, sizeof(key), dprof_kmem_mark__cmp))
@@ -176,10 +190,7 @@ static bool dprof_replay__kmem_mark(struct dprof_replay *r, struct perf_sample *
 	if (r->parked)
 		hashmap__delete(r->parked, ptr, NULL, NULL);
 	dprof_addrset__evict(&r->as, ptr, bytes_alloc);
-	sampled = r->as.nr_evicted_seen - sampled;
-	r->rec.tasks.over_live += dprof_replay__task_followed(machine, sample) ?
-				  r->as.nr_evicted - evicted : sampled;
-	r->rec.tasks.over_sampled += sampled;
+	dprof_replay__count_over(r, evicted, seen, dprof_replay__task_followed(machine, sample));
 	return true;
 }
 
@@ -194,7 +205,7 @@ static int dprof_replay__new_obj(struct dprof_replay *r, struct perf_sample *sam
 				 u64 ptr, u64 call_site, u64 bytes_req,
 				 u64 bytes_alloc, const char *name, bool followed)
 {
-	u64 evicted = r->as.nr_evicted, sampled = r->as.nr_evicted_seen;
+	u64 evicted = r->as.nr_evicted, seen = r->as.nr_evicted_seen;
 	struct dprof_class *cls;
 	int err;
 
@@ -220,9 +231,7 @@ static int dprof_replay__new_obj(struct dprof_replay *r, struct perf_sample *sam
 
 	err = dprof_replay__start_obj(r, &r->as, cls, ptr, bytes_alloc,
 				      sample->time, sample->cpu);
-	sampled = r->as.nr_evicted_seen - sampled;
-	r->rec.tasks.over_live += followed ? r->as.nr_evicted - evicted : sampled;
-	r->rec.tasks.over_sampled += sampled;
+	dprof_replay__count_over(r, evicted, seen, followed);
 	r->rec.tasks.starts += followed;
 	return err;
 }
